@@ -1,0 +1,148 @@
+import { parseArgs } from 'node:util';
+import { describeConfig } from './config/load.js';
+import { startDemoSimulator } from './demo.js';
+import { EXIT_CONFIG, EXIT_FAILURE, EXIT_OK, loadOrReport, runDaemon, type ProcessDeps } from './run.js';
+import { isScenario, SCENARIOS } from './sim/scenarios.js';
+import { DEFAULT_SIMULATOR_OPTIONS, createSimulator } from './sim/simulator.js';
+import { VERSION } from './version.js';
+
+const HELP = `tonwatch ${VERSION}: Prometheus exporter and caching query service for TON
+
+Usage:
+  tonwatch [--config FILE]                 run the daemon
+  tonwatch check-config [--config FILE]    validate and print the effective config (secrets redacted)
+  tonwatch simulate [options]              run the simulated toncenter-compatible upstream
+  tonwatch demo [--port N]                 simulator + daemon in one process, with a sample watchlist
+  tonwatch --help | --version
+
+Config: --config FILE, else $TONWATCH_CONFIG, else ./tonwatch.yml if present, else built-in
+defaults (public toncenter mainnet, empty watchlist).
+
+simulate options:
+  --host H            listen address (default 127.0.0.1)
+  --port N            listen port (default 8081)
+  --scenario NAME     ${SCENARIOS.join(' | ')} (default calm)
+  --seed N            deterministic under a seed (default 1)
+  --style S           python (plural v2 path, @extra in result) | cpp (singular path,
+                      @extra at top level) | both (default python)
+  --rps N             requests per second before 429 (default unlimited)
+  --accounts N        simulated accounts (default ${DEFAULT_SIMULATOR_OPTIONS.accounts})
+  --block-ms N        one block per shard every N ms (default 1000)
+  --max-url-bytes N   walletStates URLs longer than this get 414 (default 8192)
+  --testnet           user-friendly addresses get the testnet flag
+
+Exit codes: 0 clean stop, 78 bad config, 1 anything else.
+`;
+
+const OPTIONS = {
+  config: { type: 'string', short: 'c' },
+  help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean', short: 'v' },
+  host: { type: 'string' },
+  port: { type: 'string', short: 'p' },
+  scenario: { type: 'string' },
+  seed: { type: 'string' },
+  style: { type: 'string' },
+  rps: { type: 'string' },
+  accounts: { type: 'string' },
+  'block-ms': { type: 'string' },
+  'max-url-bytes': { type: 'string' },
+  testnet: { type: 'boolean' },
+} as const;
+
+class UsageError extends Error {}
+
+function intOption(value: string | undefined, name: string, fallback: number, min = 0): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min) throw new UsageError(`--${name} must be an integer ≥ ${min}, got "${value}"`);
+  return n;
+}
+
+/** Parses the command line and runs the command; resolves with the exit code. */
+export async function runCli(argv: readonly string[], deps: ProcessDeps): Promise<number> {
+  try {
+    const { values, positionals } = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true });
+    if (values.help) return print(deps, HELP);
+    if (values.version) return print(deps, `${VERSION}\n`);
+    const [command = 'run', ...extra] = positionals;
+    if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"`);
+    switch (command) {
+      case 'run':
+        return await runDaemon(values.config, deps);
+      case 'check-config': {
+        const loaded = await loadOrReport(values.config, deps);
+        if (!loaded) return EXIT_CONFIG;
+        for (const warning of loaded.warnings) deps.stderr.write(`warning: ${warning}\n`);
+        return print(deps, describeConfig(loaded.config));
+      }
+      case 'simulate':
+        return await simulate(values, deps);
+      case 'demo':
+        return await demo(intOption(values.port, 'port', 9102), deps);
+      default:
+        throw new UsageError(`unknown command "${command}"`);
+    }
+  } catch (err) {
+    if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      deps.stderr.write(`tonwatch: ${(err as Error).message}\nRun 'tonwatch --help' for usage.\n`);
+      return EXIT_FAILURE;
+    }
+    throw err;
+  }
+}
+
+function print(deps: ProcessDeps, text: string): number {
+  deps.stdout.write(text);
+  return EXIT_OK;
+}
+
+async function simulate(values: { [K in keyof typeof OPTIONS]?: string | boolean | undefined }, deps: ProcessDeps): Promise<number> {
+  const scenario = (values.scenario as string | undefined) ?? 'calm';
+  if (!isScenario(scenario)) throw new UsageError(`--scenario must be one of ${SCENARIOS.join(', ')}`);
+  const style = (values.style as string | undefined) ?? 'python';
+  if (style !== 'python' && style !== 'cpp' && style !== 'both') throw new UsageError('--style must be python, cpp or both');
+  const rps = values.rps === undefined ? null : intOption(values.rps as string, 'rps', 1, 1);
+  const simulator = createSimulator({
+    ...DEFAULT_SIMULATOR_OPTIONS,
+    now: deps.now,
+    scenario,
+    style,
+    rps,
+    seed: intOption(values.seed as string | undefined, 'seed', 1),
+    accounts: intOption(values.accounts as string | undefined, 'accounts', DEFAULT_SIMULATOR_OPTIONS.accounts),
+    blockMs: intOption(values['block-ms'] as string | undefined, 'block-ms', 1000),
+    maxUrlBytes: intOption(values['max-url-bytes'] as string | undefined, 'max-url-bytes', 8192, 64),
+    testnet: values.testnet === true,
+  });
+  const host = (values.host as string | undefined) ?? '127.0.0.1';
+  const address = await simulator.start(host, intOption(values.port as string | undefined, 'port', 8081));
+  deps.stdout.write(`tonwatch simulator listening on http://${host}:${address.port} (scenario ${scenario}, style ${style}, seed ${values.seed ?? 1})\n`);
+  await deps.terminated;
+  await simulator.stop();
+  return EXIT_OK;
+}
+
+async function demo(port: number, deps: ProcessDeps): Promise<number> {
+  const setup = await startDemoSimulator({ now: deps.now, simulatorPort: port === 0 ? 0 : port + 1, daemonPort: port });
+  deps.stderr.write(`tonwatch demo: simulator at ${setup.simulatorUrl}, config ${setup.configPath}\n`);
+  try {
+    return await runDaemon(setup.configPath, deps, (_daemon, url) => {
+      deps.stderr.write(
+        [
+          '',
+          `  tonwatch demo is running. Open:`,
+          `    ${url}/                              landing page`,
+          `    ${url}/metrics                       Prometheus metrics`,
+          `    ${url}/api/v2/getOutMsgQueueSizes    queue sizes (seed format)`,
+          `    ${url}/api/v3/walletStates?address=… wallet states`,
+          `    ${setup.simulatorUrl}/_sim/state     the simulated network`,
+          `  Ctrl-C stops it.`,
+          '',
+        ].join('\n'),
+      );
+    });
+  } finally {
+    await setup.simulator.stop();
+  }
+}

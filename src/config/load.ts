@@ -1,0 +1,145 @@
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { parse as parseYaml, YAMLParseError } from 'yaml';
+import { stringify as toYaml } from 'yaml';
+import type { z } from 'zod';
+import { interpolateEnv } from './interpolate.js';
+import { ConfigError, type ConfigProblem } from './problems.js';
+import { configSchema, type ConfigFile } from './schema.js';
+import { buildWatchlist, parseWatchlistFile, type WatchedWallet, type WatchlistSource } from './watchlist.js';
+
+/** The effective configuration: defaults applied, paths absolute, watchlist resolved. Frozen. */
+export interface Config extends Omit<ConfigFile, 'watchlist'> {
+  /** The file this came from, or null for built-in defaults. */
+  readonly configPath: string | null;
+  /** The file's watchlist entries as written (for check-config). */
+  readonly watchlistEntries: ConfigFile['watchlist'];
+  /** Every watched wallet, inline entries and files merged, duplicates folded. */
+  readonly watchlist: readonly WatchedWallet[];
+}
+
+export interface LoadedConfig {
+  readonly config: Config;
+  /** Non-fatal findings (merged duplicates), to be logged. */
+  readonly warnings: readonly string[];
+}
+
+export interface ConfigLoadDeps {
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly cwd: string;
+  readonly readFile: (path: string) => Promise<string>;
+  readonly fileExists: (path: string) => Promise<boolean>;
+}
+
+export const DEFAULT_CONFIG_FILE = 'tonwatch.yml';
+
+/**
+ * Which file to load: `--config`, else `$TONWATCH_CONFIG`, else `./tonwatch.yml` if it
+ * exists, else none (built-in defaults).
+ */
+export async function resolveConfigPath(explicit: string | undefined, deps: ConfigLoadDeps): Promise<string | null> {
+  const chosen = explicit ?? deps.env['TONWATCH_CONFIG'];
+  if (chosen !== undefined && chosen !== '') return resolve(deps.cwd, chosen);
+  const fallback = resolve(deps.cwd, DEFAULT_CONFIG_FILE);
+  return (await deps.fileExists(fallback)) ? fallback : null;
+}
+
+/** Loads, interpolates and validates a config; throws ConfigError listing every problem. */
+export async function loadConfig(path: string | null, deps: ConfigLoadDeps): Promise<LoadedConfig> {
+  const source = path ?? '(built-in defaults)';
+  let document: unknown = {};
+  if (path !== null) {
+    let text: string;
+    try {
+      text = await deps.readFile(path);
+    } catch (cause) {
+      throw new ConfigError(source, [{ path: '', message: `cannot read: ${errorMessage(cause)}` }]);
+    }
+    try {
+      document = parseYaml(text) ?? {};
+    } catch (cause) {
+      const where = cause instanceof YAMLParseError && cause.linePos ? `line ${cause.linePos[0].line}` : '';
+      throw new ConfigError(source, [{ path: where, message: `not valid YAML or JSON: ${errorMessage(cause)}` }]);
+    }
+  }
+  if (typeof document !== 'object' || document === null || Array.isArray(document)) {
+    throw new ConfigError(source, [{ path: '', message: 'the top level must be a mapping of keys' }]);
+  }
+  const problems: ConfigProblem[] = [];
+  const interpolated = interpolateEnv(document, deps.env, problems);
+  const parsed = configSchema.safeParse(interpolated);
+  if (!parsed.success) problems.push(...zodProblems(parsed.error));
+  if (!parsed.success || problems.length > 0) throw new ConfigError(source, problems);
+
+  const base = path === null ? deps.cwd : dirname(path);
+  const file = parsed.data;
+  const watchlistFiles = file.watchlistFiles.map((f) => (isAbsolute(f) ? f : resolve(base, f)));
+  const sources: WatchlistSource[] = file.watchlist.map((entry, i) => ({ entry, origin: `watchlist.${i}` }));
+  for (const [i, listFile] of watchlistFiles.entries()) {
+    let text: string;
+    try {
+      text = await deps.readFile(listFile);
+    } catch (cause) {
+      problems.push({ path: `watchlistFiles.${i}`, message: `cannot read ${listFile}: ${errorMessage(cause)}` });
+      continue;
+    }
+    sources.push(...parseWatchlistFile(listFile, text, problems));
+  }
+  if (problems.length > 0) throw new ConfigError(source, problems);
+
+  const warnings: string[] = [];
+  const watchlist = buildWatchlist(sources, warnings);
+  const config: Config = deepFreeze({
+    ...file,
+    snapshot: { ...file.snapshot, file: isAbsolute(file.snapshot.file) ? file.snapshot.file : resolve(base, file.snapshot.file) },
+    watchlistFiles,
+    configPath: path,
+    watchlistEntries: file.watchlist,
+    watchlist,
+  });
+  return { config, warnings };
+}
+
+/** The effective config as YAML, with secrets redacted, for `check-config`. */
+export function describeConfig(config: Config): string {
+  const { watchlist, watchlistEntries, configPath, ...rest } = config;
+  const printable = {
+    ...rest,
+    upstreams: config.upstreams.map((u) => ({ ...u, url: redactUrl(u.url), ...(u.apiKey === undefined ? {} : { apiKey: '<redacted>' }) })),
+    watchlist: watchlistEntries,
+  };
+  return `# source: ${configPath ?? '(built-in defaults)'}\n# watched wallets after merging files and duplicates: ${watchlist.length}\n${toYaml(printable)}`;
+}
+
+/** Credentials inside a URL (`https://user:pass@host`) are secrets too. */
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password === '' && parsed.username === '') return url;
+    if (parsed.username !== '') parsed.username = '<redacted>';
+    if (parsed.password !== '') parsed.password = '<redacted>';
+    return parsed.toString();
+  } catch {
+    return url;
+  }
+}
+
+function zodProblems(error: z.ZodError): ConfigProblem[] {
+  return error.issues.map((issue) => ({
+    path: issue.path.map(String).join('.'),
+    message: issue.code === 'unrecognized_keys' ? `unknown key${issue.keys.length === 1 ? '' : 's'}: ${issue.keys.join(', ')}` : issue.message,
+  }));
+}
+
+function errorMessage(cause: unknown): string {
+  return cause instanceof Error ? cause.message : String(cause);
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    // Address objects from @ton/core are left alone: freezing foreign classes is not ours to do.
+    if (value.constructor !== Object && !Array.isArray(value)) return value;
+    Object.freeze(value);
+    for (const item of Object.values(value)) deepFreeze(item);
+  }
+  return value;
+}

@@ -1,0 +1,120 @@
+import { validate as isValidCron } from 'node-cron';
+import { z } from 'zod';
+import { parseAddress } from '../ton/address.js';
+
+/**
+ * The configuration file's schema: the one place every key, default and limit lives.
+ * Objects are strict: an unknown key is an error, not silently ignored.
+ */
+
+/** Label names tonwatch itself puts on wallet series; user labels must not reuse them. */
+export const RESERVED_LABELS: ReadonlySet<string> = new Set([
+  'address', 'name', 'status', 'user_friendly', 'wallet_type', 'wallet_id', 'currency',
+  'workchain', 'shard', 'query', 'upstream', 'code', 'endpoint', 'job', 'instance',
+  'le', 'quantile', 'version', 'node_version', 'alertname', 'severity',
+]);
+
+/** Most addresses one walletStates request may carry (the seed's limit). */
+export const MAX_ADDRESSES_PER_REQUEST = 1024;
+
+const cronExpression = z
+  .string()
+  .refine((expr) => isValidCron(expr), { message: 'not a valid cron expression (node-cron syntax, seconds field allowed)' });
+
+const labelName = z
+  .string()
+  .regex(/^[a-zA-Z_][a-zA-Z0-9_]*$/, 'not a valid Prometheus label name')
+  .refine((n) => !n.startsWith('__'), 'label names starting with __ are reserved by Prometheus')
+  .refine((n) => !RESERVED_LABELS.has(n), 'this label name is used by tonwatch itself');
+
+export const addressString = z.string().superRefine((value, ctx) => {
+  const parsed = parseAddress(value);
+  if (!parsed.ok) ctx.addIssue({ code: 'custom', message: `invalid address "${value}": ${parsed.reason}` });
+});
+
+const upstreamSchema = z.strictObject({
+  /** Used in logs and metric labels. */
+  name: z.string().regex(/^[a-z0-9_-]+$/, 'must match [a-z0-9_-]+'),
+  /** Base URL; the API paths are appended to it. */
+  url: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }),
+  /** Sent as the X-API-Key header; never logged. */
+  apiKey: z.string().min(1).optional(),
+  /** Request budget: requests per second (token bucket, burst = rps). */
+  rps: z.number().positive().max(10_000).default(1),
+  /** Per-request timeout in milliseconds. */
+  timeoutMs: z.number().int().min(100).max(300_000).default(10_000),
+});
+
+export const watchlistEntrySchema = z.strictObject({
+  address: addressString,
+  name: z.string().min(1).max(128).optional(),
+  labels: z.record(labelName, z.string().max(1024)).default({}),
+  /** Alert threshold in TON; exported as ton_wallet_min_balance_tons. */
+  minBalanceTons: z.number().nonnegative().optional(),
+});
+
+export const configSchema = z
+  .strictObject({
+    listen: z
+      .strictObject({
+        host: z.string().min(1).default('0.0.0.0'),
+        port: z.number().int().min(0).max(65_535).default(9102),
+      })
+      .prefault({}),
+    /** In priority order; a failing upstream fails over to the next. */
+    upstreams: z
+      .array(upstreamSchema)
+      .min(1, 'at least one upstream is needed')
+      .default([{ name: 'toncenter', url: 'https://toncenter.com', rps: 1, timeoutMs: 10_000 }]),
+    schedule: z
+      .strictObject({
+        queueSizes: cronExpression.default('*/5 * * * * *'),
+        wallets: cronExpression.default('*/30 * * * * *'),
+      })
+      .prefault({}),
+    retry: z
+      .strictObject({
+        /** Rounds through every upstream before a poll counts as failed. */
+        attempts: z.number().int().min(1).max(10).default(3),
+        /** First backoff delay; doubles each round, with full jitter. */
+        baseDelayMs: z.number().int().min(0).max(60_000).default(500),
+        /** Upper bound for one backoff delay, Retry-After included. */
+        maxDelayMs: z.number().int().min(0).max(300_000).default(10_000),
+      })
+      .prefault({}),
+    /** Addresses per walletStates request; shrinks by itself on 414/431. */
+    walletBatchSize: z.number().int().min(1).max(MAX_ADDRESSES_PER_REQUEST).default(1000),
+    snapshot: z
+      .strictObject({
+        /** Persisted after every successful poll, loaded at start. Relative to the config file. */
+        file: z.string().min(1).default('./data/snapshot.json'),
+        /** Older data is neither served nor exported. */
+        maxAgeSeconds: z.number().int().min(1).default(300),
+      })
+      .prefault({}),
+    /** User-friendly forms computed locally get the testnet flag. */
+    testnet: z.boolean().default(false),
+    watchlist: z.array(watchlistEntrySchema).default([]),
+    /** Files of one address per line, optional ",name"; '#' starts a comment. */
+    watchlistFiles: z.array(z.string().min(1)).default([]),
+    log: z
+      .strictObject({
+        level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+      })
+      .prefault({}),
+  })
+  .superRefine((config, ctx) => {
+    const seen = new Map<string, number>();
+    config.upstreams.forEach((upstream, index) => {
+      const first = seen.get(upstream.name);
+      if (first !== undefined) {
+        ctx.addIssue({ code: 'custom', path: ['upstreams', index, 'name'], message: `duplicate upstream name "${upstream.name}" (also upstreams.${first})` });
+      }
+      seen.set(upstream.name, index);
+    });
+  });
+
+/** The config file as parsed, defaults applied. */
+export type ConfigFile = z.output<typeof configSchema>;
+export type UpstreamConfig = ConfigFile['upstreams'][number];
+export type WatchlistEntryConfig = z.output<typeof watchlistEntrySchema>;

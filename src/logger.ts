@@ -1,0 +1,9 @@
+import { pino, type DestinationStream, type Logger } from 'pino';
+
+/** Paths pino blanks out wherever they appear: API keys never reach a log line. */
+export const REDACTED_PATHS = ['apiKey', '*.apiKey', 'upstreams[*].apiKey', 'headers["x-api-key"]', '*.headers["x-api-key"]', 'config.upstreams[*].apiKey'];
+
+/** A JSON logger writing to `destination` (stdout in main.ts, a sink in tests). */
+export function createLogger(level: string, destination: DestinationStream): Logger {
+  return pino({ level, base: { name: 'tonwatch' }, redact: { paths: REDACTED_PATHS, censor: '<redacted>' } }, destination);
+}

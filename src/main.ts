@@ -1,0 +1,45 @@
+#!/usr/bin/env node
+/**
+ * The composition root: the only module that reads process.env/argv, installs signal
+ * handlers and calls process.exit. Everything else gets these as parameters.
+ */
+import { runCli } from './cli.js';
+import { EXIT_FAILURE } from './run.js';
+
+/** A stop that hangs past this is cut short (exit 1): shutdown must finish within 10 s. */
+const SHUTDOWN_LIMIT_MS = 10_000;
+
+const terminated = new Promise<string>((resolve) => {
+  const onSignal = (signal: NodeJS.Signals): void => {
+    // A second signal while stopping means "now".
+    process.once(signal, () => process.exit(EXIT_FAILURE));
+    setTimeout(() => {
+      process.stderr.write(`tonwatch: shutdown took longer than ${SHUTDOWN_LIMIT_MS} ms; exiting\n`);
+      process.exit(EXIT_FAILURE);
+    }, SHUTDOWN_LIMIT_MS).unref();
+    resolve(signal);
+  };
+  process.once('SIGTERM', onSignal);
+  process.once('SIGINT', onSignal);
+});
+
+process.on('unhandledRejection', (reason) => {
+  process.stderr.write(`tonwatch: unhandled rejection: ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}\n`);
+});
+
+runCli(process.argv.slice(2), {
+  env: process.env,
+  cwd: process.cwd(),
+  stdout: process.stdout,
+  stderr: process.stderr,
+  now: () => Date.now(),
+  nodeVersion: process.version,
+  terminated,
+  onReloadSignal: (handler) => process.on('SIGHUP', handler),
+}).then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`tonwatch: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exit(EXIT_FAILURE);
+  },
+);

@@ -1,0 +1,52 @@
+import { isFresh } from '../snapshot/store.js';
+import type { QueueSizesSnapshot, Snapshot } from '../snapshot/types.js';
+import { renderQueueSeries } from './queue-series.js';
+import type { SelfMetrics } from './registry.js';
+
+/** Renders the chain series for the wallets part of a snapshot; null when there is nothing fresh. */
+export interface WalletSeriesRenderer {
+  render(snapshot: Snapshot, now: number): string;
+}
+
+export interface MetricsExposition {
+  readonly contentType: string;
+  /** The whole /metrics body: chain series (pre-rendered per snapshot) + self metrics. */
+  render(): Promise<string>;
+}
+
+export interface MetricsExpositionDeps {
+  readonly self: SelfMetrics;
+  readonly snapshot: () => Snapshot;
+  readonly now: () => number;
+  readonly maxAgeSeconds: () => number;
+  readonly wallets?: WalletSeriesRenderer;
+}
+
+/**
+ * Chain series are rendered when a snapshot changes, not per scrape; stale data
+ * (older than snapshot.maxAgeSeconds) is left out, so its series disappear.
+ */
+export function createMetricsExposition(deps: MetricsExpositionDeps): MetricsExposition {
+  const queueText = new WeakMap<QueueSizesSnapshot, string>();
+  const queueSeries = (snapshot: QueueSizesSnapshot): string => {
+    let text = queueText.get(snapshot);
+    if (text === undefined) {
+      text = renderQueueSeries(snapshot);
+      queueText.set(snapshot, text);
+    }
+    return text;
+  };
+  return {
+    contentType: deps.self.registry.contentType,
+    async render() {
+      const now = deps.now();
+      const snapshot = deps.snapshot();
+      let chain = '';
+      if (snapshot.queueSizes && isFresh(snapshot.queueSizes.fetchedAt, now, deps.maxAgeSeconds())) {
+        chain += queueSeries(snapshot.queueSizes);
+      }
+      if (deps.wallets) chain += deps.wallets.render(snapshot, now);
+      return chain + (await deps.self.registry.metrics());
+    },
+  };
+}

@@ -1,0 +1,168 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { QueryName, UpstreamObserver } from '../upstream/client.js';
+
+/**
+ * Every metric name tonwatch exports, in one place. Chain facts (`ton_*`) are rendered
+ * from the snapshot once per poll (render.ts); the daemon's own health (`tonwatch_*`) lives
+ * in a prom-client Registry of our own, never the global one.
+ */
+
+export interface MetricFamily {
+  readonly name: string;
+  readonly help: string;
+  readonly type: 'gauge' | 'counter';
+}
+
+const gauge = (name: string, help: string): MetricFamily => ({ name, help, type: 'gauge' });
+
+export const CHAIN_METRICS = {
+  outMsgQueueSize: gauge('ton_out_msg_queue_size', "Messages in the shard's outbound message queue."),
+  extMsgQueueSizeLimit: gauge('ton_ext_msg_queue_size_limit', 'ext_msg_queue_size_limit as the upstream reports it; above it ordinary external messages are delayed.'),
+  outMsgQueuePressureRatio: gauge('ton_out_msg_queue_pressure_ratio', 'Outbound queue size divided by ext_msg_queue_size_limit (absent when the limit is 0).'),
+  shardBlockSeqno: gauge('ton_shard_block_seqno', 'Seqno of the shard block the queue size belongs to.'),
+  walletBalanceTons: gauge('ton_wallet_balance_tons', 'Wallet balance in TON (nanotons / 1e9).'),
+  walletSeqno: gauge('ton_wallet_seqno', 'Wallet seqno (wallet contracts only).'),
+  walletLastTransactionLt: gauge('ton_wallet_last_transaction_lt', 'Logical time of the account\'s last transaction.'),
+  walletStatus: gauge('ton_wallet_status', 'Always 1; the status label carries the account status (active, uninit, frozen, nonexist, unknown).'),
+  walletInfo: gauge('ton_wallet_info', 'Always 1; labels describe the wallet.'),
+  walletMinBalanceTons: gauge('ton_wallet_min_balance_tons', 'Configured minimum balance in TON (minBalanceTons), for one generic alert rule.'),
+  walletExtraCurrencyBalance: gauge('ton_wallet_extra_currency_balance', 'Extra currency balance, raw amount.'),
+} as const satisfies Record<string, MetricFamily>;
+
+/** What the self metrics read at scrape time. */
+export interface HealthSource {
+  /**
+   * 1 when the last poll of `query` succeeded and its data is fresh; undefined when the
+   * query is not polled at all (wallets with an empty watchlist): then there is no series.
+   */
+  up(query: QueryName): boolean | undefined;
+  /** Age of the data served for `query`, seconds; undefined when there is none. */
+  snapshotAgeSeconds(query: QueryName): number | undefined;
+  /** Time of the last successful poll, ms since epoch; undefined before the first. */
+  lastSuccessAt(query: QueryName): number | undefined;
+  watchlistSize(): number;
+}
+
+export interface SelfMetrics {
+  readonly registry: Registry;
+  readonly upstream: UpstreamObserver;
+  observePoll(query: QueryName, durationSeconds: number): void;
+  servedRequest(endpoint: string, code: number): void;
+  configReloaded(successful: boolean): void;
+}
+
+export const QUERIES: readonly QueryName[] = ['queue_sizes', 'wallets'];
+
+export function createSelfMetrics(options: { version: string; nodeVersion: string; health: HealthSource; defaultMetrics?: boolean }): SelfMetrics {
+  const { health } = options;
+  const registry = new Registry();
+  const registers = [registry];
+  if (options.defaultMetrics !== false) collectDefaultMetrics({ register: registry });
+
+  new Gauge({
+    name: 'tonwatch_up',
+    help: '1 when the last poll of the query succeeded and its data is fresh.',
+    labelNames: ['query'],
+    registers,
+    collect() {
+      this.reset();
+      for (const query of QUERIES) {
+        const up = health.up(query);
+        if (up !== undefined) this.set({ query }, up ? 1 : 0);
+      }
+    },
+  });
+  new Gauge({
+    name: 'tonwatch_last_success_timestamp_seconds',
+    help: 'Unix time of the last successful poll of the query.',
+    labelNames: ['query'],
+    registers,
+    collect() {
+      this.reset();
+      for (const query of QUERIES) {
+        const at = health.lastSuccessAt(query);
+        if (at !== undefined) this.set({ query }, at / 1000);
+      }
+    },
+  });
+  new Gauge({
+    name: 'tonwatch_snapshot_age_seconds',
+    help: 'Age of the data now served for the query, in seconds.',
+    labelNames: ['query'],
+    registers,
+    collect() {
+      this.reset();
+      for (const query of QUERIES) {
+        const age = health.snapshotAgeSeconds(query);
+        if (age !== undefined) this.set({ query }, age);
+      }
+    },
+  });
+  new Gauge({
+    name: 'tonwatch_watchlist_size',
+    help: 'Addresses on the watchlist.',
+    registers,
+    collect() {
+      this.set(health.watchlistSize());
+    },
+  });
+  const pollDuration = new Histogram({
+    name: 'tonwatch_poll_duration_seconds',
+    help: 'Duration of one poll cycle, retries and budget waits included.',
+    labelNames: ['query'],
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600],
+    registers,
+  });
+  const upstreamRequests = new Counter({
+    name: 'tonwatch_upstream_requests_total',
+    help: 'Upstream requests by HTTP status, or by error class when there was no usable response.',
+    labelNames: ['upstream', 'query', 'code'],
+    registers,
+  });
+  const upstreamDuration = new Histogram({
+    name: 'tonwatch_upstream_request_duration_seconds',
+    help: 'Duration of one upstream request.',
+    labelNames: ['upstream', 'query'],
+    buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers,
+  });
+  const served = new Counter({
+    name: 'tonwatch_served_requests_total',
+    help: 'Requests answered by tonwatch, by endpoint and HTTP status.',
+    labelNames: ['endpoint', 'code'],
+    registers,
+  });
+  const reloadOk = new Gauge({
+    name: 'tonwatch_config_last_reload_successful',
+    help: '1 when the last configuration (re)load succeeded, 0 when it was refused.',
+    registers,
+  });
+  reloadOk.set(1);
+  const reloadAt = new Gauge({
+    name: 'tonwatch_config_last_reload_success_timestamp_seconds',
+    help: 'Unix time of the last successful configuration (re)load.',
+    registers,
+  });
+  reloadAt.setToCurrentTime();
+  new Gauge({ name: 'tonwatch_build_info', help: 'Always 1; labels carry the version.', labelNames: ['version', 'node_version'], registers })
+    .set({ version: options.version, node_version: options.nodeVersion }, 1);
+
+  // Pre-create the series that must exist from the start, so rate() and alerts see zeros.
+  for (const query of QUERIES) pollDuration.zero({ query });
+
+  return {
+    registry,
+    upstream: {
+      request(upstream, query, code, durationSeconds) {
+        upstreamRequests.inc({ upstream, query, code });
+        upstreamDuration.observe({ upstream, query }, durationSeconds);
+      },
+    },
+    observePoll: (query, durationSeconds) => pollDuration.observe({ query }, durationSeconds),
+    servedRequest: (endpoint, code) => served.inc({ endpoint, code: String(code) }),
+    configReloaded(successful) {
+      reloadOk.set(successful ? 1 : 0);
+      if (successful) reloadAt.setToCurrentTime();
+    },
+  };
+}

@@ -1,0 +1,65 @@
+import { createTask, type ScheduledTask } from 'node-cron';
+import type { Logger } from 'pino';
+
+/** A recurring job: `run` gets a signal that aborts when the scheduler stops. */
+export interface ScheduledJob {
+  readonly name: string;
+  readonly cron: string;
+  readonly run: (signal: AbortSignal) => Promise<void>;
+}
+
+export interface Scheduler {
+  /** Starts every schedule and runs each job once at once. */
+  start(): void;
+  /** Stops the schedules, aborts running jobs and waits for them to return. Idempotent. */
+  stop(): Promise<void>;
+  /** When the job is next due, ms since epoch; null when not scheduled. */
+  nextRunAt(name: string): number | null;
+}
+
+/**
+ * node-cron schedules, one run at a time per job: a tick that comes while the previous run
+ * is still going is skipped (and logged at debug), never queued.
+ */
+export function createScheduler(jobs: readonly ScheduledJob[], logger: Logger): Scheduler {
+  const controller = new AbortController();
+  const tasks = new Map<string, ScheduledTask>();
+  const running = new Map<string, Promise<void>>();
+  let stopped = false;
+
+  const runJob = (job: ScheduledJob): Promise<void> => {
+    const current = running.get(job.name);
+    if (current) {
+      logger.debug({ job: job.name }, 'previous run still going; tick skipped');
+      return current;
+    }
+    const run = job
+      .run(controller.signal)
+      .catch((err: unknown) => logger.error({ err, job: job.name }, 'scheduled job threw'))
+      .finally(() => running.delete(job.name));
+    running.set(job.name, run);
+    return run;
+  };
+
+  return {
+    start() {
+      if (stopped || tasks.size > 0) return;
+      for (const job of jobs) {
+        const task = createTask(job.cron, () => runJob(job), { name: job.name });
+        tasks.set(job.name, task);
+        void task.start();
+        void runJob(job);
+      }
+    },
+    async stop() {
+      if (stopped) return Promise.all(running.values()).then(() => undefined);
+      stopped = true;
+      await Promise.all([...tasks.values()].map(async (task) => task.destroy()));
+      controller.abort(new Error('scheduler stopped'));
+      await Promise.all(running.values());
+    },
+    nextRunAt(name) {
+      return tasks.get(name)?.getNextRun()?.getTime() ?? null;
+    },
+  };
+}

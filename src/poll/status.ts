@@ -1,0 +1,27 @@
+import type { QueryName } from '../upstream/client.js';
+
+/** Outcome of the latest poll of one query, for tonwatch_up and /readyz. */
+export interface PollOutcome {
+  /** null before the first poll finished. */
+  readonly lastOk: boolean | null;
+  /** ms since epoch; null before the first success. */
+  readonly lastSuccessAt: number | null;
+  /** The last failure's error code and message, cleared by a success. */
+  readonly lastError: string | null;
+}
+
+export interface PollStatus {
+  get(query: QueryName): PollOutcome;
+  succeeded(query: QueryName, at: number): void;
+  failed(query: QueryName, error: string): void;
+}
+
+export function createPollStatus(): PollStatus {
+  const outcomes = new Map<QueryName, PollOutcome>();
+  const initial: PollOutcome = { lastOk: null, lastSuccessAt: null, lastError: null };
+  return {
+    get: (query) => outcomes.get(query) ?? initial,
+    succeeded: (query, at) => outcomes.set(query, { lastOk: true, lastSuccessAt: at, lastError: null }),
+    failed: (query, error) => outcomes.set(query, { ...(outcomes.get(query) ?? initial), lastOk: false, lastError: error }),
+  };
+}

@@ -1,0 +1,32 @@
+/** What a handler returns; the server writes it. Handlers are pure: (snapshot, request) → response. */
+export interface ServedResponse {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string | Buffer;
+}
+
+export const JSON_TYPE = 'application/json; charset=utf-8';
+
+export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): ServedResponse {
+  return { status, headers: { 'content-type': JSON_TYPE, ...headers }, body: JSON.stringify(body) };
+}
+
+/**
+ * Caching headers for data fetched at `fetchedAt`: Last-Modified, Age, and a max-age that
+ * runs until the next poll is due (0 when no poll is scheduled, or it is overdue).
+ */
+export function snapshotHeaders(fetchedAt: number, now: number, nextPollDueAt: number | null): Record<string, string> {
+  const maxAge = nextPollDueAt === null ? 0 : Math.max(0, Math.ceil((nextPollDueAt - now) / 1000));
+  return {
+    'content-type': JSON_TYPE,
+    'last-modified': new Date(fetchedAt).toUTCString(),
+    age: String(Math.max(0, Math.floor((now - fetchedAt) / 1000))),
+    'cache-control': `max-age=${maxAge}`,
+  };
+}
+
+/** Seconds a client should wait before asking again for data we do not have yet. */
+export function retryAfterSeconds(now: number, nextPollDueAt: number | null): string {
+  if (nextPollDueAt === null) return '5';
+  return String(Math.max(1, Math.ceil((nextPollDueAt - now) / 1000)));
+}

@@ -1,0 +1,58 @@
+import { redactUrl } from '../config/load.js';
+import type { Config } from '../config/load.js';
+import type { MetricsExposition } from '../metrics/exposition.js';
+import type { Snapshot } from '../snapshot/types.js';
+import type { QueryName } from '../upstream/client.js';
+import { serveHealthz, serveReadyz } from './health.js';
+import { serveLanding } from './landing.js';
+import { jsonResponse } from './response.js';
+import type { Route } from './server.js';
+import { serveQueueSizes } from './v2-queue-sizes.js';
+
+export interface RoutesDeps {
+  readonly version: string;
+  readonly now: () => number;
+  readonly snapshot: () => Snapshot;
+  readonly config: () => Config;
+  readonly nextPollDueAt: (query: QueryName) => number | null;
+  readonly metrics: MetricsExposition;
+}
+
+/** The route table: path → handler, each reading the current snapshot and config. */
+export function createRoutes(deps: RoutesDeps): ReadonlyMap<string, Route> {
+  const { now, snapshot, config } = deps;
+  const readiness = () => ({ snapshot: snapshot(), now: now(), maxAgeSeconds: config().snapshot.maxAgeSeconds, watchlistSize: config().watchlist.length });
+  const queueSizes: Route = {
+    endpoint: 'queue_sizes',
+    handle: (request) =>
+      serveQueueSizes(snapshot().queueSizes, {
+        method: request.method,
+        now: now(),
+        maxAgeSeconds: config().snapshot.maxAgeSeconds,
+        nextPollDueAt: deps.nextPollDueAt('queue_sizes'),
+      }),
+  };
+  const getOnly = (endpoint: string, handle: Route['handle']): Route => ({
+    endpoint,
+    handle: (request) =>
+      request.method === 'GET' || request.method === 'HEAD'
+        ? handle(request)
+        : jsonResponse(405, { error: `method ${request.method} not allowed; use GET` }, { allow: 'GET, HEAD' }),
+  });
+  return new Map<string, Route>([
+    ['/api/v2/getOutMsgQueueSizes', queueSizes],
+    ['/api/v2/getOutMsgQueueSize', queueSizes],
+    [
+      '/metrics',
+      getOnly('metrics', async () => ({ status: 200, headers: { 'content-type': deps.metrics.contentType }, body: await deps.metrics.render() })),
+    ],
+    ['/healthz', getOnly('healthz', () => serveHealthz())],
+    ['/readyz', getOnly('readyz', () => serveReadyz(readiness()))],
+    [
+      '/',
+      getOnly('index', () =>
+        serveLanding({ version: deps.version, upstreams: config().upstreams.map((u) => ({ name: u.name, url: redactUrl(u.url) })), snapshot: snapshot(), now: now(), watchlistSize: config().watchlist.length }),
+      ),
+    ],
+  ]);
+}

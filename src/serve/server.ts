@@ -1,0 +1,101 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import type { Logger } from 'pino';
+import { jsonResponse, type ServedResponse } from './response.js';
+
+/**
+ * The HTTP face: node:http with bounded URL/header sizes and timeouts, a fixed route table,
+ * and nothing a client sends able to crash the process. Building the server and listening
+ * are separate, so tests listen on port 0.
+ */
+
+export interface ServedRequest {
+  readonly method: string;
+  readonly path: string;
+  /** The raw query string without `?`, '' when absent. */
+  readonly query: string;
+}
+
+export interface Route {
+  /** The `endpoint` label of tonwatch_served_requests_total. */
+  readonly endpoint: string;
+  handle(request: ServedRequest): ServedResponse | Promise<ServedResponse>;
+}
+
+export interface HttpServerDeps {
+  readonly routes: ReadonlyMap<string, Route>;
+  readonly logger: Logger;
+  readonly onServed: (endpoint: string, status: number) => void;
+}
+
+/**
+ * Request line plus headers. A walletStates GET with 1024 raw addresses, each `address=`
+ * repeated and `:` percent-encoded, is about 80 KiB; this leaves room for proxies' headers.
+ */
+export const MAX_HEADER_BYTES = 128 * 1024;
+
+export function createHttpServer(deps: HttpServerDeps): Server {
+  const { routes, logger, onServed } = deps;
+  const server = createServer(
+    { maxHeaderSize: MAX_HEADER_BYTES, requestTimeout: 15_000, headersTimeout: 10_000, keepAliveTimeout: 5_000 },
+    (req, res) => void handle(req, res),
+  );
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const path = q === -1 ? url : url.slice(0, q);
+    const route = routes.get(path);
+    const endpoint = route?.endpoint ?? 'not_found';
+    let response: ServedResponse;
+    try {
+      response = route
+        ? await route.handle({ method: req.method ?? 'GET', path, query: q === -1 ? '' : url.slice(q + 1) })
+        : jsonResponse(404, { error: `no such endpoint: ${path.slice(0, 200)}` });
+    } catch (err) {
+      logger.error({ err, path }, 'handler failed');
+      response = jsonResponse(500, { error: 'internal error' });
+    }
+    onServed(endpoint, response.status);
+    if (res.destroyed) return;
+    res.writeHead(response.status, { ...response.headers, 'content-length': String(Buffer.byteLength(response.body)) });
+    res.end(req.method === 'HEAD' ? undefined : response.body);
+  }
+
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
+    if (!socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+    const reason = status === 431 ? `request line and headers exceed ${MAX_HEADER_BYTES} bytes` : status === 408 ? 'request timeout' : 'malformed request';
+    const body = JSON.stringify({ error: reason });
+    socket.end(`HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : status === 408 ? 'Request Timeout' : 'Bad Request'}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+    onServed('client_error', status);
+  });
+  return server;
+}
+
+export function listen(server: Server, host: string, port: number): Promise<AddressInfo> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve(server.address() as AddressInfo);
+    });
+  });
+}
+
+/** Stops accepting, lets in-flight requests finish for up to graceMs, then cuts the rest. */
+export function closeServer(server: Server, graceMs: number): Promise<void> {
+  if (!server.listening) return Promise.resolve();
+  return new Promise((resolve) => {
+    const force = setTimeout(() => server.closeAllConnections(), graceMs);
+    force.unref();
+    server.close(() => {
+      clearTimeout(force);
+      resolve();
+    });
+    server.closeIdleConnections();
+  });
+}

@@ -1,0 +1,71 @@
+import { isFresh } from '../snapshot/store.js';
+import type { QueueSizesSnapshot } from '../snapshot/types.js';
+import { JSON_TYPE, jsonResponse, retryAfterSeconds, snapshotHeaders, type ServedResponse } from './response.js';
+
+/**
+ * `GET /api/v2/getOutMsgQueueSizes` (and the singular alias), exactly as the seed gives it:
+ * the seed's constants (`chain.blockIdExt`, whatever the upstream called it), and `@extra`
+ * = `<fetch time, unix seconds with decimals>:<upstream>:snapshot`.
+ */
+
+export interface QueueSizesRequest {
+  readonly method: string;
+  readonly now: number;
+  readonly maxAgeSeconds: number;
+  readonly nextPollDueAt: number | null;
+}
+
+/** The response body for a snapshot. Pure; the cache below keeps one per snapshot. */
+export function queueSizesBody(snapshot: QueueSizesSnapshot): string {
+  return JSON.stringify({
+    ok: true,
+    result: {
+      '@type': 'blocks.outMsgQueueSizes',
+      shards: snapshot.shards.map((s) => ({
+        '@type': 'blocks.outMsgQueueSize',
+        id: {
+          '@type': 'chain.blockIdExt',
+          workchain: s.workchain,
+          shard: s.shard,
+          seqno: s.seqno,
+          root_hash: s.rootHash,
+          file_hash: s.fileHash,
+        },
+        size: s.size,
+      })),
+      ext_msg_queue_size_limit: snapshot.extMsgQueueSizeLimit,
+      '@extra': `${(snapshot.fetchedAt / 1000).toFixed(3)}:${snapshot.upstream}:snapshot`,
+    },
+  });
+}
+
+const bodies = new WeakMap<QueueSizesSnapshot, Buffer>();
+
+function cachedBody(snapshot: QueueSizesSnapshot): Buffer {
+  let body = bodies.get(snapshot);
+  if (!body) {
+    body = Buffer.from(queueSizesBody(snapshot));
+    bodies.set(snapshot, body);
+  }
+  return body;
+}
+
+function v2Error(status: number, error: string, headers: Record<string, string> = {}): ServedResponse {
+  return jsonResponse(status, { ok: false, error, code: status }, headers);
+}
+
+export function serveQueueSizes(snapshot: QueueSizesSnapshot | null, request: QueueSizesRequest): ServedResponse {
+  if (request.method !== 'GET' && request.method !== 'HEAD') {
+    return v2Error(405, `method ${request.method} not allowed; use GET`, { allow: 'GET, HEAD' });
+  }
+  if (snapshot === null) {
+    return v2Error(503, 'no queue-size snapshot yet: the first poll has not succeeded', { 'retry-after': retryAfterSeconds(request.now, request.nextPollDueAt) });
+  }
+  if (!isFresh(snapshot.fetchedAt, request.now, request.maxAgeSeconds)) {
+    const age = Math.floor((request.now - snapshot.fetchedAt) / 1000);
+    return v2Error(503, `queue-size snapshot is ${age} s old, older than snapshot.maxAgeSeconds (${request.maxAgeSeconds} s): the upstream is failing`, {
+      'retry-after': retryAfterSeconds(request.now, request.nextPollDueAt),
+    });
+  }
+  return { status: 200, headers: { ...snapshotHeaders(snapshot.fetchedAt, request.now, request.nextPollDueAt), 'content-type': JSON_TYPE }, body: cachedBody(snapshot) };
+}

@@ -1,0 +1,162 @@
+import { createHash } from 'node:crypto';
+import { WHOLE_WORKCHAIN_SHARD, parentShard, siblingShard, splitShard, unsignedShardToSigned } from '../ton/shard.js';
+import type { Random } from './random.js';
+import { scenarioParams, type ScenarioName, type ScenarioParams } from './scenarios.js';
+
+/**
+ * The simulated chain: a masterchain and basechain shards whose outbound queues follow
+ * inflow, bursts and decay; a shard splits above 4096 queued messages and siblings merge
+ * once both stay under 2047; block seqnos advance one per step (one step = one block).
+ */
+
+/** Collator constants (upstream-facts.md). */
+export const SPLIT_QUEUE_SIZE = 4096;
+export const MERGE_QUEUE_SIZE = 2047;
+export const EXT_MSG_QUEUE_SIZE_LIMIT = 8000;
+const MAX_BASECHAIN_SHARDS = 4;
+/** Blocks both siblings must stay under the merge threshold before they merge. */
+const MERGE_AFTER_STEPS = 30;
+/** Blocks over which the surge's inflow ramps up, so the climb has a slope to predict. */
+const SURGE_RAMP_STEPS = 60;
+
+interface ShardState {
+  shard: bigint;
+  seqno: number;
+  size: number;
+  calmSteps: number;
+  stalled: boolean;
+}
+
+/** One shard block's queue, in the upstream's terms. */
+export interface SimShardQueue {
+  readonly workchain: number;
+  /** Signed 64-bit decimal. */
+  readonly shard: string;
+  readonly seqno: number;
+  readonly rootHash: string;
+  readonly fileHash: string;
+  readonly size: number;
+}
+
+export interface SimChain {
+  /** Produces one block on every (non-stalled) shard. */
+  step(): void;
+  /** Masterchain first, then basechain shards in shard order. */
+  queues(): SimShardQueue[];
+  setScenario(name: ScenarioName): void;
+  readonly scenario: ScenarioName;
+  readonly limit: number;
+  /** Steps taken so far. */
+  readonly height: number;
+}
+
+export function createSimChain(options: { random: Random; seed: number; scenario: ScenarioName }): SimChain {
+  const { random, seed } = options;
+  let scenario = options.scenario;
+  let params: ScenarioParams = scenarioParams(scenario);
+  let height = 0;
+  let scenarioStartedAt = 0;
+  let masterchain = { seqno: 40_000_000 + (seed % 1_000_000), size: 0 };
+  let shards: ShardState[] = [];
+
+  const resetShards = (): void => {
+    let leaves = [WHOLE_WORKCHAIN_SHARD];
+    while (leaves.length < params.initialShards) leaves = leaves.flatMap((s) => splitShard(s));
+    const seqnoBase = 45_000_000 + (seed % 1_000_000);
+    shards = leaves.map((shard, i) => ({ shard, seqno: seqnoBase + i * 7, size: random.int(0, 60), calmSteps: 0, stalled: false }));
+  };
+
+  const applyScenario = (name: ScenarioName): void => {
+    scenario = name;
+    params = scenarioParams(name);
+    scenarioStartedAt = height;
+    if (shards.length < params.initialShards) {
+      while (shards.length < params.initialShards) {
+        const widest = shards.reduce((a, b) => (a.shard & -a.shard) >= (b.shard & -b.shard) ? a : b);
+        splitState(widest);
+      }
+    }
+    for (const s of shards) s.stalled = false;
+    const stalled = shards[shards.length - 1];
+    if (params.stallOneShard && stalled) stalled.stalled = true;
+  };
+
+  const splitState = (state: ShardState): void => {
+    const [left, right] = splitShard(state.shard);
+    const half = Math.floor(state.size / 2);
+    const children = [
+      { shard: left, seqno: state.seqno + 1, size: half, calmSteps: 0, stalled: false },
+      { shard: right, seqno: state.seqno + 1, size: state.size - half, calmSteps: 0, stalled: false },
+    ];
+    shards.splice(shards.indexOf(state), 1, ...children);
+    shards.sort((a, b) => (a.shard < b.shard ? -1 : 1));
+  };
+
+  const surgeTarget = (): ShardState | undefined => (params.surgeInflow > 0 ? shards[0] : undefined);
+
+  const produceBlocks = (): void => {
+    const target = surgeTarget();
+    for (const s of shards) {
+      if (s.stalled) continue;
+      s.seqno += 1;
+      const processed = Math.min(s.size, Math.floor(s.size * 0.25) + 50);
+      let inflow = random.int(0, params.inflowMax);
+      if (random.chance(params.burstChance)) inflow += random.int(params.burstSize[0], params.burstSize[1]);
+      if (s === target) inflow += Math.round(params.surgeInflow * Math.min(1, (height - scenarioStartedAt) / SURGE_RAMP_STEPS));
+      s.size = s.size - processed + inflow;
+      s.calmSteps = s.size < MERGE_QUEUE_SIZE ? s.calmSteps + 1 : 0;
+    }
+  };
+
+  const splitAndMerge = (): void => {
+    const target = surgeTarget();
+    for (const s of [...shards]) {
+      if (s.size > SPLIT_QUEUE_SIZE && !s.stalled && s !== target && shards.length < MAX_BASECHAIN_SHARDS) splitState(s);
+    }
+    if (shards.length <= params.initialShards) return;
+    for (const s of [...shards]) {
+      const sibling = shards.find((o) => o.shard === siblingShard(s.shard));
+      if (!sibling || s.shard > sibling.shard || s.stalled || sibling.stalled) continue;
+      if (s.calmSteps >= MERGE_AFTER_STEPS && sibling.calmSteps >= MERGE_AFTER_STEPS && s.size + sibling.size < MERGE_QUEUE_SIZE) {
+        const merged = { shard: parentShard(s.shard), seqno: Math.max(s.seqno, sibling.seqno) + 1, size: s.size + sibling.size, calmSteps: 0, stalled: false };
+        shards = shards.filter((o) => o !== s && o !== sibling).concat(merged).sort((a, b) => (a.shard < b.shard ? -1 : 1));
+        if (shards.length <= params.initialShards) return;
+      }
+    }
+  };
+
+  const hash = (kind: string, workchain: number, shard: bigint, seqno: number): string =>
+    createHash('sha256').update(`${seed}:${kind}:${workchain}:${shard}:${seqno}`).digest('base64');
+
+  const view = (workchain: number, shard: bigint, seqno: number, size: number): SimShardQueue => ({
+    workchain,
+    shard: unsignedShardToSigned(shard),
+    seqno,
+    rootHash: hash('root', workchain, shard, seqno),
+    fileHash: hash('file', workchain, shard, seqno),
+    size,
+  });
+
+  resetShards();
+  applyScenario(scenario);
+  return {
+    step() {
+      height += 1;
+      masterchain = { seqno: masterchain.seqno + 1, size: random.int(0, 3) };
+      produceBlocks();
+      splitAndMerge();
+    },
+    queues: () => [
+      view(-1, WHOLE_WORKCHAIN_SHARD, masterchain.seqno, masterchain.size),
+      ...shards.map((s) => view(0, s.shard, s.seqno, s.size)),
+    ],
+    setScenario: applyScenario,
+    get scenario() {
+      return scenario;
+    },
+    limit: EXT_MSG_QUEUE_SIZE_LIMIT,
+    get height() {
+      return height;
+    },
+  };
+}

@@ -1,0 +1,30 @@
+/** A seeded PRNG (mulberry32): the simulator is deterministic under a seed. */
+export interface Random {
+  /** [0, 1) */
+  next(): number;
+  /** Integer in [min, max]. */
+  int(min: number, max: number): number;
+  chance(probability: number): boolean;
+  pick<T>(items: readonly T[]): T;
+}
+
+export function createRandom(seed: number): Random {
+  let state = seed >>> 0;
+  const next = (): number => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  return {
+    next,
+    int: (min, max) => min + Math.floor(next() * (max - min + 1)),
+    chance: (p) => next() < p,
+    pick<T>(items: readonly T[]): T {
+      const item = items[Math.floor(next() * items.length)];
+      if (item === undefined) throw new RangeError('pick from an empty list');
+      return item;
+    },
+  };
+}

@@ -1,0 +1,145 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { SimChain } from './chain.js';
+import { FAILURE_KINDS, isFailureKind, writeFailure, writeRateLimited, type FailureKind } from './failures.js';
+import type { Random } from './random.js';
+import { isScenario, scenarioParams } from './scenarios.js';
+import type { SimWallets } from './wallets.js';
+
+/**
+ * The simulator's HTTP face: a toncenter-compatible upstream in either server generation's
+ * style, plus a small control API under /_sim/ for tests and drills.
+ *
+ * - style `python`: answers the plural v2 path only, `@extra` inside `result`;
+ *   `cpp`: the singular path only, `@extra` at the top level; `both`: either path.
+ * - `rps`: requests per second before toncenter's 429 bodies (null: unlimited).
+ */
+export type SimStyle = 'python' | 'cpp' | 'both';
+
+export interface SimServerOptions {
+  readonly chain: SimChain;
+  readonly wallets: SimWallets;
+  readonly random: Random;
+  readonly style: SimStyle;
+  readonly rps: number | null;
+  readonly now: () => number;
+  /** How long a simulated timeout holds the connection before dropping it. */
+  readonly hangMs: number;
+}
+
+export interface SimServer {
+  readonly server: Server;
+  /** The next `count` API requests fail as `kind`. */
+  inject(kind: FailureKind, count: number): void;
+  /** API responses by status code (and `reset`/`timeout` for no response). */
+  stats(): Record<string, number>;
+}
+
+const PLURAL = '/api/v2/getOutMsgQueueSizes';
+const SINGULAR = '/api/v2/getOutMsgQueueSize';
+
+export function createSimServer(options: SimServerOptions): SimServer {
+  const { chain, wallets, random, now } = options;
+  const injected: FailureKind[] = [];
+  const counts: Record<string, number> = {};
+  const count = (key: string | number): void => {
+    counts[String(key)] = (counts[String(key)] ?? 0) + 1;
+  };
+  // 5% slack over the nominal rate absorbs loopback jitter, as real gateways' limiters do.
+  const limiter = options.rps === null ? null : { tokens: options.rps, at: now(), rate: options.rps * 1.05, capacity: Math.max(1, options.rps) };
+  let requestCount = 0;
+
+  const overBudget = (): boolean => {
+    if (!limiter) return false;
+    const t = now();
+    limiter.tokens = Math.min(limiter.capacity, limiter.tokens + ((t - limiter.at) / 1000) * limiter.rate);
+    limiter.at = t;
+    if (limiter.tokens < 1) return true;
+    limiter.tokens -= 1;
+    return false;
+  };
+
+  const send = (res: ServerResponse, status: number, body: string): void => {
+    count(status);
+    res.writeHead(status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) });
+    res.end(body);
+  };
+
+  const queueSizesBody = (): string => {
+    const extra = `${(now() / 1000).toFixed(7)}:${options.style === 'cpp' ? 0 : random.int(0, 12)}:${random.next()}`;
+    const result = {
+      '@type': 'blocks.outMsgQueueSizes',
+      shards: chain.queues().map((q) => ({
+        '@type': 'blocks.outMsgQueueSize',
+        id: { '@type': 'ton.blockIdExt', workchain: q.workchain, shard: q.shard, seqno: q.seqno, root_hash: q.rootHash, file_hash: q.fileHash },
+        size: q.size,
+      })),
+      ext_msg_queue_size_limit: chain.limit,
+    };
+    return JSON.stringify(options.style === 'cpp' ? { ok: true, result, '@extra': extra } : { ok: true, result: { ...result, '@extra': extra } });
+  };
+
+  const control = (url: URL, res: ServerResponse): void => {
+    const param = (name: string): string => url.searchParams.get(name) ?? '';
+    switch (url.pathname) {
+      case '/_sim/step': {
+        const n = Math.min(100_000, Math.max(1, Number(param('n')) || 1));
+        for (let i = 0; i < n; i += 1) {
+          chain.step();
+          wallets.step();
+        }
+        break;
+      }
+      case '/_sim/scenario':
+        if (!isScenario(param('name'))) return send(res, 400, JSON.stringify({ error: `unknown scenario "${param('name')}"` }));
+        chain.setScenario(param('name') as Parameters<SimChain['setScenario']>[0]);
+        break;
+      case '/_sim/inject': {
+        const kind = param('kind');
+        if (!isFailureKind(kind)) return send(res, 400, JSON.stringify({ error: `unknown failure kind "${kind}"; one of ${FAILURE_KINDS.join(', ')}` }));
+        for (let i = 0; i < Math.min(1000, Math.max(1, Number(param('count')) || 1)); i += 1) injected.push(kind);
+        break;
+      }
+      case '/_sim/state':
+        break;
+      default:
+        return send(res, 404, JSON.stringify({ error: 'unknown control endpoint' }));
+    }
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ scenario: chain.scenario, height: chain.height, limit: chain.limit, queues: chain.queues(), wallets: wallets.accounts().length, stats: counts }));
+  };
+
+  const handle = (req: IncomingMessage, res: ServerResponse): void => {
+    const url = new URL(req.url ?? '/', 'http://sim.invalid');
+    if (url.pathname.startsWith('/_sim/')) return control(url, res);
+    const isV2 = url.pathname === PLURAL || url.pathname === SINGULAR;
+    const isV3 = url.pathname === '/api/v3/walletStates';
+    if (!isV2 && !isV3) return send(res, 404, JSON.stringify({ ok: false, error: 'Not Found', code: 404, '@extra': '_' }));
+    if (req.method !== 'GET') return send(res, 405, JSON.stringify({ ok: false, error: 'Method Not Allowed', code: 405 }));
+    requestCount += 1;
+    if (overBudget()) {
+      count(429);
+      return writeRateLimited(res, requestCount % 2 === 0 ? 'error' : 'result');
+    }
+    const wrongSpelling = (options.style === 'python' && url.pathname === SINGULAR) || (options.style === 'cpp' && url.pathname === PLURAL);
+    if (isV2 && wrongSpelling) return send(res, 404, JSON.stringify({ ok: false, error: 'Not Found', code: 404, '@extra': '_' }));
+
+    const answer = isV2 ? { status: 200, body: queueSizesBody() } : wallets.answer(url);
+    const failure = injected.shift() ?? (random.chance(scenarioParams(chain.scenario).failureRate) ? random.pick(FAILURE_KINDS) : undefined);
+    if (failure && answer.status === 200) {
+      count(failure === 'timeout' || failure === 'reset' ? failure : failure.startsWith('rate_limited') ? 429 : failure);
+      writeFailure(failure, req, res, answer.body, options.hangMs);
+      return;
+    }
+    send(res, answer.status, answer.body);
+  };
+
+  // Big header limit: the simulator must see long walletStates URLs to answer them 414 itself.
+  const server = createServer({ maxHeaderSize: 256 * 1024 }, handle);
+  return {
+    server,
+    inject: (kind, n) => {
+      for (let i = 0; i < n; i += 1) injected.push(kind);
+    },
+    stats: () => ({ ...counts }),
+  };
+}

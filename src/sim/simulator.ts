@@ -1,0 +1,74 @@
+import type { AddressInfo } from 'node:net';
+import { closeServer, listen } from '../serve/server.js';
+import { createSimChain, type SimChain } from './chain.js';
+import { createRandom } from './random.js';
+import type { ScenarioName } from './scenarios.js';
+import { createSimServer, type SimServer, type SimStyle } from './server.js';
+import { createSimWallets, type SimWallets } from './wallets.js';
+
+export interface SimulatorOptions {
+  readonly seed: number;
+  readonly scenario: ScenarioName;
+  readonly style: SimStyle;
+  /** Requests per second before 429; null for unlimited. */
+  readonly rps: number | null;
+  /** Simulated accounts. */
+  readonly accounts: number;
+  /** One block every blockMs on every shard; 0 to step only through /_sim/step (tests). */
+  readonly blockMs: number;
+  readonly testnet: boolean;
+  /** Longer walletStates URLs get 414, like nginx's default 8 KiB header buffer. */
+  readonly maxUrlBytes: number;
+  /** How long a simulated timeout holds a connection. */
+  readonly hangMs: number;
+  readonly now: () => number;
+}
+
+export const DEFAULT_SIMULATOR_OPTIONS: Omit<SimulatorOptions, 'now'> = {
+  seed: 1,
+  scenario: 'calm',
+  style: 'python',
+  rps: null,
+  accounts: 60,
+  blockMs: 1000,
+  testnet: false,
+  maxUrlBytes: 8192,
+  hangMs: 30_000,
+};
+
+export interface Simulator {
+  readonly chain: SimChain;
+  readonly wallets: SimWallets;
+  readonly http: SimServer;
+  start(host: string, port: number): Promise<AddressInfo>;
+  stop(): Promise<void>;
+}
+
+/** The simulated TON network and its toncenter-compatible HTTP face, deterministic under a seed. */
+export function createSimulator(options: SimulatorOptions): Simulator {
+  // Separate streams, so asking for wallets does not change how the chain evolves.
+  const chain = createSimChain({ random: createRandom(options.seed), seed: options.seed, scenario: options.scenario });
+  const wallets = createSimWallets({ random: createRandom(options.seed ^ 0x5eed), seed: options.seed, count: options.accounts, testnet: options.testnet, maxUrlBytes: options.maxUrlBytes });
+  const http = createSimServer({ chain, wallets, random: createRandom(options.seed ^ 0xfa11), style: options.style, rps: options.rps, now: options.now, hangMs: options.hangMs });
+  let timer: NodeJS.Timeout | undefined;
+  return {
+    chain,
+    wallets,
+    http,
+    async start(host, port) {
+      const address = await listen(http.server, host, port);
+      if (options.blockMs > 0) {
+        timer = setInterval(() => {
+          chain.step();
+          wallets.step();
+        }, options.blockMs);
+        timer.unref();
+      }
+      return address;
+    },
+    async stop() {
+      clearInterval(timer);
+      await closeServer(http.server, 0);
+    },
+  };
+}

@@ -1,0 +1,59 @@
+import { Address } from '@ton/core';
+
+/**
+ * Account addresses, parsed and formatted by @ton/core only (no hand-written CRC16 or
+ * base64). Every accepted form (raw `wc:hex` either case, user-friendly base64 or
+ * base64url with any flags) maps to one canonical key: the raw form in uppercase hex,
+ * as real upstreams print it.
+ */
+
+export interface ParsedAddress {
+  /** `0:29023DEB…E563`: workchain in decimal, 64 uppercase hex digits. */
+  readonly raw: string;
+  readonly address: Address;
+}
+
+export type AddressParseResult =
+  | { readonly ok: true; readonly value: ParsedAddress }
+  | { readonly ok: false; readonly reason: string };
+
+const RAW_FORM = /^-?\d{1,3}:[0-9a-fA-F]{64}$/;
+const FRIENDLY_FORM = /^[A-Za-z0-9+/_-]{48}$/;
+
+/** Formats an Address as the canonical raw uppercase key. */
+export function rawKey(address: Address): string {
+  return `${address.workChain}:${address.hash.toString('hex').toUpperCase()}`;
+}
+
+/**
+ * Parses any accepted address form. A space inside a base64 form is read as `+`: a raw
+ * `+` in a query string decodes as a space.
+ */
+export function parseAddress(input: string): AddressParseResult {
+  const text = input.trim();
+  if (text.length === 0) return { ok: false, reason: 'empty address' };
+  try {
+    if (RAW_FORM.test(text)) {
+      const address = Address.parseRaw(text);
+      return { ok: true, value: { raw: rawKey(address), address } };
+    }
+    const friendly = text.replaceAll(' ', '+');
+    if (!FRIENDLY_FORM.test(friendly)) {
+      return { ok: false, reason: 'not a raw (wc:hex) or 48-character user-friendly address' };
+    }
+    const { address } = Address.parseFriendly(friendly);
+    return { ok: true, value: { raw: rawKey(address), address } };
+  } catch (cause) {
+    return { ok: false, reason: cause instanceof Error ? cause.message : String(cause) };
+  }
+}
+
+export interface FriendlyFormOptions {
+  readonly bounceable: boolean;
+  readonly testnet: boolean;
+}
+
+/** The user-friendly base64url form, as toncenter's address book prints it. */
+export function userFriendly(address: Address, options: FriendlyFormOptions): string {
+  return address.toString({ urlSafe: true, bounceable: options.bounceable, testOnly: options.testnet });
+}

@@ -1,0 +1,93 @@
+/**
+ * A token bucket per upstream: `rps` tokens per second, burst = rps (at least one). Waiters
+ * are served by priority, then in arrival order, so the queue-size poll overtakes queued
+ * wallet batches. `holdUntil` pauses the bucket when an upstream says Retry-After.
+ */
+
+export type RequestPriority = 'high' | 'low';
+
+export interface RequestBudget {
+  /** Resolves when a request may be sent; rejects with the signal's reason if aborted first. */
+  acquire(priority: RequestPriority, signal?: AbortSignal): Promise<void>;
+  /** No token is handed out before this time (ms since epoch). */
+  holdUntil(timeMs: number): void;
+  /** Waiters not yet served. */
+  readonly waiting: number;
+}
+
+interface Waiter {
+  readonly priority: RequestPriority;
+  readonly resolve: () => void;
+  readonly reject: (reason: unknown) => void;
+  readonly signal: AbortSignal | undefined;
+  readonly onAbort: () => void;
+}
+
+export function createRequestBudget(options: { rps: number; now: () => number }): RequestBudget {
+  const { rps, now } = options;
+  const capacity = Math.max(1, rps);
+  let tokens = capacity;
+  let refilledAt = now();
+  let heldUntil = 0;
+  let timer: NodeJS.Timeout | undefined;
+  const waiters: Waiter[] = [];
+
+  const refill = (): void => {
+    const t = now();
+    tokens = Math.min(capacity, tokens + ((t - refilledAt) / 1000) * rps);
+    refilledAt = t;
+  };
+
+  const pump = (): void => {
+    if (timer !== undefined) {
+      clearTimeout(timer);
+      timer = undefined;
+    }
+    refill();
+    while (waiters.length > 0 && tokens >= 1 && now() >= heldUntil) {
+      tokens -= 1;
+      const waiter = waiters.shift();
+      waiter?.signal?.removeEventListener('abort', waiter.onAbort);
+      waiter?.resolve();
+    }
+    if (waiters.length === 0) return;
+    const untilToken = tokens >= 1 ? 0 : ((1 - tokens) / rps) * 1000;
+    const delay = Math.max(untilToken, heldUntil - now(), 1);
+    timer = setTimeout(pump, Math.ceil(delay));
+    timer.unref();
+  };
+
+  return {
+    acquire(priority, signal) {
+      return new Promise<void>((resolve, reject) => {
+        if (signal?.aborted) {
+          reject(signal.reason);
+          return;
+        }
+        const waiter: Waiter = {
+          priority,
+          resolve,
+          reject,
+          signal,
+          onAbort: () => {
+            const index = waiters.indexOf(waiter);
+            if (index !== -1) waiters.splice(index, 1);
+            reject(signal?.reason);
+          },
+        };
+        signal?.addEventListener('abort', waiter.onAbort, { once: true });
+        // High priority goes before every low-priority waiter, after earlier high ones.
+        const at = priority === 'high' ? waiters.findIndex((w) => w.priority === 'low') : -1;
+        if (at === -1) waiters.push(waiter);
+        else waiters.splice(at, 0, waiter);
+        pump();
+      });
+    },
+    holdUntil(timeMs) {
+      heldUntil = Math.max(heldUntil, timeMs);
+    },
+    get waiting() {
+      return waiters.length;
+    },
+  };
+}

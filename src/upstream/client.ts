@@ -1,0 +1,258 @@
+import type { Logger } from 'pino';
+import { request, type Dispatcher } from 'undici';
+import type { ZodType } from 'zod';
+import type { UpstreamConfig } from '../config/schema.js';
+import { createRequestBudget, type RequestBudget, type RequestPriority } from './budget.js';
+import { classifyStatus, classifyThrown, parseRetryAfter, UpstreamError, type Result } from './errors.js';
+import {
+  errorMessageOf,
+  outMsgQueueSizesEnvelopeSchema,
+  walletStatesResponseSchema,
+  type OutMsgQueueSizesResult,
+  type WalletStatesResponse,
+} from './schemas.js';
+
+/** The `query` label: which of the two upstream operations a request served. */
+export type QueryName = 'queue_sizes' | 'wallets';
+
+/** Receives one call per upstream request, success or not (for tonwatch_upstream_* metrics). */
+export interface UpstreamObserver {
+  request(upstream: string, query: QueryName, code: string, durationSeconds: number): void;
+}
+
+export interface RetryPolicy {
+  readonly attempts: number;
+  readonly baseDelayMs: number;
+  readonly maxDelayMs: number;
+}
+
+export interface UpstreamClientDeps {
+  readonly upstreams: readonly UpstreamConfig[];
+  readonly retry: RetryPolicy;
+  readonly logger: Logger;
+  readonly observer: UpstreamObserver;
+  readonly now: () => number;
+  readonly userAgent: string;
+  /** Tests pass a MockAgent or a pool bound to the simulator. */
+  readonly dispatcher?: Dispatcher | undefined;
+  /** Jitter source, [0, 1). */
+  readonly random?: () => number;
+}
+
+/** A validated answer and where it came from. */
+export interface Fetched<T> {
+  readonly value: T;
+  readonly upstream: string;
+  /** When the answer arrived, ms since epoch. */
+  readonly fetchedAt: number;
+}
+
+export interface QueueSizesAnswer extends OutMsgQueueSizesResult {
+  /** `@extra` from wherever the upstream put it. */
+  readonly extra: string | undefined;
+}
+
+export interface UpstreamClient {
+  fetchQueueSizes(signal?: AbortSignal): Promise<Result<Fetched<QueueSizesAnswer>>>;
+  /** One walletStates request; a 414/431 comes back at once as `uri_too_long` (no retry, no failover). */
+  fetchWalletStates(addresses: readonly string[], signal?: AbortSignal): Promise<Result<Fetched<WalletStatesResponse>>>;
+}
+
+/** Both spellings of the v2 path: the Python server answers the plural, the C++ server the singular. */
+export const QUEUE_SIZES_PATHS = ['/api/v2/getOutMsgQueueSizes', '/api/v2/getOutMsgQueueSize'] as const;
+const WALLET_STATES_PATH = '/api/v3/walletStates';
+/** No answer we expect comes near this; a bigger one is a broken or hostile upstream. */
+const MAX_BODY_BYTES = 32 * 1024 * 1024;
+
+interface Attempt<T> {
+  readonly query: QueryName;
+  readonly priority: RequestPriority;
+  readonly path: string;
+  readonly search?: URLSearchParams;
+  readonly schema: ZodType<T>;
+}
+
+export function createUpstreamClient(deps: UpstreamClientDeps): UpstreamClient {
+  const { logger, observer, now } = deps;
+  const random = deps.random ?? Math.random;
+  const budgets = new Map<string, RequestBudget>(
+    deps.upstreams.map((u) => [u.name, createRequestBudget({ rps: u.rps, now })]),
+  );
+  /** Index into QUEUE_SIZES_PATHS that each upstream answers, learned from 404s. */
+  const queuePathIndex = new Map<string, number>();
+
+  async function attempt<T>(upstream: UpstreamConfig, spec: Attempt<T>, signal: AbortSignal | undefined): Promise<Result<T>> {
+    const fail = (code: ConstructorParameters<typeof UpstreamError>[0], message: string, extra: { status?: number; retryAfterMs?: number | undefined; cause?: unknown } = {}) =>
+      ({ ok: false, error: new UpstreamError(code, message, { upstream: upstream.name, query: spec.query, ...extra }) }) as const;
+    try {
+      await budgets.get(upstream.name)?.acquire(spec.priority, signal);
+    } catch (cause) {
+      return fail('aborted', 'aborted while waiting for the request budget', { cause });
+    }
+    const url = new URL(upstream.url.replace(/\/+$/, '') + spec.path);
+    if (spec.search) url.search = spec.search.toString();
+    const timeout = new AbortController();
+    const timer = setTimeout(() => timeout.abort(new Error(`timed out after ${upstream.timeoutMs} ms`)), upstream.timeoutMs);
+    const combined = signal ? AbortSignal.any([signal, timeout.signal]) : timeout.signal;
+    const started = now();
+    let code = 'network';
+    try {
+      const response = await request(url, {
+        method: 'GET',
+        signal: combined,
+        headers: {
+          accept: 'application/json',
+          'user-agent': deps.userAgent,
+          ...(upstream.apiKey === undefined ? {} : { 'x-api-key': upstream.apiKey }),
+        },
+        headersTimeout: upstream.timeoutMs,
+        bodyTimeout: upstream.timeoutMs,
+        ...(deps.dispatcher ? { dispatcher: deps.dispatcher } : {}),
+      });
+      const text = await readCapped(response.body, MAX_BODY_BYTES);
+      code = String(response.statusCode);
+      const json = tryParseJson(text);
+      if (response.statusCode < 200 || response.statusCode >= 300) {
+        const retryAfterMs = parseRetryAfter(response.headers['retry-after'], now());
+        const errorClass = classifyStatus(response.statusCode);
+        if (errorClass === 'rate_limited') budgets.get(upstream.name)?.holdUntil(now() + (retryAfterMs ?? 1000));
+        const message = (json.ok ? errorMessageOf(json.value) : undefined) ?? describeNonJson(text);
+        return fail(errorClass, `HTTP ${response.statusCode}: ${message}`, { status: response.statusCode, retryAfterMs });
+      }
+      if (!json.ok) {
+        code = 'bad_body';
+        return fail('bad_body', `HTTP ${response.statusCode} with a body that is not JSON: ${describeNonJson(text)}`, { status: response.statusCode, cause: json.cause });
+      }
+      if (isFailureEnvelope(json.value)) {
+        code = 'upstream_error';
+        return fail('upstream_error', `ok=false: ${errorMessageOf(json.value) ?? 'no message'}`, { status: response.statusCode });
+      }
+      const parsed = spec.schema.safeParse(json.value);
+      if (!parsed.success) {
+        code = 'bad_body';
+        const issue = parsed.error.issues[0];
+        return fail('bad_body', `body violates the schema at ${issue?.path.join('.') ?? '?'}: ${issue?.message ?? '?'}`, { status: response.statusCode, cause: parsed.error });
+      }
+      return { ok: true, value: parsed.data };
+    } catch (cause) {
+      const errorClass = classifyThrown(cause, timeout.signal.aborted, signal?.aborted === true);
+      code = errorClass;
+      return fail(errorClass, cause instanceof Error ? cause.message : String(cause), { cause });
+    } finally {
+      clearTimeout(timer);
+      observer.request(upstream.name, spec.query, code, (now() - started) / 1000);
+    }
+  }
+
+  /** The v2 query against one upstream: on a 404, try the other path spelling and remember it. */
+  async function attemptQueueSizes(upstream: UpstreamConfig, signal: AbortSignal | undefined) {
+    const preferred = queuePathIndex.get(upstream.name) ?? 0;
+    const spec = { query: 'queue_sizes', priority: 'high', schema: outMsgQueueSizesEnvelopeSchema } as const;
+    const first = await attempt(upstream, { ...spec, path: QUEUE_SIZES_PATHS[preferred] ?? QUEUE_SIZES_PATHS[0] }, signal);
+    if (first.ok || first.error.code !== 'not_found') return first;
+    const other = 1 - preferred;
+    const second = await attempt(upstream, { ...spec, path: QUEUE_SIZES_PATHS[other] ?? QUEUE_SIZES_PATHS[0] }, signal);
+    if (second.ok || second.error.code !== 'not_found') {
+      queuePathIndex.set(upstream.name, other);
+      logger.info({ upstream: upstream.name, path: QUEUE_SIZES_PATHS[other] }, 'upstream answers the other v2 path spelling; using it from now on');
+    }
+    return second;
+  }
+
+  /**
+   * Rounds of failover: each round asks every upstream in priority order; between rounds,
+   * exponential backoff with full jitter, never shorter than a Retry-After we were given.
+   */
+  async function withFailover<T>(query: QueryName, signal: AbortSignal | undefined, once: (u: UpstreamConfig) => Promise<Result<T>>): Promise<Result<Fetched<T>>> {
+    let lastError: UpstreamError | undefined;
+    for (let round = 0; round < deps.retry.attempts; round += 1) {
+      let retryAfterMs = 0;
+      let anyRetryable = false;
+      for (const upstream of deps.upstreams) {
+        const result = await once(upstream);
+        if (result.ok) return { ok: true, value: { value: result.value, upstream: upstream.name, fetchedAt: now() } };
+        lastError = result.error;
+        logger.debug({ upstream: upstream.name, query, code: result.error.code, round, err: result.error.message }, 'upstream request failed');
+        if (result.error.code === 'aborted' || result.error.code === 'uri_too_long') return result;
+        anyRetryable ||= result.error.retryable;
+        retryAfterMs = Math.max(retryAfterMs, result.error.details.retryAfterMs ?? 0);
+      }
+      if (!anyRetryable || round === deps.retry.attempts - 1) break;
+      const backoff = random() * deps.retry.baseDelayMs * 2 ** round;
+      const delay = Math.min(deps.retry.maxDelayMs, Math.max(backoff, retryAfterMs));
+      if (!(await sleep(delay, signal))) {
+        return { ok: false, error: new UpstreamError('aborted', 'aborted during backoff', { upstream: lastError?.details.upstream ?? '', query }) };
+      }
+    }
+    return { ok: false, error: lastError ?? new UpstreamError('network', 'no upstream configured', { upstream: '', query }) };
+  }
+
+  return {
+    async fetchQueueSizes(signal) {
+      const result = await withFailover('queue_sizes', signal, (u) => attemptQueueSizes(u, signal));
+      if (!result.ok) return result;
+      const { result: body, '@extra': topExtra } = result.value.value;
+      return { ok: true, value: { ...result.value, value: { ...body, extra: body['@extra'] ?? topExtra } } };
+    },
+    fetchWalletStates(addresses, signal) {
+      const search = new URLSearchParams();
+      for (const address of addresses) search.append('address', address);
+      return withFailover('wallets', signal, (u) =>
+        attempt(u, { query: 'wallets', priority: 'low', path: WALLET_STATES_PATH, search, schema: walletStatesResponseSchema }, signal),
+      );
+    },
+  };
+}
+
+async function readCapped(body: Dispatcher.ResponseData['body'], maxBytes: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    const buffer = chunk as Buffer;
+    size += buffer.length;
+    if (size > maxBytes) {
+      body.destroy();
+      throw new Error(`response body larger than ${maxBytes} bytes`);
+    }
+    chunks.push(buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function tryParseJson(text: string): { ok: true; value: unknown } | { ok: false; cause: unknown } {
+  try {
+    return { ok: true, value: JSON.parse(text) as unknown };
+  } catch (cause) {
+    return { ok: false, cause };
+  }
+}
+
+function isFailureEnvelope(body: unknown): boolean {
+  return typeof body === 'object' && body !== null && (body as { ok?: unknown }).ok === false;
+}
+
+/** A short, single-line excerpt of a body that is not what we expected (HTML error pages). */
+function describeNonJson(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  if (flat === '') return 'empty body';
+  return flat.length > 120 ? `${flat.slice(0, 120)}…` : flat;
+}
+
+/** Resolves true after `ms`, or false at once when the signal aborts. */
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<boolean> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) {
+      resolve(false);
+      return;
+    }
+    const onAbort = () => {
+      clearTimeout(timer);
+      resolve(false);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve(true);
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}

@@ -1,0 +1,92 @@
+/**
+ * Upstream failures are values, not exceptions: every failed request becomes an
+ * UpstreamError with a code from a closed set, the upstream and query it belongs to, and
+ * the original cause.
+ */
+export type UpstreamErrorCode =
+  /** No answer within timeoutMs (connect, headers or body). */
+  | 'timeout'
+  /** Connection refused or reset, DNS failure, TLS error, socket closed mid-body. */
+  | 'network'
+  /** We aborted the request (shutdown). */
+  | 'aborted'
+  /** HTTP 429. */
+  | 'rate_limited'
+  /** HTTP 414 or 431: the request line or headers were too long; make batches smaller. */
+  | 'uri_too_long'
+  /** HTTP 404 on both path spellings. */
+  | 'not_found'
+  /** HTTP 401 or 403: key unknown or network not allowed. Failing over may help; retrying the same upstream will not. */
+  | 'unauthorized'
+  /** Any other 4xx. */
+  | 'http_4xx'
+  /** 5xx (and toncenter's 542). */
+  | 'http_5xx'
+  /** A 2xx whose body is not JSON, truncated, or violates the schema (HTML error pages included). */
+  | 'bad_body'
+  /** A 2xx envelope with ok=false. */
+  | 'upstream_error';
+
+export class UpstreamError extends Error {
+  override readonly name = 'UpstreamError';
+  constructor(
+    readonly code: UpstreamErrorCode,
+    message: string,
+    readonly details: {
+      readonly upstream: string;
+      readonly query: string;
+      /** HTTP status when there was a response. */
+      readonly status?: number | undefined;
+      /** Delay the upstream asked for (Retry-After), in milliseconds. */
+      readonly retryAfterMs?: number | undefined;
+      readonly cause?: unknown;
+    },
+  ) {
+    super(message, details.cause === undefined ? undefined : { cause: details.cause });
+  }
+
+  /** Worth asking the same upstream again after a backoff. */
+  get retryable(): boolean {
+    return !['aborted', 'uri_too_long', 'not_found', 'unauthorized'].includes(this.code);
+  }
+
+  /** The `code` label of tonwatch_upstream_requests_total: the HTTP status, or the error class. */
+  get metricCode(): string {
+    if (this.details.status !== undefined && this.code !== 'bad_body' && this.code !== 'upstream_error') {
+      return String(this.details.status);
+    }
+    return this.code;
+  }
+}
+
+export type Result<T, E = UpstreamError> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: E };
+
+export function classifyStatus(status: number): UpstreamErrorCode {
+  if (status === 429) return 'rate_limited';
+  if (status === 414 || status === 431) return 'uri_too_long';
+  if (status === 404) return 'not_found';
+  if (status === 401 || status === 403) return 'unauthorized';
+  if (status >= 500) return 'http_5xx';
+  return 'http_4xx';
+}
+
+const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
+
+/** Classifies an exception thrown by the transport. */
+export function classifyThrown(cause: unknown, timedOut: boolean, aborted: boolean): UpstreamErrorCode {
+  if (aborted) return 'aborted';
+  if (timedOut) return 'timeout';
+  const code = (cause as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && TIMEOUT_CODES.has(code)) return 'timeout';
+  if (cause instanceof Error && cause.name === 'TimeoutError') return 'timeout';
+  return 'network';
+}
+
+/** Retry-After as seconds or an HTTP date → milliseconds from now; undefined when absent or unreadable. */
+export function parseRetryAfter(header: string | string[] | undefined, nowMs: number): number | undefined {
+  const value = Array.isArray(header) ? header[0] : header;
+  if (value === undefined || value.trim() === '') return undefined;
+  if (/^\d+(\.\d+)?$/.test(value.trim())) return Math.round(Number(value) * 1000);
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - nowMs);
+}

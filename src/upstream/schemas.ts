@@ -1,0 +1,101 @@
+import { z } from 'zod';
+import { parseSignedShard } from '../ton/shard.js';
+
+/**
+ * Bodies as real upstreams send them. Lenient exactly where deployments differ (block id
+ * `@type`, `@extra` inside `result`, at the top level, or absent; unknown extra keys),
+ * strict about what we export and serve.
+ */
+
+const signedShard = z.string().refine((s) => {
+  try {
+    parseSignedShard(s);
+    return true;
+  } catch {
+    return false;
+  }
+}, 'not a signed 64-bit decimal shard id');
+
+const base64Hash = z.string().regex(/^[A-Za-z0-9+/_-]{43}=?$/, 'not a base64 256-bit hash');
+
+export const blockIdSchema = z.object({
+  /** `ton.blockIdExt` upstream, `chain.blockIdExt` in the seed: any string is accepted. */
+  '@type': z.string().optional(),
+  workchain: z.number().int().min(-128).max(127),
+  shard: signedShard,
+  seqno: z.number().int().nonnegative(),
+  root_hash: base64Hash,
+  file_hash: base64Hash,
+});
+
+export const outMsgQueueSizeSchema = z.object({
+  '@type': z.string().optional(),
+  id: blockIdSchema,
+  size: z.number().int().nonnegative(),
+});
+
+export const outMsgQueueSizesResultSchema = z.object({
+  '@type': z.string().optional(),
+  shards: z.array(outMsgQueueSizeSchema).min(1, 'no shards'),
+  ext_msg_queue_size_limit: z.number().int().nonnegative(),
+  '@extra': z.string().optional(),
+});
+
+/** `{"ok":true,"result":{…}}`; the C++ server puts `@extra` here, the Python one inside `result`. */
+export const outMsgQueueSizesEnvelopeSchema = z.object({
+  ok: z.literal(true),
+  result: outMsgQueueSizesResultSchema,
+  '@extra': z.string().optional(),
+});
+
+export type OutMsgQueueSizesResult = z.output<typeof outMsgQueueSizesResultSchema>;
+
+/** v2 failure envelope; the 429 form may carry its message under `result`. */
+export const v2ErrorSchema = z.object({
+  ok: z.literal(false).optional(),
+  error: z.string().optional(),
+  result: z.unknown().optional(),
+  code: z.number().optional(),
+});
+
+/** v3 failure body. */
+export const v3ErrorSchema = z.object({ error: z.string() });
+
+/** The human message of an upstream error body, from `error`, else a string `result`. */
+export function errorMessageOf(body: unknown): string | undefined {
+  const parsed = v2ErrorSchema.safeParse(body);
+  if (!parsed.success) return undefined;
+  if (parsed.data.error !== undefined) return parsed.data.error;
+  return typeof parsed.data.result === 'string' ? parsed.data.result : undefined;
+}
+
+/** One account of a walletStates answer. Fields absent for uninit/frozen/nonexist accounts are optional. */
+export const walletStateSchema = z.object({
+  address: z.string(),
+  balance: z.string().regex(/^\d+$/, 'balance is not a decimal nanoton amount').nullish(),
+  code_hash: z.string().nullish(),
+  extra_currencies: z.record(z.string(), z.string().regex(/^\d+$/)).nullish(),
+  is_signature_allowed: z.boolean().nullish(),
+  is_wallet: z.boolean().nullish(),
+  last_transaction_hash: z.string().nullish(),
+  last_transaction_lt: z.string().regex(/^\d+$/, 'last_transaction_lt is not a decimal integer').nullish(),
+  seqno: z.number().int().nullish(),
+  status: z.string(),
+  wallet_id: z.number().int().nullish(),
+  wallet_type: z.string().nullish(),
+});
+
+export const addressBookEntrySchema = z.looseObject({
+  user_friendly: z.string().nullish(),
+  domain: z.string().nullish(),
+});
+
+export const walletStatesResponseSchema = z.object({
+  wallets: z.array(walletStateSchema),
+  address_book: z.record(z.string(), addressBookEntrySchema).default({}),
+  metadata: z.record(z.string(), z.unknown()).default({}),
+});
+
+export type UpstreamWalletState = z.output<typeof walletStateSchema>;
+export type UpstreamAddressBookEntry = z.output<typeof addressBookEntrySchema>;
+export type WalletStatesResponse = z.output<typeof walletStatesResponseSchema>;
