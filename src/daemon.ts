@@ -73,15 +73,15 @@ export function createDaemon(deps: DaemonDeps): Daemon {
       watchlistSize: () => config.watchlist.length,
     },
   });
-  const metrics = createMetricsExposition({ self, snapshot: store.current, now, maxAgeSeconds: () => config.snapshot.maxAgeSeconds });
+  const metrics = createMetricsExposition({ self, snapshot: () => store.current(), now, maxAgeSeconds: () => config.snapshot.maxAgeSeconds });
 
   const server = createHttpServer({
     logger: logger.child({ module: 'server' }),
-    onServed: self.servedRequest,
+    onServed: (endpoint, code) => self.servedRequest(endpoint, code),
     routes: createRoutes({
       version: deps.version,
       now,
-      snapshot: store.current,
+      snapshot: () => store.current(),
       config: () => config,
       nextPollDueAt: (query) => scheduler?.nextRunAt(query) ?? null,
       metrics,

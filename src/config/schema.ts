@@ -21,11 +21,20 @@ const cronExpression = z
   .string()
   .refine((expr) => isValidCron(expr), { message: 'not a valid cron expression (node-cron syntax, seconds field allowed)' });
 
-const labelName = z
-  .string()
-  .regex(/^[a-zA-Z_][a-zA-Z0-9_]*$/, 'not a valid Prometheus label name')
-  .refine((n) => !n.startsWith('__'), 'label names starting with __ are reserved by Prometheus')
-  .refine((n) => !RESERVED_LABELS.has(n), 'this label name is used by tonwatch itself');
+/** Why a label name cannot be used, or null when it can. */
+export function labelNameProblem(name: string): string | null {
+  if (!/^[a-zA-Z_][a-zA-Z0-9_]*$/.test(name)) return `"${name}" is not a valid Prometheus label name`;
+  if (name.startsWith('__')) return `"${name}": label names starting with __ are reserved by Prometheus`;
+  if (RESERVED_LABELS.has(name)) return `"${name}" is a label name tonwatch itself uses`;
+  return null;
+}
+
+const labels = z.record(z.string(), z.string().max(1024)).superRefine((record, ctx) => {
+  for (const name of Object.keys(record)) {
+    const problem = labelNameProblem(name);
+    if (problem !== null) ctx.addIssue({ code: 'custom', path: [name], message: problem });
+  }
+});
 
 export const addressString = z.string().superRefine((value, ctx) => {
   const parsed = parseAddress(value);
@@ -48,7 +57,7 @@ const upstreamSchema = z.strictObject({
 export const watchlistEntrySchema = z.strictObject({
   address: addressString,
   name: z.string().min(1).max(128).optional(),
-  labels: z.record(labelName, z.string().max(1024)).default({}),
+  labels: labels.default({}),
   /** Alert threshold in TON; exported as ton_wallet_min_balance_tons. */
   minBalanceTons: z.number().nonnegative().optional(),
 });

@@ -57,7 +57,14 @@ export function createSelfMetrics(options: { version: string; nodeVersion: strin
   const { health } = options;
   const registry = new Registry();
   const registers = [registry];
-  if (options.defaultMetrics !== false) collectDefaultMetrics({ register: registry });
+  if (options.defaultMetrics !== false) {
+    collectDefaultMetrics({ register: registry });
+    // Gauges named *_total break the exposition conventions (promtool check metrics flags
+    // them); process_* and the rest of nodejs_* stay.
+    for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) {
+      registry.removeSingleMetric(name);
+    }
+  }
 
   new Gauge({
     name: 'tonwatch_up',

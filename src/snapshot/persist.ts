@@ -42,7 +42,7 @@ const walletRecordSchema = z.object({
   raw: z.string(),
   state: walletStateSchema.nullable(),
   addressBook: z.looseObject({ user_friendly: z.string().nullable(), domain: z.string().nullable() }).nullable(),
-  metadata: z.unknown(),
+  metadata: z.unknown().optional(),
   fetchedAt: z.number(),
   upstream: z.string(),
 });

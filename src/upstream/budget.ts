@@ -61,7 +61,7 @@ export function createRequestBudget(options: { rps: number; now: () => number })
     acquire(priority, signal) {
       return new Promise<void>((resolve, reject) => {
         if (signal?.aborted) {
-          reject(signal.reason);
+          reject(abortReason(signal));
           return;
         }
         const waiter: Waiter = {
@@ -72,7 +72,7 @@ export function createRequestBudget(options: { rps: number; now: () => number })
           onAbort: () => {
             const index = waiters.indexOf(waiter);
             if (index !== -1) waiters.splice(index, 1);
-            reject(signal?.reason);
+            reject(abortReason(signal));
           },
         };
         signal?.addEventListener('abort', waiter.onAbort, { once: true });
@@ -90,4 +90,9 @@ export function createRequestBudget(options: { rps: number; now: () => number })
       return waiters.length;
     },
   };
+}
+
+function abortReason(signal: AbortSignal | undefined): Error {
+  const reason: unknown = signal?.reason;
+  return reason instanceof Error ? reason : new Error('aborted');
 }

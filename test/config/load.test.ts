@@ -1,0 +1,132 @@
+import { describe, expect, it } from 'vitest';
+import { describeConfig, loadConfig, resolveConfigPath, type ConfigLoadDeps } from '../../src/config/load.js';
+import { ConfigError } from '../../src/config/problems.js';
+import { configFrom } from '../helpers/config.js';
+
+const A = 'EQApAj3rEnJJSxEjEHVKrH3QZgto_MQMOmk8l72azaXlY1zB';
+const A_RAW = '0:29023DEB1272494B112310754AAC7DD0660B68FCC40C3A693C97BD9ACDA5E563';
+
+async function problemsOf(document: string, files: Record<string, string> = {}, env: Record<string, string> = {}) {
+  try {
+    await configFrom(document, files, env);
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConfigError);
+    return (err as ConfigError).problems;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('loadConfig', () => {
+  it('applies the documented defaults to an empty file', async () => {
+    const config = await configFrom('');
+    expect(config.listen).toEqual({ host: '0.0.0.0', port: 9102 });
+    expect(config.upstreams).toEqual([{ name: 'toncenter', url: 'https://toncenter.com', rps: 1, timeoutMs: 10_000 }]);
+    expect(config.schedule).toEqual({ queueSizes: '*/5 * * * * *', wallets: '*/30 * * * * *' });
+    expect(config.walletBatchSize).toBe(1000);
+    expect(config.snapshot).toEqual({ file: '/cfg/data/snapshot.json', maxAgeSeconds: 300 });
+    expect(config.testnet).toBe(false);
+    expect(config.watchlist).toEqual([]);
+    expect(config.log.level).toBe('info');
+    expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  it('reads JSON as well as YAML', async () => {
+    const config = await configFrom('{"listen": {"port": 9999}, "testnet": true}');
+    expect(config.listen.port).toBe(9999);
+    expect(config.testnet).toBe(true);
+  });
+
+  it('replaces ${NAME} from the environment, typed when it is the whole value', async () => {
+    const config = await configFrom(
+      'listen: { port: "${PORT}" }\nupstreams:\n  - { name: main, url: "https://${HOST}/x", apiKey: "${KEY}" }\nsnapshot: { file: "${DIR:-/var/lib/tonwatch}/s.json" }\nlog: { level: "$${literal}" }\n',
+      {},
+      { PORT: '9200', HOST: 'example.org', KEY: 'sekret' },
+    ).catch((e: unknown) => e);
+    // "$${literal}" is the escape for a literal "${literal}", which is not a log level.
+    expect(config).toBeInstanceOf(ConfigError);
+    expect((config as ConfigError).problems.map((p) => p.path)).toEqual(['log.level']);
+    const ok = await configFrom('listen: { port: "${PORT}" }\nupstreams:\n  - { name: main, url: "https://${HOST}/x", apiKey: "${KEY}" }\nsnapshot: { file: "${DIR:-/var/lib/tonwatch}/s.json" }\n', {}, { PORT: '9200', HOST: 'example.org', KEY: 'sekret' });
+    expect(ok.listen.port).toBe(9200);
+    expect(ok.upstreams[0]).toMatchObject({ url: 'https://example.org/x', apiKey: 'sekret' });
+    expect(ok.snapshot.file).toBe('/var/lib/tonwatch/s.json');
+  });
+
+  it('reports every problem at once, each with its path', async () => {
+    const problems = await problemsOf(`
+listen: { port: 70000, hots: x }
+upstreams:
+  - { name: "Bad Name", url: "ftp://x", rps: 0, apiKey: "\${MISSING_KEY}" }
+  - { name: ok, url: "https://a.example" }
+  - { name: ok, url: "https://b.example" }
+schedule: { queueSizes: "every minute" }
+walletBatchSize: 2000
+watchlist:
+  - { address: "nope", labels: { address: x, "bad-label": y } }
+surprise: 1
+`);
+    const paths = problems.map((p) => p.path).sort();
+    expect(paths).toEqual(
+      expect.arrayContaining(['', 'listen', 'listen.port', 'upstreams.0.name', 'upstreams.0.url', 'upstreams.0.rps', 'upstreams.0.apiKey', 'schedule.queueSizes', 'walletBatchSize', 'watchlist.0.address']),
+    );
+    expect(problems.find((p) => p.path === '')?.message).toMatch(/unknown key: surprise/);
+    expect(problems.find((p) => p.path === 'listen')?.message).toMatch(/unknown key: hots/);
+    expect(problems.find((p) => p.path === 'upstreams.0.apiKey')?.message).toMatch(/MISSING_KEY is not set/);
+    expect(problems.some((p) => p.path.startsWith('watchlist.0.labels') && /tonwatch itself uses/.test(p.message))).toBe(true);
+    expect(problems.some((p) => p.path.startsWith('watchlist.0.labels') && /not a valid Prometheus label name/.test(p.message))).toBe(true);
+  });
+
+  it('reports duplicate upstream names', async () => {
+    const problems = await problemsOf('upstreams:\n  - { name: a, url: "https://a.example" }\n  - { name: a, url: "https://b.example" }\n');
+    expect(problems).toEqual([{ path: 'upstreams.1.name', message: expect.stringMatching(/duplicate/) }]);
+  });
+
+  it('reports broken YAML with its line', async () => {
+    const problems = await problemsOf('listen:\n  port: [1,\n');
+    expect(problems[0]?.path).toMatch(/^line \d+$/);
+  });
+
+  it('merges watchlist entries and files, folding duplicates with a warning', async () => {
+    const deps: ConfigLoadDeps = {
+      env: {},
+      cwd: '/cfg',
+      fileExists: async () => true,
+      readFile: async (path) => {
+        if (path === '/cfg/tonwatch.yml') return `watchlist:\n  - { address: "${A}", name: hot-1, labels: { team: payments }, minBalanceTons: 100 }\nwatchlistFiles: [lists/w.txt]\n`;
+        if (path === '/cfg/lists/w.txt') return `# exchange wallets\n${A_RAW.toLowerCase()}, duplicate-name\n\nUQApAj3rEnJJSxEjEHVKrH3QZgto_MQMOmk8l72azaXlYwEE\n0:${'1'.repeat(64)},cold-1  # comment\n`;
+        throw new Error('ENOENT');
+      },
+    };
+    const { config, warnings } = await loadConfig('/cfg/tonwatch.yml', deps);
+    expect(config.watchlist.map((w) => [w.raw, w.name, w.minBalanceTons])).toEqual([
+      [A_RAW, 'hot-1', 100],
+      [`0:${'1'.repeat(64)}`, 'cold-1', undefined],
+    ]);
+    expect(config.watchlist[0]?.labels).toEqual({ team: 'payments' });
+    expect(warnings).toHaveLength(2);
+    expect(warnings[0]).toMatch(/w\.txt:2: duplicate of watchlist\.0/);
+  });
+
+  it('reports invalid watchlist file lines with file and line, and unreadable files', async () => {
+    const problems = await problemsOf('watchlistFiles: [w.txt, missing.txt]\n', { '/cfg/w.txt': `${A}\nnot-an-address,x\nEQApAj3rEnJJSxEjEHVKrH3QZgto_MQMOmk8l72azaXlY1zC\n` });
+    expect(problems.map((p) => p.path)).toEqual(['/cfg/w.txt:2', '/cfg/w.txt:3', 'watchlistFiles.1']);
+    expect(problems[1]?.message).toMatch(/checksum/i);
+  });
+
+  it('prints the effective config with secrets redacted', async () => {
+    const config = await configFrom('upstreams:\n  - { name: a, url: "https://user:pw@a.example/", apiKey: "${K}" }\n', {}, { K: 'top-secret-key' });
+    const text = describeConfig(config);
+    expect(text).not.toContain('top-secret-key');
+    expect(text).not.toContain('pw@');
+    expect(text).toContain('apiKey: <redacted>');
+  });
+});
+
+describe('resolveConfigPath', () => {
+  const deps = (env: Record<string, string>, exists: boolean): ConfigLoadDeps => ({ env, cwd: '/work', readFile: async () => '', fileExists: async () => exists });
+  it('prefers --config, then $TONWATCH_CONFIG, then ./tonwatch.yml, then defaults', async () => {
+    expect(await resolveConfigPath('a.yml', deps({ TONWATCH_CONFIG: '/etc/b.yml' }, true))).toBe('/work/a.yml');
+    expect(await resolveConfigPath(undefined, deps({ TONWATCH_CONFIG: '/etc/b.yml' }, true))).toBe('/etc/b.yml');
+    expect(await resolveConfigPath(undefined, deps({}, true))).toBe('/work/tonwatch.yml');
+    expect(await resolveConfigPath(undefined, deps({}, false))).toBeNull();
+  });
+});

@@ -1,0 +1,14 @@
+import { DEFAULT_SIMULATOR_OPTIONS, createSimulator, type Simulator, type SimulatorOptions } from '../../src/sim/simulator.js';
+
+export interface RunningSim {
+  readonly sim: Simulator;
+  readonly url: string;
+  stop(): Promise<void>;
+}
+
+/** An in-process simulator on 127.0.0.1, port 0, stepped by hand (blockMs 0) unless told. */
+export async function startSim(options: Partial<SimulatorOptions> = {}): Promise<RunningSim> {
+  const sim = createSimulator({ ...DEFAULT_SIMULATOR_OPTIONS, blockMs: 0, hangMs: 5_000, now: () => Date.now(), ...options });
+  const address = await sim.start('127.0.0.1', 0);
+  return { sim, url: `http://127.0.0.1:${address.port}`, stop: () => sim.stop() };
+}

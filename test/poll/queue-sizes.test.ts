@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { queueSizesSnapshotFrom } from '../../src/poll/queue-sizes.js';
+import { outMsgQueueSizesEnvelopeSchema } from '../../src/upstream/schemas.js';
+import { fixture } from '../helpers/fixtures.js';
+
+describe('queue-size body → snapshot', () => {
+  it.each(['v2-queue-sizes-python.json', 'v2-queue-sizes-cpp.json'])('maps the captured body %s', (name) => {
+    const envelope = outMsgQueueSizesEnvelopeSchema.parse(fixture(name));
+    const snapshot = queueSizesSnapshotFrom({
+      upstream: 'toncenter',
+      fetchedAt: 1_000,
+      value: { ...envelope.result, extra: envelope.result['@extra'] ?? envelope['@extra'] },
+    });
+    expect(snapshot).toEqual({
+      fetchedAt: 1_000,
+      upstream: 'toncenter',
+      extMsgQueueSizeLimit: 8000,
+      shards: [
+        {
+          workchain: -1,
+          shard: '-9223372036854775808',
+          seqno: 51149550,
+          rootHash: 'aa5DrbypWLx+3hICy5IOusAsMB8LA+JY41tjUtlYVhQ=',
+          fileHash: 'Yd96kDamNL490591/O2unVWv9FUrkANnso8ZMwEHtqU=',
+          size: 0,
+        },
+      ],
+    });
+  });
+
+  it.each([
+    ['a shard out of the signed range', (b: any) => (b.result.shards[0].id.shard = '9223372036854775808')],
+    ['a negative size', (b: any) => (b.result.shards[0].size = -1)],
+    ['a string size', (b: any) => (b.result.shards[0].size = '5')],
+    ['a missing limit', (b: any) => delete b.result.ext_msg_queue_size_limit],
+    ['a short hash', (b: any) => (b.result.shards[0].id.root_hash = 'abc=')],
+    ['no shards', (b: any) => (b.result.shards = [])],
+  ])('rejects a body with %s', (_name, mutate) => {
+    const body = fixture('v2-queue-sizes-python.json');
+    mutate(body);
+    expect(outMsgQueueSizesEnvelopeSchema.safeParse(body).success).toBe(false);
+  });
+
+  it('accepts any block id @type and unknown extra keys', () => {
+    const body = fixture('v2-queue-sizes-python.json') as any;
+    body.result.shards[0].id['@type'] = 'chain.blockIdExt';
+    body.result.new_field = 1;
+    expect(outMsgQueueSizesEnvelopeSchema.safeParse(body).success).toBe(true);
+  });
+});

@@ -1,0 +1,65 @@
+import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { createSnapshotPersister } from '../../src/snapshot/persist.js';
+import type { Snapshot } from '../../src/snapshot/types.js';
+import { queueSnapshot } from '../helpers/fixtures.js';
+import { createLogSink } from '../helpers/log.js';
+
+describe('snapshot persistence', () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'tonwatch-persist-'));
+  });
+
+  const persister = (file = join(dir, 'nested', 'snapshot.json')) => {
+    const log = createLogSink();
+    return { log, file, p: createSnapshotPersister({ file, logger: log.logger, now: () => 42 }) };
+  };
+
+  it('loads nothing when there is no file', async () => {
+    expect(await persister().p.load()).toBeNull();
+  });
+
+  it('round-trips a snapshot and leaves no temp file behind', async () => {
+    const { p, file } = persister();
+    const snapshot: Snapshot = {
+      queueSizes: queueSnapshot(),
+      wallets: {
+        fetchedAt: 5,
+        wallets: new Map([
+          ['0:AB', { raw: '0:AB', state: null, addressBook: null, metadata: undefined, fetchedAt: 5, upstream: 'x' }],
+        ]),
+      },
+    };
+    await p.save(snapshot);
+    const loaded = await persister(file).p.load();
+    expect(loaded?.queueSizes).toEqual(snapshot.queueSizes);
+    expect([...(loaded?.wallets?.wallets.values() ?? [])]).toEqual([{ raw: '0:AB', state: null, addressBook: null, fetchedAt: 5, upstream: 'x' }]);
+    expect(await readdir(join(dir, 'nested'))).toEqual(['snapshot.json']);
+  });
+
+  it('coalesces concurrent saves so the newest wins', async () => {
+    const { p, file } = persister();
+    const saves = [1, 2, 3, 4].map((i) => p.save({ queueSizes: queueSnapshot({ fetchedAt: i }), wallets: null }));
+    await Promise.all(saves);
+    const loaded = await persister(file).p.load();
+    expect(loaded?.queueSizes?.fetchedAt).toBe(4);
+  });
+
+  it.each([
+    ['truncated JSON', '{"format":"tonwatch-snapshot","version":1,"queueSi'],
+    ['a foreign file', '{"hello":"world"}'],
+    ['an unknown version', '{"format":"tonwatch-snapshot","version":99,"queueSizes":null,"wallets":null}'],
+  ])('sets aside %s and starts empty', async (_name, content) => {
+    const file = join(dir, 'snapshot.json');
+    await writeFile(file, content);
+    const { p, log } = persister(file);
+    expect(await p.load()).toBeNull();
+    const files = await readdir(dir);
+    expect(files).toEqual(['snapshot.json.broken-42']);
+    expect(await readFile(join(dir, 'snapshot.json.broken-42'), 'utf8')).toBe(content);
+    expect(log.text()).toMatch(/moved aside/);
+  });
+});

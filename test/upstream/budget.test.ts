@@ -1,0 +1,56 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createRequestBudget } from '../../src/upstream/budget.js';
+
+describe('request budget', () => {
+  beforeEach(() => {
+    vi.useFakeTimers({ now: 1_000_000 });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('never hands out more than rps per second, burst = rps', async () => {
+    const budget = createRequestBudget({ rps: 2, now: () => Date.now() });
+    const grantedAt: number[] = [];
+    const all = Array.from({ length: 7 }, () => budget.acquire('low').then(() => grantedAt.push(Date.now())));
+    await vi.advanceTimersByTimeAsync(5_000);
+    await Promise.all(all);
+    expect(grantedAt.map((t) => t - 1_000_000)).toEqual([0, 0, 500, 1000, 1500, 2000, 2500]);
+    // After the burst, grants are spaced 1/rps apart: over any span, at most burst + rps × span.
+    for (let i = 3; i < grantedAt.length; i += 1) expect((grantedAt[i] ?? 0) - (grantedAt[i - 1] ?? 0)).toBe(500);
+  });
+
+  it('serves high priority before queued low-priority waiters', async () => {
+    const budget = createRequestBudget({ rps: 1, now: () => Date.now() });
+    const order: string[] = [];
+    await budget.acquire('low');
+    const lows = [1, 2, 3].map((i) => budget.acquire('low').then(() => order.push(`low${i}`)));
+    const high = budget.acquire('high').then(() => order.push('high'));
+    expect(budget.waiting).toBe(4);
+    await vi.advanceTimersByTimeAsync(4_000);
+    await Promise.all([...lows, high]);
+    expect(order).toEqual(['high', 'low1', 'low2', 'low3']);
+  });
+
+  it('holds every request until a Retry-After passes', async () => {
+    const budget = createRequestBudget({ rps: 10, now: () => Date.now() });
+    budget.holdUntil(Date.now() + 3_000);
+    let granted = false;
+    const p = budget.acquire('high').then(() => (granted = true));
+    await vi.advanceTimersByTimeAsync(2_900);
+    expect(granted).toBe(false);
+    await vi.advanceTimersByTimeAsync(200);
+    await p;
+    expect(granted).toBe(true);
+  });
+
+  it('drops an aborted waiter', async () => {
+    const budget = createRequestBudget({ rps: 1, now: () => Date.now() });
+    await budget.acquire('low');
+    const controller = new AbortController();
+    const waiting = budget.acquire('low', controller.signal);
+    controller.abort(new Error('stop'));
+    await expect(waiting).rejects.toThrow('stop');
+    expect(budget.waiting).toBe(0);
+  });
+});

@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    // Integration tests start real processes; give them room on a shared 2-core machine.
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    pool: 'forks',
+    reporters: process.env['CI'] ? ['default', ['json', { outputFile: '.vitest-report.json' }]] : ['default'],
+  },
+});
