@@ -111,6 +111,25 @@ log: { level: debug }
     expect(daemon.output()).toMatch(/poll recovered/);
   });
 
+  it('reloads a changed config file, and refuses a bad one keeping the old', async () => {
+    const file = join(dir, 'tonwatch.yml');
+    await writeFile(file, 'upstreams: [ { name: sim, url: "not a url" } ]\nbogus: 1\n');
+    await daemon.waitFor(/new configuration refused/);
+    let metrics = await eventually(async () => {
+      const m = await get(`${daemonUrl}/metrics`);
+      return /tonwatch_config_last_reload_successful 0/.test(m.text) ? m : undefined;
+    });
+    expect((await get(`${daemonUrl}/api/v2/getOutMsgQueueSizes`)).status).toBe(200);
+    await writeFile(file, configFor(simUrl).replace('name: sim,', 'name: sim2,'));
+    metrics = await eventually(async () => {
+      const m = await get(`${daemonUrl}/metrics`);
+      return /tonwatch_config_last_reload_successful 1/.test(m.text) && /upstream="sim2"/.test(m.text) ? m : undefined;
+    });
+    expect(metrics.text).toMatch(/tonwatch_upstream_requests_total\{upstream="sim2",query="queue_sizes",code="200"\}/);
+    daemon.child.kill('SIGHUP');
+    await daemon.waitFor(/configuration reloaded[\s\S]*configuration reloaded/);
+  });
+
   it('stops on SIGTERM within 10 s with exit code 0, and a restart serves the persisted snapshot at once', async () => {
     const { code, ms } = await daemon.stop('SIGTERM');
     expect(code).toBe(0);
