@@ -4,7 +4,9 @@ import type { Dispatcher } from 'undici';
 import type { Config } from './config/load.js';
 import { createMetricsExposition, type MetricsExposition } from './metrics/exposition.js';
 import { createSelfMetrics, type SelfMetrics } from './metrics/registry.js';
+import { createWalletSeriesRenderer } from './metrics/wallet-series.js';
 import { pollQueueSizes } from './poll/queue-sizes.js';
+import { createBatchSize, pollWallets, type BatchSize } from './poll/wallets.js';
 import { createScheduler, type Scheduler } from './poll/scheduler.js';
 import { createPollStatus, type PollStatus } from './poll/status.js';
 import { createRoutes } from './serve/routes.js';
@@ -51,6 +53,9 @@ export function createDaemon(deps: DaemonDeps): Daemon {
   let persister: SnapshotPersister = createSnapshotPersister({ file: config.snapshot.file, logger: logger.child({ module: 'snapshot' }), now });
   let scheduler: Scheduler | null = null;
   let stopping: Promise<void> | null = null;
+  /** Survives reloads (a 414-shrunk size is remembered) unless walletBatchSize itself changes. */
+  let batchSize: BatchSize = createBatchSize(config.walletBatchSize);
+  let watched: ReadonlySet<string> = new Set(config.watchlist.map((w) => w.raw));
 
   const fresh = (fetchedAt: number | undefined): boolean => fetchedAt !== undefined && isFresh(fetchedAt, now(), config.snapshot.maxAgeSeconds);
   const fetchedAtOf = (query: QueryName): number | undefined =>
@@ -73,7 +78,13 @@ export function createDaemon(deps: DaemonDeps): Daemon {
       watchlistSize: () => config.watchlist.length,
     },
   });
-  const metrics = createMetricsExposition({ self, snapshot: () => store.current(), now, maxAgeSeconds: () => config.snapshot.maxAgeSeconds });
+  const metrics = createMetricsExposition({
+    self,
+    snapshot: () => store.current(),
+    now,
+    maxAgeSeconds: () => config.snapshot.maxAgeSeconds,
+    wallets: createWalletSeriesRenderer({ watchlist: () => config.watchlist, maxAgeSeconds: () => config.snapshot.maxAgeSeconds, testnet: () => config.testnet }),
+  });
 
   const server = createHttpServer({
     logger: logger.child({ module: 'server' }),
@@ -83,6 +94,7 @@ export function createDaemon(deps: DaemonDeps): Daemon {
       now,
       snapshot: () => store.current(),
       config: () => config,
+      watched: () => watched,
       nextPollDueAt: (query) => scheduler?.nextRunAt(query) ?? null,
       metrics,
     }),
@@ -99,6 +111,13 @@ export function createDaemon(deps: DaemonDeps): Daemon {
       dispatcher: deps.dispatcher,
     });
     const pollLogger = logger.child({ module: 'poll' });
+    const recordOutcome = (query: QueryName, error: string | null): void => {
+      const before = status.get(query).lastOk;
+      if (error === null) {
+        status.succeeded(query, now());
+        if (before === false) pollLogger.info({ query }, 'poll recovered');
+      } else status.failed(query, error);
+    };
     return createScheduler(
       [
         {
@@ -119,13 +138,38 @@ export function createDaemon(deps: DaemonDeps): Daemon {
             );
             self.observePoll('queue_sizes', (now() - started) / 1000);
             if (signal.aborted) return;
-            const before = status.get('queue_sizes').lastOk;
-            if (outcome.ok) {
-              status.succeeded('queue_sizes', now());
-              if (before === false) pollLogger.info({ query: 'queue_sizes' }, 'poll recovered');
-            } else status.failed('queue_sizes', outcome.error);
+            recordOutcome('queue_sizes', outcome.ok ? null : outcome.error);
           },
         },
+        ...(current.watchlist.length === 0
+          ? []
+          : [
+              {
+                name: 'wallets',
+                cron: current.schedule.wallets,
+                async run(signal: AbortSignal) {
+                  const started = now();
+                  const outcome = await pollWallets(
+                    {
+                      client,
+                      logger: pollLogger,
+                      now,
+                      watchlist: current.watchlist,
+                      batchSize,
+                      previous: () => store.current().wallets,
+                      publish(snapshot) {
+                        store.replaceWallets(snapshot);
+                        void persister.save(store.current());
+                      },
+                    },
+                    signal,
+                  );
+                  self.observePoll('wallets', (now() - started) / 1000);
+                  if (signal.aborted) return;
+                  recordOutcome('wallets', outcome.ok ? null : outcome.error);
+                },
+              },
+            ]),
       ],
       logger.child({ module: 'scheduler' }),
     );
@@ -157,6 +201,8 @@ export function createDaemon(deps: DaemonDeps): Daemon {
         void persister.save(store.current());
       }
       logger.level = next.log.level;
+      if (next.walletBatchSize !== config.walletBatchSize) batchSize = createBatchSize(next.walletBatchSize);
+      watched = new Set(next.watchlist.map((w) => w.raw));
       config = next;
       if (scheduler && !stopping) {
         await scheduler.stop();

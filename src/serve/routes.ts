@@ -8,12 +8,15 @@ import { serveLanding } from './landing.js';
 import { jsonResponse } from './response.js';
 import type { Route } from './server.js';
 import { serveQueueSizes } from './v2-queue-sizes.js';
+import { serveWalletStates } from './v3-wallet-states.js';
 
 export interface RoutesDeps {
   readonly version: string;
   readonly now: () => number;
   readonly snapshot: () => Snapshot;
   readonly config: () => Config;
+  /** Raw keys of the watchlist, rebuilt once per config. */
+  readonly watched: () => ReadonlySet<string>;
   readonly nextPollDueAt: (query: QueryName) => number | null;
   readonly metrics: MetricsExposition;
 }
@@ -39,7 +42,21 @@ export function createRoutes(deps: RoutesDeps): ReadonlyMap<string, Route> {
         ? handle(request)
         : jsonResponse(405, { error: `method ${request.method} not allowed; use GET` }, { allow: 'GET, HEAD' }),
   });
+  const walletStates: Route = {
+    endpoint: 'wallet_states',
+    handle: (request) =>
+      serveWalletStates(snapshot().wallets, {
+        method: request.method,
+        query: request.query,
+        now: now(),
+        maxAgeSeconds: config().snapshot.maxAgeSeconds,
+        nextPollDueAt: deps.nextPollDueAt('wallets'),
+        testnet: config().testnet,
+        watched: deps.watched(),
+      }),
+  };
   return new Map<string, Route>([
+    ['/api/v3/walletStates', walletStates],
     ['/api/v2/getOutMsgQueueSizes', queueSizes],
     ['/api/v2/getOutMsgQueueSize', queueSizes],
     [

@@ -1,0 +1,114 @@
+import type { Logger } from 'pino';
+import type { WatchedWallet } from '../config/watchlist.js';
+import type { WalletRecord, WalletsSnapshot } from '../snapshot/types.js';
+import type { UpstreamClient } from '../upstream/client.js';
+import { matchWalletAnswer } from './wallet-mapping.js';
+
+/** The batch size in force; halves on 414/431 and remembers it across cycles. */
+export interface BatchSize {
+  get(): number;
+  shrink(): number;
+}
+
+export function createBatchSize(initial: number): BatchSize {
+  let size = initial;
+  return {
+    get: () => size,
+    shrink: () => (size = Math.max(1, Math.floor(size / 2))),
+  };
+}
+
+export interface WalletPollDeps {
+  readonly client: UpstreamClient;
+  readonly logger: Logger;
+  readonly now: () => number;
+  readonly watchlist: readonly WatchedWallet[];
+  readonly batchSize: BatchSize;
+  readonly previous: () => WalletsSnapshot | null;
+  readonly publish: (snapshot: WalletsSnapshot) => void;
+}
+
+export type WalletPollOutcome =
+  | { readonly ok: true; readonly fetched: number; readonly unknown: number; readonly failed: number }
+  | { readonly ok: false; readonly error: string };
+
+/** How often a long cycle reports its progress. */
+const PROGRESS_EVERY_MS = 10_000;
+
+/**
+ * One wallet cycle: every watched address in batches; results matched by address;
+ * addresses an answer left out are asked once more before they count as unknown (an
+ * upstream may cap a batch silently, as toncenter does at 1000). A failed batch keeps its
+ * wallets' last values while the others update; wallets that left the watchlist go.
+ */
+export async function pollWallets(deps: WalletPollDeps, signal?: AbortSignal): Promise<WalletPollOutcome> {
+  const { client, logger, now, batchSize } = deps;
+  const started = now();
+  const records = new Map<string, WalletRecord>();
+  const failed = new Set<string>();
+  let lastError = '';
+  let lastProgressAt = started;
+  let askedAgain: string[] = [];
+
+  /** Runs `addresses` through in batches; returns the ones the answers left out. */
+  const runPass = async (addresses: readonly string[], pass: 1 | 2): Promise<string[] | 'aborted'> => {
+    const missing: string[] = [];
+    let offset = 0;
+    while (offset < addresses.length) {
+      const size = batchSize.get();
+      const batch = addresses.slice(offset, offset + size);
+      const result = await client.fetchWalletStates(batch, signal);
+      if (!result.ok) {
+        if (result.error.code === 'aborted') return 'aborted';
+        if (result.error.code === 'uri_too_long' && size > 1) {
+          const smaller = batchSize.shrink();
+          logger.warn({ upstream: result.error.details.upstream, from: size, to: smaller }, 'upstream refused the URL length; walletBatchSize shrunk and remembered');
+          continue;
+        }
+        lastError = `${result.error.code}: ${result.error.message}`;
+        for (const raw of batch) failed.add(raw);
+        logger.warn({ upstream: result.error.details.upstream, code: result.error.code, batch: batch.length, err: result.error.message }, 'wallet batch failed; keeping those wallets\' last values');
+      } else {
+        const matched = matchWalletAnswer(batch, result.value.value, result.value);
+        for (const [raw, record] of matched.found) records.set(raw, record);
+        if (pass === 1) missing.push(...matched.missing);
+        else {
+          // Left out twice: the upstream does not know the account.
+          for (const raw of matched.missing) {
+            records.set(raw, { raw, state: null, addressBook: null, metadata: undefined, fetchedAt: result.value.fetchedAt, upstream: result.value.upstream });
+          }
+        }
+      }
+      offset += batch.length;
+      if (now() - lastProgressAt >= PROGRESS_EVERY_MS) {
+        lastProgressAt = now();
+        const done = records.size + failed.size;
+        const total = deps.watchlist.length;
+        const rate = done / Math.max(1, now() - started);
+        logger.info({ done, total, pass, etaSeconds: Math.round((total - done) / Math.max(rate, 1e-9) / 1000) }, 'wallet cycle in progress');
+      }
+    }
+    return missing;
+  };
+
+  const first = await runPass(deps.watchlist.map((w) => w.raw), 1);
+  if (first === 'aborted') return { ok: false, error: 'aborted' };
+  askedAgain = first;
+  if (askedAgain.length > 0) {
+    logger.debug({ count: askedAgain.length }, 'addresses missing from the answers; asking once more');
+    if ((await runPass(askedAgain, 2)) === 'aborted') return { ok: false, error: 'aborted' };
+  }
+  if (records.size === 0 && deps.watchlist.length > 0) return { ok: false, error: lastError || 'no wallet answered' };
+
+  const previous = deps.previous()?.wallets;
+  const wallets = new Map<string, WalletRecord>();
+  for (const { raw } of deps.watchlist) {
+    const record = records.get(raw) ?? previous?.get(raw);
+    if (record) wallets.set(raw, record);
+  }
+  deps.publish({ wallets, fetchedAt: now() });
+  const unknown = [...records.values()].filter((r) => r.state === null).length;
+  const outcome = { ok: true, fetched: records.size - unknown, unknown, failed: failed.size } as const;
+  logger.debug({ ...outcome, seconds: (now() - started) / 1000 }, 'wallet cycle done');
+  return outcome;
+}

@@ -1,0 +1,15 @@
+import type { Address } from '@ton/core';
+import { userFriendly } from '../ton/address.js';
+import type { AddressBookEntry, WalletRecord } from './types.js';
+
+/**
+ * The address book entry for an address: the upstream's when the snapshot has one, else
+ * computed locally the way toncenter does: non-bounceable for wallets and uninit accounts,
+ * bounceable otherwise and for accounts the snapshot does not know; no domain.
+ */
+export function addressBookEntry(record: WalletRecord | undefined, address: Address, testnet: boolean): AddressBookEntry {
+  if (record?.addressBook) return record.addressBook;
+  const state = record?.state;
+  const nonBounceable = state !== null && state !== undefined && (state.is_wallet === true || state.status === 'uninit');
+  return { user_friendly: userFriendly(address, { bounceable: !nonBounceable, testnet }), domain: null };
+}
