@@ -1,5 +1,5 @@
 import { parseAddress } from '../ton/address.js';
-import type { AddressBookEntry, ServedWalletState, WalletRecord } from '../snapshot/types.js';
+import type { ServedWalletState, WalletRecord } from '../snapshot/types.js';
 import type { UpstreamWalletState, WalletStatesResponse } from '../upstream/schemas.js';
 
 const RAW_UPPER = /^-?\d{1,3}:[0-9A-F]{64}$/;
@@ -59,7 +59,7 @@ export function matchWalletAnswer(
     found.set(raw, {
       raw,
       state: servedWalletState(raw, hit.state),
-      addressBook: book ? ({ ...book, user_friendly: book.user_friendly ?? null, domain: book.domain ?? null } as AddressBookEntry) : null,
+      addressBook: book ? ({ ...book, user_friendly: book.user_friendly ?? null, domain: book.domain ?? null }) : null,
       metadata: answer.metadata[hit.key] ?? answer.metadata[raw],
       fetchedAt: meta.fetchedAt,
       upstream: meta.upstream,

@@ -101,6 +101,10 @@ export function createSimServer(options: SimServerOptions): SimServer {
       }
       case '/_sim/state':
         break;
+      case '/_sim/accounts':
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(wallets.accounts().map((a) => ({ raw: a.raw, kind: a.kind, balance: a.balance.toString(), seqno: a.seqno, lt: a.lt.toString() }))));
+        return;
       default:
         return send(res, 404, JSON.stringify({ error: 'unknown control endpoint' }));
     }

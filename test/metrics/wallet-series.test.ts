@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import { createWalletSeriesRenderer, nanotonsToTons, renderWalletSeries } from '../../src/metrics/wallet-series.js';
+import { ADDR, record, walletState, walletsSnapshot, watched } from '../helpers/wallets.js';
+
+const samples = (text: string) => text.split('\n').filter((l) => l !== '' && !l.startsWith('#'));
+
+describe('wallet snapshot → metrics', () => {
+  it.each([
+    ['0', '0'],
+    ['1', '0.000000001'],
+    ['1500000000', '1.5'],
+    ['1000000000', '1'],
+    ['123456789012345678901', '123456789012.345678901'],
+  ])('formats %s nanotons as %s TON exactly', (nano, tons) => {
+    expect(nanotonsToTons(nano)).toBe(tons);
+  });
+
+  it('exports every wallet series with the entry\'s labels', () => {
+    const a = watched(ADDR.a, { name: 'hot-1', labels: { team: 'payments', env: 'prod' }, minBalanceTons: 100 });
+    const text = renderWalletSeries({
+      wallets: walletsSnapshot([record(ADDR.a, walletState(ADDR.a, { extra_currencies: { '100': '42' } }))]),
+      watchlist: [a],
+      now: 1_000_000,
+      maxAgeSeconds: 300,
+      testnet: false,
+    });
+    const base = `address="${ADDR.a}",name="hot-1",env="prod",team="payments"`;
+    expect(samples(text)).toEqual([
+      `ton_wallet_min_balance_tons{${base}} 100`,
+      `ton_wallet_status{${base},status="active"} 1`,
+      `ton_wallet_balance_tons{${base}} 1.5`,
+      `ton_wallet_seqno{${base}} 7`,
+      `ton_wallet_last_transaction_lt{${base}} 50000000857100`,
+      `ton_wallet_info{${base},user_friendly="UQApAj3rEnJJSxEjEHVKrH3QZgto_MQMOmk8l72azaXlYwEE",wallet_type="wallet v4 r2",wallet_id="698983191"} 1`,
+      `ton_wallet_extra_currency_balance{${base},currency="100"} 42`,
+    ]);
+  });
+
+  it('exports only status "unknown" for an account the upstream does not know, and nothing for stale data', () => {
+    const text = renderWalletSeries({
+      wallets: walletsSnapshot([record(ADDR.a, null), record(ADDR.b, walletState(ADDR.b), 1_000_000 - 301_000)]),
+      watchlist: [watched(ADDR.a), watched(ADDR.b)],
+      now: 1_000_000,
+      maxAgeSeconds: 300,
+      testnet: false,
+    });
+    expect(samples(text)).toEqual([`ton_wallet_status{address="${ADDR.a}",name="0:2902",status="unknown"} 1`]);
+  });
+
+  it('leaves out seqno and wallet fields for uninit accounts', () => {
+    const state = walletState(ADDR.b, { status: 'uninit', is_wallet: false, seqno: null, wallet_type: null, wallet_id: null, code_hash: null });
+    const text = renderWalletSeries({ wallets: walletsSnapshot([record(ADDR.b, state)]), watchlist: [watched(ADDR.b)], now: 1_000_000, maxAgeSeconds: 300, testnet: true });
+    expect(text).not.toContain('ton_wallet_seqno');
+    expect(text).toContain('status="uninit"');
+    // Uninit: non-bounceable, testnet flag from config.
+    expect(text).toMatch(/user_friendly="0Q[^"]+",wallet_type="",wallet_id=""/);
+  });
+
+  it('follows wallets being added, changed and removed, re-rendering only when something changed', () => {
+    let watchlist = [watched(ADDR.a)];
+    let snapshot = { queueSizes: null, wallets: walletsSnapshot([record(ADDR.a, walletState(ADDR.a))]) };
+    const renderer = createWalletSeriesRenderer({ watchlist: () => watchlist, maxAgeSeconds: () => 300, testnet: () => false });
+    const first = renderer.render(snapshot, 1_000_000);
+    expect(renderer.render(snapshot, 1_000_500)).toBe(first);
+    expect(first).toContain(`ton_wallet_balance_tons{address="${ADDR.a}",name="0:2902"} 1.5`);
+
+    // Added
+    watchlist = [watched(ADDR.a), watched(ADDR.b)];
+    snapshot = { queueSizes: null, wallets: walletsSnapshot([record(ADDR.a, walletState(ADDR.a)), record(ADDR.b, walletState(ADDR.b, { balance: '2000000000' }))]) };
+    expect(renderer.render(snapshot, 1_001_000)).toContain(`ton_wallet_balance_tons{address="${ADDR.b}",name="0:1111"} 2`);
+    // Changed
+    snapshot = { queueSizes: null, wallets: walletsSnapshot([record(ADDR.a, walletState(ADDR.a, { balance: '1' })), record(ADDR.b, walletState(ADDR.b))]) };
+    expect(renderer.render(snapshot, 1_001_000)).toContain(`ton_wallet_balance_tons{address="${ADDR.a}",name="0:2902"} 0.000000001`);
+    // Removed from the watchlist: gone at once, even before the next poll prunes the snapshot.
+    watchlist = [watched(ADDR.b)];
+    const removed = renderer.render(snapshot, 1_001_000);
+    expect(removed).not.toContain(ADDR.a);
+    // Turned stale: gone once maxAgeSeconds pass.
+    expect(renderer.render(snapshot, 1_000_000 + 300_000)).toContain(ADDR.b);
+    expect(renderer.render(snapshot, 1_000_000 + 300_001)).not.toContain('ton_wallet_balance_tons');
+  });
+});

@@ -1,0 +1,105 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { WatchedWallet } from '../../src/config/watchlist.js';
+import { createBatchSize, pollWallets, type WalletPollDeps } from '../../src/poll/wallets.js';
+import type { WalletsSnapshot } from '../../src/snapshot/types.js';
+import { parseAddress } from '../../src/ton/address.js';
+import { createUpstreamClient } from '../../src/upstream/client.js';
+import { createLogSink } from '../helpers/log.js';
+import { startSim, type RunningSim } from '../helpers/sim.js';
+
+const watch = (raw: string, name = raw): WatchedWallet => {
+  const parsed = parseAddress(raw);
+  if (!parsed.ok) throw new Error(parsed.reason);
+  return { raw: parsed.value.raw, address: parsed.value.address, name, labels: {}, minBalanceTons: undefined };
+};
+const unknownAddress = (i: number) => `0:${i.toString(16).toUpperCase().padStart(64, 'F')}`;
+
+describe('wallet poller against the simulator', () => {
+  let running: RunningSim | undefined;
+  afterEach(async () => {
+    await running?.stop();
+  });
+
+  const setup = async (accounts: number, maxUrlBytes: number, batch: number) => {
+    running = await startSim({ accounts, maxUrlBytes });
+    const log = createLogSink();
+    const requests: string[] = [];
+    const client = createUpstreamClient({
+      upstreams: [{ name: 'sim', url: running.url, rps: 1000, timeoutMs: 5000 }],
+      retry: { attempts: 1, baseDelayMs: 1, maxDelayMs: 10 },
+      logger: log.logger,
+      observer: { request: (_u, _q, code) => requests.push(code) },
+      now: () => Date.now(),
+      userAgent: 'test',
+    });
+    let snapshot: WalletsSnapshot | null = null;
+    const batchSize = createBatchSize(batch);
+    const deps = (watchlist: WatchedWallet[]): WalletPollDeps => ({
+      client,
+      logger: log.logger,
+      now: () => Date.now(),
+      watchlist,
+      batchSize,
+      previous: () => snapshot,
+      publish: (s) => (snapshot = s),
+    });
+    return { sim: running.sim, deps, requests, log, batchSize, snapshot: () => snapshot };
+  };
+
+  it('shrinks batches on 414 and remembers the size; unknown accounts are asked twice, then unknown', async () => {
+    const t = await setup(1200, 8192, 1000);
+    const watchlist = [...t.sim.wallets.accounts().map((a) => watch(a.raw)), ...[1, 2, 3].map((i) => watch(unknownAddress(i)))];
+    const outcome = await pollWallets(t.deps(watchlist));
+    expect(outcome).toEqual({ ok: true, fetched: 1200, unknown: 3, failed: 0 });
+    // 1000 → 500 → 250 → 125 → 62 raw addresses fit in 8 KiB.
+    expect(t.batchSize.get()).toBe(62);
+    expect(t.requests.filter((c) => c === '414')).toHaveLength(4);
+    expect(t.log.text()).toMatch(/walletBatchSize shrunk and remembered/);
+    const wallets = t.snapshot()?.wallets;
+    expect([...(wallets?.keys() ?? [])]).toEqual(watchlist.map((w) => w.raw));
+    expect(wallets?.get(unknownAddress(1))?.state).toBeNull();
+    // Matched by address, whatever order the upstream answered in.
+    for (const account of t.sim.wallets.accounts().slice(0, 50)) {
+      expect(wallets?.get(account.raw)?.state?.address).toBe(account.raw);
+      if (account.kind !== 'nonexist') expect(wallets?.get(account.raw)?.state?.balance).toBe(account.balance.toString());
+    }
+    // The next cycle starts at the remembered size: no more 414s.
+    t.requests.length = 0;
+    await pollWallets(t.deps(watchlist));
+    expect(t.requests).not.toContain('414');
+  });
+
+  it('asks again for what a silently truncated answer left out', async () => {
+    const t = await setup(1100, 1_000_000, 1024);
+    const watchlist = t.sim.wallets.accounts().map((a) => watch(a.raw));
+    const outcome = await pollWallets(t.deps(watchlist));
+    // 1024 asked, 1000 answered (the indexer's limit): the other 24 are asked once more.
+    expect(outcome).toEqual({ ok: true, fetched: 1100, unknown: 0, failed: 0 });
+    expect(t.requests).toEqual(['200', '200', '200']);
+  });
+
+  it('keeps the last values of a failed batch while the others update, and drops wallets that left the watchlist', async () => {
+    const t = await setup(40, 1_000_000, 10);
+    const watchlist = t.sim.wallets.accounts().map((a) => watch(a.raw));
+    await pollWallets(t.deps(watchlist));
+    const before = t.snapshot()!;
+    for (let i = 0; i < 50; i += 1) t.sim.wallets.step();
+    t.sim.http.inject('http_503', 1);
+    const outcome = await pollWallets(t.deps(watchlist.slice(0, 35)));
+    expect(outcome).toMatchObject({ ok: true, failed: 10 });
+    const after = t.snapshot()!;
+    expect(after.wallets.size).toBe(35);
+    // The first batch failed: those ten records are the very same objects as before.
+    for (const w of watchlist.slice(0, 10)) expect(after.wallets.get(w.raw)).toBe(before.wallets.get(w.raw));
+    const changed = watchlist.slice(10, 35).filter((w) => after.wallets.get(w.raw) !== before.wallets.get(w.raw));
+    expect(changed).toHaveLength(25);
+  });
+
+  it('fails the cycle without publishing when no batch answers', async () => {
+    const t = await setup(5, 1_000_000, 10);
+    t.sim.http.inject('reset', 1);
+    const outcome = await pollWallets(t.deps(t.sim.wallets.accounts().map((a) => watch(a.raw))));
+    expect(outcome).toMatchObject({ ok: false, error: expect.stringMatching(/^network/) });
+    expect(t.snapshot()).toBeNull();
+  });
+});

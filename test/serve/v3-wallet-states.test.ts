@@ -1,0 +1,115 @@
+import { Address } from '@ton/core';
+import { describe, expect, it } from 'vitest';
+import { serveWalletStates, type WalletStatesRequest } from '../../src/serve/v3-wallet-states.js';
+import { userFriendly } from '../../src/ton/address.js';
+import { ADDR, record, walletState, walletsSnapshot } from '../helpers/wallets.js';
+
+const NOW = 1_000_000 + 2_500;
+const raws = (n: number) => Array.from({ length: n }, (_, i) => `0:${(i + 1).toString(16).toUpperCase().padStart(64, '0')}`);
+const base = (watched: string[], query: string): WalletStatesRequest => ({ method: 'GET', query, now: NOW, maxAgeSeconds: 300, nextPollDueAt: 1_000_000 + 30_000, testnet: false, watched: new Set(watched) });
+const body = (r: { body: string | Buffer }) => JSON.parse(r.body.toString());
+const q = (...addresses: string[]) => addresses.map((a) => `address=${encodeURIComponent(a)}`).join('&');
+
+const SEED_FIELDS = ['address', 'balance', 'code_hash', 'extra_currencies', 'is_signature_allowed', 'is_wallet', 'last_transaction_hash', 'last_transaction_lt', 'seqno', 'status', 'wallet_id', 'wallet_type'];
+
+describe('GET /api/v3/walletStates', () => {
+  const uninit = walletState(ADDR.b, { status: 'uninit', is_wallet: false, seqno: null, wallet_type: null, wallet_id: null, code_hash: null });
+  const snapshot = walletsSnapshot([
+    record(ADDR.a, walletState(ADDR.a), 1_000_000, { addressBook: { user_friendly: 'UQApAj3rEnJJSxEjEHVKrH3QZgto_MQMOmk8l72azaXlYwEE', domain: null, interfaces: ['wallet_v4r2'] }, metadata: { is_indexed: true } }),
+    record(ADDR.b, uninit),
+    record(ADDR.c, null),
+  ]);
+  const watched = [ADDR.a, ADDR.b, ADDR.c];
+
+  it('answers one address in the seed format, with the seed\'s twelve fields', () => {
+    const response = serveWalletStates(snapshot, base(watched, q('EQApAj3rEnJJSxEjEHVKrH3QZgto_MQMOmk8l72azaXlY1zB')));
+    expect(response.status).toBe(200);
+    const json = body(response);
+    expect(Object.keys(json)).toEqual(['wallets', 'address_book', 'metadata']);
+    expect(json.wallets).toHaveLength(1);
+    expect(Object.keys(json.wallets[0])).toEqual(SEED_FIELDS);
+    expect(json.wallets[0]).toMatchObject({ address: ADDR.a, balance: '1500000000', last_transaction_lt: '50000000857100', seqno: 7 });
+    expect(json.address_book).toEqual({ [ADDR.a]: { user_friendly: 'UQApAj3rEnJJSxEjEHVKrH3QZgto_MQMOmk8l72azaXlYwEE', domain: null, interfaces: ['wallet_v4r2'] } });
+    expect(json.metadata).toEqual({ [ADDR.a]: { is_indexed: true } });
+    expect(response.headers).toMatchObject({ 'content-type': 'application/json; charset=utf-8', age: '2', 'cache-control': 'max-age=28', 'last-modified': new Date(1_000_000).toUTCString() });
+  });
+
+  it('fills left-out fields with null (extra_currencies {}) and computes the address book when the upstream gave none', () => {
+    const json = body(serveWalletStates(snapshot, base(watched, q(ADDR.b, ADDR.c))));
+    expect(json.wallets).toEqual([{ ...uninit }]);
+    expect(json.wallets[0].code_hash).toBeNull();
+    expect(json.wallets[0].extra_currencies).toEqual({});
+    const address = (raw: string) => Address.parseRaw(raw);
+    expect(json.address_book).toEqual({
+      [ADDR.b]: { user_friendly: userFriendly(address(ADDR.b), { bounceable: false, testnet: false }), domain: null },
+      [ADDR.c]: { user_friendly: userFriendly(address(ADDR.c), { bounceable: true, testnet: false }), domain: null },
+    });
+    expect(json.metadata).toEqual({});
+  });
+
+  it('keeps request order, lists duplicates once, accepts repeated and comma-separated forms and + as a space', () => {
+    const a = Address.parseRaw(ADDR.a);
+    const standard = a.toString({ urlSafe: false, bounceable: true });
+    const query = `address=${ADDR.b.toLowerCase()},${encodeURIComponent(standard)}&address=${userFriendly(a, { bounceable: false, testnet: true })}&address=${ADDR.b}`;
+    const json = body(serveWalletStates(snapshot, base(watched, query)));
+    expect(json.wallets.map((w: { address: string }) => w.address)).toEqual([ADDR.b, ADDR.a]);
+    expect(Object.keys(json.address_book)).toEqual([ADDR.b, ADDR.a]);
+    const plus = Address.parseRaw('0:FB7F4C2C94C7A9FA4E15F1C3C0F1D2C6A19B3E5DC29A6F5E2E8D9F0C1B2A3948').toString({ urlSafe: false, bounceable: true });
+    expect(plus).toContain('+');
+    const spaced = serveWalletStates(snapshot, base(watched, `address=${plus.replaceAll('/', '%2F')}`));
+    expect(Object.keys(body(spaced).address_book)).toEqual(['0:FB7F4C2C94C7A9FA4E15F1C3C0F1D2C6A19B3E5DC29A6F5E2E8D9F0C1B2A3948']);
+  });
+
+  it('leaves addresses that are not on the watchlist out of wallets, but in the address book', () => {
+    const json = body(serveWalletStates(snapshot, base([ADDR.b], q(ADDR.a, ADDR.b))));
+    expect(json.wallets.map((w: { address: string }) => w.address)).toEqual([ADDR.b]);
+    expect(Object.keys(json.address_book)).toEqual([ADDR.a, ADDR.b]);
+    expect(json.address_book[ADDR.a].user_friendly.startsWith('EQ')).toBe(true);
+  });
+
+  it.each([100, 1024])('answers %i addresses', (n) => {
+    const list = raws(n);
+    const big = walletsSnapshot(list.map((r) => record(r, walletState(r))));
+    const json = body(serveWalletStates(big, base(list, `address=${list.join(',')}`)));
+    expect(json.wallets).toHaveLength(n);
+    expect(Object.keys(json.address_book)).toHaveLength(n);
+    expect(json.wallets[n - 1].address).toBe(list[n - 1]);
+  });
+
+  it('counts values as given: 1024 duplicates pass, 1025 fail', () => {
+    expect(serveWalletStates(snapshot, base(watched, Array(1024).fill(`address=${ADDR.a}`).join('&'))).status).toBe(200);
+    const over = serveWalletStates(snapshot, base(watched, Array(1025).fill(`address=${ADDR.a}`).join('&')));
+    expect(over.status).toBe(422);
+    expect(body(over)).toEqual({ error: 'too many addresses: at most 1024 per request' });
+  });
+
+  it.each([
+    ['no address', '', /address of account is required/],
+    ['an empty address', 'address=', /address of account is required/],
+    ['another parameter only', 'addr=x', /address of account is required/],
+    ['an invalid address, named', `address=${ADDR.a},nonsense`, /invalid address nonsense/],
+    ['a bad checksum', 'address=EQApAj3rEnJJSxEjEHVKrH3QZgto_MQMOmk8l72azaXlY1zC', /invalid address EQApAj3r.*checksum/i],
+    ['broken percent-encoding', 'address=%E0%A4%A', /percent-encoding/],
+  ])('answers 422 for %s', (_name, query, message) => {
+    const response = serveWalletStates(snapshot, base(watched, query));
+    expect(response.status).toBe(422);
+    expect(Object.keys(body(response))).toEqual(['error']);
+    expect(body(response).error).toMatch(message);
+  });
+
+  it('answers 503 with Retry-After without a snapshot or when it is too old', () => {
+    const none = serveWalletStates(null, base(watched, q(ADDR.a)));
+    expect(none.status).toBe(503);
+    expect(none.headers['retry-after']).toBe('28');
+    expect(body(none).error).toMatch(/no wallet snapshot/);
+    const stale = serveWalletStates(snapshot, { ...base(watched, q(ADDR.a)), now: 1_000_000 + 301_000 });
+    expect(stale.status).toBe(503);
+    expect(body(stale).error).toMatch(/older than snapshot.maxAgeSeconds/);
+  });
+
+  it('answers 405 for other methods', () => {
+    const response = serveWalletStates(snapshot, { ...base(watched, q(ADDR.a)), method: 'POST' });
+    expect(response.status).toBe(405);
+    expect(body(response)).toEqual({ error: 'method POST not allowed; use GET' });
+  });
+});
