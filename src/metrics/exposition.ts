@@ -10,8 +10,8 @@ export interface WalletSeriesRenderer {
 
 export interface MetricsExposition {
   readonly contentType: string;
-  /** The whole /metrics body: chain series (pre-rendered per snapshot) + self metrics. */
-  render(): Promise<string>;
+  /** The whole /metrics body: chain series (pre-rendered and pre-encoded per snapshot), then self metrics. */
+  render(): Promise<readonly Buffer[]>;
 }
 
 export interface MetricsExpositionDeps {
@@ -36,17 +36,19 @@ export function createMetricsExposition(deps: MetricsExpositionDeps): MetricsExp
     }
     return text;
   };
+  // The chain text can run to megabytes: encode it once, when one of its parts changes.
+  let encoded: { queue: string; wallets: string; buffer: Buffer } = { queue: '', wallets: '', buffer: Buffer.alloc(0) };
   return {
     contentType: deps.self.registry.contentType,
     async render() {
       const now = deps.now();
       const snapshot = deps.snapshot();
-      let chain = '';
-      if (snapshot.queueSizes && isFresh(snapshot.queueSizes.fetchedAt, now, deps.maxAgeSeconds())) {
-        chain += queueSeries(snapshot.queueSizes);
+      const queue = snapshot.queueSizes && isFresh(snapshot.queueSizes.fetchedAt, now, deps.maxAgeSeconds()) ? queueSeries(snapshot.queueSizes) : '';
+      const wallets = deps.wallets ? deps.wallets.render(snapshot, now) : '';
+      if (queue !== encoded.queue || wallets !== encoded.wallets) {
+        encoded = { queue, wallets, buffer: Buffer.from(queue + wallets) };
       }
-      if (deps.wallets) chain += deps.wallets.render(snapshot, now);
-      return chain + (await deps.self.registry.metrics());
+      return [encoded.buffer, Buffer.from(await deps.self.registry.metrics())];
     },
   };
 }

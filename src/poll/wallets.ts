@@ -48,7 +48,6 @@ export async function pollWallets(deps: WalletPollDeps, signal?: AbortSignal): P
   const failed = new Set<string>();
   let lastError = '';
   let lastProgressAt = started;
-  let askedAgain: string[] = [];
 
   /** Runs `addresses` through in batches; returns the ones the answers left out. */
   const runPass = async (addresses: readonly string[], pass: 1 | 2): Promise<string[] | 'aborted'> => {
@@ -69,8 +68,7 @@ export async function pollWallets(deps: WalletPollDeps, signal?: AbortSignal): P
         for (const raw of batch) failed.add(raw);
         logger.warn({ upstream: result.error.details.upstream, code: result.error.code, batch: batch.length, err: result.error.message }, 'wallet batch failed; keeping those wallets\' last values');
       } else {
-        const matched = matchWalletAnswer(batch, result.value.value, result.value);
-        for (const [raw, record] of matched.found) records.set(raw, record);
+        const matched = matchWalletAnswer(batch, result.value.value, result.value, deps.previous()?.wallets, records);
         if (pass === 1) missing.push(...matched.missing);
         else {
           // Left out twice: the upstream does not know the account.
@@ -93,10 +91,9 @@ export async function pollWallets(deps: WalletPollDeps, signal?: AbortSignal): P
 
   const first = await runPass(deps.watchlist.map((w) => w.raw), 1);
   if (first === 'aborted') return { ok: false, error: 'aborted' };
-  askedAgain = first;
-  if (askedAgain.length > 0) {
-    logger.debug({ count: askedAgain.length }, 'addresses missing from the answers; asking once more');
-    if ((await runPass(askedAgain, 2)) === 'aborted') return { ok: false, error: 'aborted' };
+  if (first.length > 0) {
+    logger.debug({ count: first.length }, 'addresses missing from the answers; asking once more');
+    if ((await runPass(first, 2)) === 'aborted') return { ok: false, error: 'aborted' };
   }
   if (records.size === 0 && deps.watchlist.length > 0) return { ok: false, error: lastError || 'no wallet answered' };
 

@@ -2,7 +2,15 @@
 export interface ServedResponse {
   readonly status: number;
   readonly headers: Readonly<Record<string, string>>;
-  readonly body: string | Buffer;
+  /** A list of buffers is written in order: pre-encoded parts are sent without copying. */
+  readonly body: string | Buffer | readonly Buffer[];
+}
+
+/** Body length in bytes. */
+export function bodyLength(body: ServedResponse['body']): number {
+  if (typeof body === 'string') return Buffer.byteLength(body);
+  if (Buffer.isBuffer(body)) return body.length;
+  return body.reduce((sum, part) => sum + part.length, 0);
 }
 
 export const JSON_TYPE = 'application/json; charset=utf-8';

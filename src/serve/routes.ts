@@ -8,7 +8,7 @@ import { serveLanding } from './landing.js';
 import { jsonResponse } from './response.js';
 import type { Route } from './server.js';
 import { serveQueueSizes } from './v2-queue-sizes.js';
-import { serveWalletStates } from './v3-wallet-states.js';
+import { createWalletStatesHandler } from './v3-wallet-states.js';
 
 export interface RoutesDeps {
   readonly version: string;
@@ -42,10 +42,11 @@ export function createRoutes(deps: RoutesDeps): ReadonlyMap<string, Route> {
         ? handle(request)
         : jsonResponse(405, { error: `method ${request.method} not allowed; use GET` }, { allow: 'GET, HEAD' }),
   });
+  const walletStatesHandler = createWalletStatesHandler();
   const walletStates: Route = {
     endpoint: 'wallet_states',
     handle: (request) =>
-      serveWalletStates(snapshot().wallets, {
+      walletStatesHandler.serve(snapshot().wallets, {
         method: request.method,
         query: request.query,
         now: now(),

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Logger } from 'pino';
-import { jsonResponse, type ServedResponse } from './response.js';
+import { bodyLength, jsonResponse, type ServedResponse } from './response.js';
 
 /**
  * The HTTP face: node:http with bounded URL/header sizes and timeouts, a fixed route table,
@@ -58,8 +58,14 @@ export function createHttpServer(deps: HttpServerDeps): Server {
     }
     onServed(endpoint, response.status);
     if (res.destroyed) return;
-    res.writeHead(response.status, { ...response.headers, 'content-length': String(Buffer.byteLength(response.body)) });
-    res.end(req.method === 'HEAD' ? undefined : response.body);
+    res.writeHead(response.status, { ...response.headers, 'content-length': String(bodyLength(response.body)) });
+    const { body } = response;
+    if (req.method === 'HEAD') res.end();
+    else if (typeof body === 'string' || Buffer.isBuffer(body)) res.end(body);
+    else {
+      for (const part of body) res.write(part);
+      res.end();
+    }
   }
 
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {

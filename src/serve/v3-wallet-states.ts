@@ -2,14 +2,17 @@ import { addressBookEntry } from '../snapshot/address-book.js';
 import { isFresh } from '../snapshot/store.js';
 import type { WalletRecord, WalletsSnapshot } from '../snapshot/types.js';
 import { jsonResponse, retryAfterSeconds, snapshotHeaders, type ServedResponse } from './response.js';
-import { parseWalletQuery } from './wallet-query.js';
+import { addressOf, parseWalletQuery } from './wallet-query.js';
 
 /**
  * `GET /api/v3/walletStates?address=…` from the snapshot, in the seed's format:
  * `wallets` (watched, known, fresh; request order; duplicates once), `address_book` (every
  * valid requested address), `metadata` (the upstream's, for those addresses). Errors in
- * toncenter v3's form `{"error": …}`. The body is assembled from per-wallet JSON
- * serialised once per record, not built per request.
+ * toncenter v3's form `{"error": …}`.
+ *
+ * Bodies are assembled from per-wallet JSON serialised once per record, and a bounded
+ * cache keeps whole answers to repeated queries until the snapshot, the watchlist or a
+ * served record's freshness changes.
  */
 
 export interface WalletStatesRequest {
@@ -19,58 +22,104 @@ export interface WalletStatesRequest {
   readonly maxAgeSeconds: number;
   readonly nextPollDueAt: number | null;
   readonly testnet: boolean;
-  /** Raw keys of the watchlist. */
+  /** Raw keys of the watchlist; a new set per config. */
   readonly watched: ReadonlySet<string>;
 }
 
-const stateJson = new WeakMap<WalletRecord, string>();
-const bookJson = new WeakMap<WalletRecord, { testnet: boolean; json: string }>();
-const metadataJson = new WeakMap<WalletRecord, string>();
-
-function cached(map: WeakMap<WalletRecord, string>, record: WalletRecord, make: () => string): string {
-  let json = map.get(record);
-  if (json === undefined) {
-    json = make();
-    map.set(record, json);
-  }
-  return json;
+export interface WalletStatesHandler {
+  serve(snapshot: WalletsSnapshot | null, request: WalletStatesRequest): ServedResponse;
 }
 
-export function serveWalletStates(snapshot: WalletsSnapshot | null, request: WalletStatesRequest): ServedResponse {
-  if (request.method !== 'GET' && request.method !== 'HEAD') {
-    return jsonResponse(405, { error: `method ${request.method} not allowed; use GET` }, { allow: 'GET, HEAD' });
-  }
-  const query = parseWalletQuery(request.query);
-  if (!query.ok) return jsonResponse(422, { error: query.error });
-  const retryAfter = { 'retry-after': retryAfterSeconds(request.now, request.nextPollDueAt) };
-  if (request.watched.size > 0) {
-    if (snapshot === null) return jsonResponse(503, { error: 'no wallet snapshot yet: the first wallet poll has not finished' }, retryAfter);
-    if (!isFresh(snapshot.fetchedAt, request.now, request.maxAgeSeconds)) {
-      return jsonResponse(503, { error: `wallet snapshot is older than snapshot.maxAgeSeconds (${request.maxAgeSeconds} s): the upstream is failing` }, retryAfter);
+/** Bounds of the answer cache. */
+const CACHE_ENTRIES = 512;
+const CACHE_BYTES = 64 * 1024 * 1024;
+
+interface Fragments {
+  readonly testnet: boolean;
+  readonly state: string | null;
+  readonly book: string;
+  readonly metadata: string | null;
+}
+
+export function createWalletStatesHandler(): WalletStatesHandler {
+  const fragments = new WeakMap<WalletRecord, Fragments>();
+  let cacheKey: { snapshot: WalletsSnapshot | null; watched: ReadonlySet<string>; testnet: boolean; maxAge: number } | null = null;
+  const answers = new Map<string, { body: Buffer; validUntil: number }>();
+  let cachedBytes = 0;
+
+  const fragmentsOf = (record: WalletRecord, key: string, testnet: boolean, make: () => ReturnType<typeof addressBookEntry>): Fragments => {
+    let found = fragments.get(record);
+    if (found?.testnet !== testnet) {
+      found = {
+        testnet,
+        state: record.state ? JSON.stringify(record.state) : null,
+        book: `${key}:${JSON.stringify(make())}`,
+        metadata: record.metadata === undefined ? null : `${key}:${JSON.stringify(record.metadata)}`,
+      };
+      fragments.set(record, found);
     }
-  }
-  const wallets: string[] = [];
-  const book: string[] = [];
-  const metadata: string[] = [];
-  for (const requested of query.addresses) {
-    const record = request.watched.has(requested.raw) ? snapshot?.wallets.get(requested.raw) : undefined;
-    const fresh = record !== undefined && isFresh(record.fetchedAt, request.now, request.maxAgeSeconds);
-    const usable = fresh ? record : undefined;
-    if (usable?.state) wallets.push(cached(stateJson, usable, () => JSON.stringify(usable.state)));
-    const key = JSON.stringify(requested.raw);
-    if (usable) {
-      let entry = bookJson.get(usable);
-      if (entry?.testnet !== request.testnet) {
-        entry = { testnet: request.testnet, json: JSON.stringify(addressBookEntry(usable, requested.address(), request.testnet)) };
-        bookJson.set(usable, entry);
+    return found;
+  };
+
+  const build = (snapshot: WalletsSnapshot | null, request: WalletStatesRequest, query: string): { body: Buffer; validUntil: number } | ServedResponse => {
+    const parsed = parseWalletQuery(query);
+    if (!parsed.ok) return jsonResponse(422, { error: parsed.error });
+    const maxAgeMs = request.maxAgeSeconds * 1000;
+    let validUntil = snapshot ? snapshot.fetchedAt + maxAgeMs + 1 : Infinity;
+    const wallets: string[] = [];
+    const book: string[] = [];
+    const metadata: string[] = [];
+    for (const requested of parsed.addresses) {
+      const record = request.watched.has(requested.raw) ? snapshot?.wallets.get(requested.raw) : undefined;
+      const key = `"${requested.raw}"`;
+      if (record && isFresh(record.fetchedAt, request.now, request.maxAgeSeconds)) {
+        validUntil = Math.min(validUntil, record.fetchedAt + maxAgeMs + 1);
+        const parts = fragmentsOf(record, key, request.testnet, () => addressBookEntry(record, addressOf(requested), request.testnet));
+        if (parts.state !== null) wallets.push(parts.state);
+        book.push(parts.book);
+        if (parts.metadata !== null) metadata.push(parts.metadata);
+      } else {
+        book.push(`${key}:${JSON.stringify(addressBookEntry(undefined, addressOf(requested), request.testnet))}`);
       }
-      book.push(`${key}:${entry.json}`);
-      if (usable.metadata !== undefined) metadata.push(`${key}:${cached(metadataJson, usable, () => JSON.stringify(usable.metadata))}`);
-    } else {
-      book.push(`${key}:${JSON.stringify(addressBookEntry(undefined, requested.address(), request.testnet))}`);
     }
-  }
-  const body = `{"wallets":[${wallets.join(',')}],"address_book":{${book.join(',')}},"metadata":{${metadata.join(',')}}}`;
-  const fetchedAt = snapshot?.fetchedAt ?? request.now;
-  return { status: 200, headers: snapshotHeaders(fetchedAt, request.now, request.nextPollDueAt), body };
+    return { body: Buffer.from(`{"wallets":[${wallets.join(',')}],"address_book":{${book.join(',')}},"metadata":{${metadata.join(',')}}}`), validUntil };
+  };
+
+  return {
+    serve(snapshot, request) {
+      if (request.method !== 'GET' && request.method !== 'HEAD') {
+        return jsonResponse(405, { error: `method ${request.method} not allowed; use GET` }, { allow: 'GET, HEAD' });
+      }
+      const stale = request.watched.size > 0 && (snapshot === null || !isFresh(snapshot.fetchedAt, request.now, request.maxAgeSeconds));
+      if (stale) {
+        // Request errors first: a bad request is the client's to fix, whatever our state.
+        const parsed = parseWalletQuery(request.query);
+        if (!parsed.ok) return jsonResponse(422, { error: parsed.error });
+        const error = snapshot === null ? 'no wallet snapshot yet: the first wallet poll has not finished' : `wallet snapshot is older than snapshot.maxAgeSeconds (${request.maxAgeSeconds} s): the upstream is failing`;
+        return jsonResponse(503, { error }, { 'retry-after': retryAfterSeconds(request.now, request.nextPollDueAt) });
+      }
+      if (!cacheKey || cacheKey.snapshot !== snapshot || cacheKey.watched !== request.watched || cacheKey.testnet !== request.testnet || cacheKey.maxAge !== request.maxAgeSeconds) {
+        cacheKey = { snapshot, watched: request.watched, testnet: request.testnet, maxAge: request.maxAgeSeconds };
+        answers.clear();
+        cachedBytes = 0;
+      }
+      let answer = answers.get(request.query);
+      if (!answer || request.now >= answer.validUntil) {
+        const built = build(snapshot, request, request.query);
+        if ('status' in built) return built;
+        answer = built;
+        if (answer.body.length <= CACHE_BYTES / 8) {
+          answers.set(request.query, answer);
+          cachedBytes += answer.body.length;
+          for (const [oldest, entry] of answers) {
+            if (answers.size <= CACHE_ENTRIES && cachedBytes <= CACHE_BYTES) break;
+            answers.delete(oldest);
+            cachedBytes -= entry.body.length;
+          }
+        }
+      }
+      const fetchedAt = snapshot?.fetchedAt ?? request.now;
+      return { status: 200, headers: snapshotHeaders(fetchedAt, request.now, request.nextPollDueAt), body: answer.body };
+    },
+  };
 }

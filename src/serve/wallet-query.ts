@@ -2,10 +2,10 @@ import { Address } from '@ton/core';
 import { MAX_ADDRESSES_PER_REQUEST } from '../config/schema.js';
 import { parseAddress } from '../ton/address.js';
 
-/** One requested address, canonical; the Address object is made only when needed. */
+/** One requested address, canonical. `address` is null when it came in raw form (made on demand). */
 export interface RequestedAddress {
   readonly raw: string;
-  address(): Address;
+  readonly address: Address | null;
 }
 
 export type WalletQuery =
@@ -13,6 +13,20 @@ export type WalletQuery =
   | { readonly ok: false; readonly error: string };
 
 const RAW_UPPER = /^-?\d{1,3}:[0-9A-F]{64}$/;
+
+export function addressOf(requested: RequestedAddress): Address {
+  return requested.address ?? Address.parseRaw(requested.raw);
+}
+
+/** x-www-form-urlencoded value decoding: `+` is a space (parseAddress reads it back as `+`). */
+function decodeValue(value: string): string | null {
+  if (!value.includes('%') && !value.includes('+')) return value;
+  try {
+    return decodeURIComponent(value.replace(/\+/g, ' '));
+  } catch {
+    return null;
+  }
+}
 
 /**
  * Reads `address` from a raw query string: repeated (`?address=A&address=B`) and/or
@@ -23,16 +37,11 @@ const RAW_UPPER = /^-?\d{1,3}:[0-9A-F]{64}$/;
 export function parseWalletQuery(query: string): WalletQuery {
   const values: string[] = [];
   for (const part of query.split('&')) {
-    const eq = part.indexOf('=');
-    if ((eq === -1 ? part : part.slice(0, eq)) !== 'address' || eq === -1) continue;
-    let decoded: string;
-    try {
-      decoded = decodeURIComponent(part.slice(eq + 1).replace(/\+/g, ' '));
-    } catch {
-      return { ok: false, error: `invalid address: ${part.slice(eq + 1, eq + 120)} is not valid percent-encoding` };
-    }
+    if (!part.startsWith('address=')) continue;
+    const decoded = decodeValue(part.slice(8));
+    if (decoded === null) return { ok: false, error: `invalid address: ${part.slice(8, 128)} is not valid percent-encoding` };
     for (const value of decoded.split(',')) {
-      if (value.trim() === '') continue;
+      if (value === '' || value.trim() === '') continue;
       values.push(value);
       if (values.length > MAX_ADDRESSES_PER_REQUEST) {
         return { ok: false, error: `too many addresses: at most ${MAX_ADDRESSES_PER_REQUEST} per request` };
@@ -44,14 +53,11 @@ export function parseWalletQuery(query: string): WalletQuery {
   const addresses: RequestedAddress[] = [];
   for (const value of values) {
     let requested: RequestedAddress;
-    if (RAW_UPPER.test(value)) {
-      let made: Address | undefined;
-      requested = { raw: value, address: () => (made ??= Address.parseRaw(value)) };
-    } else {
+    if (RAW_UPPER.test(value)) requested = { raw: value, address: null };
+    else {
       const parsed = parseAddress(value);
       if (!parsed.ok) return { ok: false, error: `invalid address ${value.slice(0, 100)}: ${parsed.reason}` };
-      const { address } = parsed.value;
-      requested = { raw: parsed.value.raw, address: () => address };
+      requested = parsed.value;
     }
     if (seen.has(requested.raw)) continue;
     seen.add(requested.raw);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { bodyText } from '../helpers/response.js';
 import { serveQueueSizes } from '../../src/serve/v2-queue-sizes.js';
 import { queueSnapshot } from '../helpers/fixtures.js';
 
@@ -10,7 +11,7 @@ describe('GET /api/v2/getOutMsgQueueSizes', () => {
   it('answers in the seed format, to the letter', () => {
     const response = serveQueueSizes(snapshot, request);
     expect(response.status).toBe(200);
-    const body = JSON.parse(response.body.toString());
+    const body = JSON.parse(bodyText(response));
     expect(Object.keys(body)).toEqual(['ok', 'result']);
     expect(body.ok).toBe(true);
     expect(Object.keys(body.result)).toEqual(['@type', 'shards', 'ext_msg_queue_size_limit', '@extra']);
@@ -48,20 +49,20 @@ describe('GET /api/v2/getOutMsgQueueSizes', () => {
     const response = serveQueueSizes(null, request);
     expect(response.status).toBe(503);
     expect(response.headers['retry-after']).toBe('3');
-    expect(JSON.parse(response.body.toString())).toEqual({ ok: false, error: expect.stringMatching(/no queue-size snapshot/) as unknown, code: 503 });
+    expect(JSON.parse(bodyText(response))).toEqual({ ok: false, error: expect.stringMatching(/no queue-size snapshot/) as unknown, code: 503 });
   });
 
   it('answers 503 once the snapshot is older than maxAgeSeconds', () => {
     expect(serveQueueSizes(snapshot, { ...request, now: at(300) }).status).toBe(200);
     const stale = serveQueueSizes(snapshot, { ...request, now: at(301) });
     expect(stale.status).toBe(503);
-    expect(JSON.parse(stale.body.toString())).toMatchObject({ ok: false, code: 503, error: expect.stringMatching(/older than snapshot.maxAgeSeconds/) as unknown });
+    expect(JSON.parse(bodyText(stale))).toMatchObject({ ok: false, code: 503, error: expect.stringMatching(/older than snapshot.maxAgeSeconds/) as unknown });
   });
 
   it.each(['POST', 'PUT', 'DELETE'])('answers %s with 405 in the envelope', (method) => {
     const response = serveQueueSizes(snapshot, { ...request, method });
     expect(response.status).toBe(405);
     expect(response.headers['allow']).toBe('GET, HEAD');
-    expect(JSON.parse(response.body.toString())).toMatchObject({ ok: false, code: 405 });
+    expect(JSON.parse(bodyText(response))).toMatchObject({ ok: false, code: 405 });
   });
 });

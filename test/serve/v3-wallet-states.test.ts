@@ -1,13 +1,16 @@
 import { Address } from '@ton/core';
 import { describe, expect, it } from 'vitest';
-import { serveWalletStates, type WalletStatesRequest } from '../../src/serve/v3-wallet-states.js';
+import type { ServedResponse } from '../../src/serve/response.js';
+import { bodyText } from '../helpers/response.js';
+import { createWalletStatesHandler, type WalletStatesRequest } from '../../src/serve/v3-wallet-states.js';
 import { userFriendly } from '../../src/ton/address.js';
 import { ADDR, record, walletState, walletsSnapshot } from '../helpers/wallets.js';
 
 const NOW = 1_000_000 + 2_500;
+const serveWalletStates = (...args: Parameters<ReturnType<typeof createWalletStatesHandler>['serve']>) => createWalletStatesHandler().serve(...args);
 const raws = (n: number) => Array.from({ length: n }, (_, i) => `0:${(i + 1).toString(16).toUpperCase().padStart(64, '0')}`);
 const base = (watched: string[], query: string): WalletStatesRequest => ({ method: 'GET', query, now: NOW, maxAgeSeconds: 300, nextPollDueAt: 1_000_000 + 30_000, testnet: false, watched: new Set(watched) });
-const body = (r: { body: string | Buffer }) => JSON.parse(r.body.toString());
+const body = (r: ServedResponse) => JSON.parse(bodyText(r));
 const q = (...addresses: string[]) => addresses.map((a) => `address=${encodeURIComponent(a)}`).join('&');
 
 const SEED_FIELDS = ['address', 'balance', 'code_hash', 'extra_currencies', 'is_signature_allowed', 'is_wallet', 'last_transaction_hash', 'last_transaction_lt', 'seqno', 'status', 'wallet_id', 'wallet_type'];
@@ -111,5 +114,23 @@ describe('GET /api/v3/walletStates', () => {
     const response = serveWalletStates(snapshot, { ...base(watched, q(ADDR.a)), method: 'POST' });
     expect(response.status).toBe(405);
     expect(body(response)).toEqual({ error: 'method POST not allowed; use GET' });
+  });
+
+  it('caches whole answers per snapshot, and rebuilds them when data changes or turns stale', () => {
+    const handler = createWalletStatesHandler();
+    const query = q(ADDR.a, ADDR.b);
+    // The watchlist set is one object per config, as in the daemon.
+    const request = base(watched, query);
+    const first = handler.serve(snapshot, request);
+    expect(handler.serve(snapshot, { ...request, now: NOW + 1000 }).body).toBe(first.body);
+    // A new snapshot: a new answer.
+    const next = walletsSnapshot([record(ADDR.a, walletState(ADDR.a, { balance: '5' }), 1_000_000), record(ADDR.b, uninit, 1_000_000 - 200_000)], 1_000_000);
+    const changed = body(handler.serve(next, request));
+    expect(changed.wallets.map((w: { balance: string }) => w.balance)).toEqual(['5', uninit.balance]);
+    // ADDR.b's record turns stale 100 s later: the cached answer is rebuilt without it.
+    const later = body(handler.serve(next, { ...request, now: 1_000_000 + 100_001 }));
+    expect(later.wallets.map((w: { address: string }) => w.address)).toEqual([ADDR.a]);
+    // A new watchlist: rebuilt too.
+    expect(body(handler.serve(next, base([ADDR.b], query))).wallets).toHaveLength(1);
   });
 });

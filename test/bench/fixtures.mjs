@@ -1,0 +1,48 @@
+// Synthetic but realistic data for the benchmarks: built from the compiled sources.
+import { createHash } from 'node:crypto';
+
+const b64 = (s) => createHash('sha256').update(s).digest('base64');
+
+export function rawAddress(i) {
+  return `0:${createHash('sha256').update(`bench:${i}`).digest('hex').toUpperCase()}`;
+}
+
+/** One upstream walletStates body for addresses [from, to), as toncenter sends it. */
+export function walletStatesBody(from, to) {
+  const wallets = [];
+  const addressBook = {};
+  for (let i = from; i < to; i += 1) {
+    const address = rawAddress(i);
+    wallets.push({
+      address,
+      balance: String(1_000_000_000n * BigInt(i + 1) + 123n),
+      code_hash: b64('code:v4r2'),
+      extra_currencies: i % 7 === 0 ? { 100: String(i) } : undefined,
+      is_wallet: true,
+      last_transaction_hash: b64(`tx:${i}`),
+      last_transaction_lt: String(50_000_000_000_000 + i),
+      seqno: i % 5000,
+      status: 'active',
+      wallet_id: 698983191,
+      wallet_type: 'wallet v4 r2',
+    });
+    addressBook[address] = { user_friendly: null, domain: null, interfaces: ['wallet_v4r2'] };
+  }
+  return JSON.stringify({ wallets, address_book: addressBook, metadata: {} });
+}
+
+export function queueSnapshot() {
+  const hash = b64('root');
+  return {
+    fetchedAt: Date.now(),
+    upstream: 'toncenter',
+    extMsgQueueSizeLimit: 8000,
+    shards: [
+      { workchain: -1, shard: '-9223372036854775808', seqno: 51149550, rootHash: hash, fileHash: hash, size: 0 },
+      { workchain: 0, shard: '2305843009213693952', seqno: 56000001, rootHash: hash, fileHash: hash, size: 120 },
+      { workchain: 0, shard: '6917529027641081856', seqno: 56000002, rootHash: hash, fileHash: hash, size: 5400 },
+      { workchain: 0, shard: '-6917529027641081856', seqno: 56000003, rootHash: hash, fileHash: hash, size: 80 },
+      { workchain: 0, shard: '-2305843009213693952', seqno: 56000004, rootHash: hash, fileHash: hash, size: 13 },
+    ],
+  };
+}

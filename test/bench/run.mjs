@@ -1,0 +1,136 @@
+// `npm run bench`: performance targets as ratios against a baseline measured in the same
+// run (this machine is shared and noisy; no test asserts on time). Loopback only; every
+// load is bounded in seconds and requests.
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { Pool } from 'undici';
+import { createWalletSeriesRenderer } from '../../dist/metrics/wallet-series.js';
+import { matchWalletAnswer } from '../../dist/poll/wallet-mapping.js';
+import { parseAddress } from '../../dist/ton/address.js';
+import { walletStatesResponseSchema } from '../../dist/upstream/schemas.js';
+import { rawAddress, walletStatesBody } from './fixtures.mjs';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
+const MAX_REQUESTS = 200_000;
+
+function startServer(mode, wallets) {
+  const child = spawn(process.execPath, [...process.execArgv, new URL('./server.mjs', import.meta.url).pathname, mode, String(wallets)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    let text = '';
+    child.stdout.on('data', (c) => {
+      text += c;
+      if (text.includes('\n')) resolve({ child, ...JSON.parse(text) });
+    });
+    child.once('exit', (code) => reject(new Error(`${mode} server exited with ${code}`)));
+  });
+}
+
+const rssOf = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) * 1024;
+
+async function load(port, path, connections = 8) {
+  const pool = new Pool(`http://127.0.0.1:${port}`, { connections, pipelining: 1 });
+  const latencies = [];
+  const warmupUntil = Date.now() + 500;
+  let deadline = 0;
+  let done = 0;
+  const worker = async () => {
+    while (Date.now() < (deadline || warmupUntil + SECONDS * 1000) && done < MAX_REQUESTS) {
+      const started = process.hrtime.bigint();
+      const { statusCode, body } = await pool.request({ path, method: 'GET' });
+      await body.arrayBuffer();
+      if (statusCode !== 200) throw new Error(`${path.slice(0, 40)}: HTTP ${statusCode}`);
+      if (Date.now() >= warmupUntil) {
+        latencies.push(Number(process.hrtime.bigint() - started) / 1e6);
+        done += 1;
+      }
+    }
+  };
+  const begin = Date.now();
+  await Promise.all(Array.from({ length: connections }, worker));
+  await pool.close();
+  const elapsed = (Date.now() - Math.max(begin, warmupUntil)) / 1000;
+  latencies.sort((a, b) => a - b);
+  const pct = (p) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))];
+  return { rps: done / elapsed, p50: pct(50), p99: pct(99), requests: done };
+}
+
+/** Alternates baseline and tonwatch twice and keeps the better run of each. */
+async function compare(name, pathKey, wallets, connections = 8) {
+  const best = {};
+  for (let round = 0; round < 2; round += 1) {
+    for (const mode of ['bare', 'tonwatch']) {
+      const server = await startServer(mode, wallets);
+      const result = await load(server.port, server.paths[pathKey], connections);
+      result.rss = rssOf(server.child.pid);
+      server.child.kill('SIGTERM');
+      if (!best[mode] || result.rps > best[mode].rps) best[mode] = result;
+    }
+  }
+  return { name, ...best, ratio: best.tonwatch.rps / best.bare.rps };
+}
+
+function pollProcessing(total) {
+  const bodies = [];
+  for (let from = 0; from < total; from += 1000) bodies.push({ from, text: walletStatesBody(from, Math.min(total, from + 1000)) });
+  const watchlist = Array.from({ length: total }, (_, i) => {
+    const parsed = parseAddress(rawAddress(i));
+    return { raw: parsed.value.raw, address: parsed.value.address, name: `w${i}`, labels: {}, minBalanceTons: undefined };
+  });
+  const measure = (work) => {
+    const before = process.cpuUsage();
+    work();
+    const used = process.cpuUsage(before);
+    return (used.user + used.system) / 1e6;
+  };
+  // As in the daemon: one renderer for the process, labels cached per watched wallet,
+  // and the previous cycle's records passed in so unchanged wallets keep their state.
+  const renderer = createWalletSeriesRenderer({ watchlist: () => watchlist, maxAgeSeconds: () => 300, testnet: () => false });
+  const cycle = (previous) => {
+    const records = new Map();
+    for (const b of bodies) {
+      const asked = watchlist.slice(b.from, b.from + 1000).map((w) => w.raw);
+      const answer = walletStatesResponseSchema.parse(JSON.parse(b.text));
+      matchWalletAnswer(asked, answer, { fetchedAt: Date.now(), upstream: 'bench' }, previous, records);
+    }
+    renderer.render({ queueSizes: null, wallets: { wallets: records, fetchedAt: Date.now() } }, Date.now());
+    return records;
+  };
+  // A daemon runs cycle after cycle: warm up first.
+  let previous = cycle(undefined);
+  measure(() => bodies.forEach((b) => JSON.parse(b.text)));
+  // Baseline: JSON.parse alone, the floor of any processing.
+  const baseline = measure(() => bodies.forEach((b) => JSON.parse(b.text)));
+  // Every wallet changed since the last cycle (nothing to share) …
+  const allChanged = measure(() => cycle(undefined));
+  // … and the steady state: wallets that did not change keep their state and metric lines.
+  const full = measure(() => (previous = cycle(previous)));
+  return { total, cpuSeconds: full, statesPerCpuSecond: total / full, allChangedPerCpuSecond: total / allChanged, jsonParseOnlyPerCpuSecond: total / baseline };
+}
+
+const fmt = (n, d = 0) => n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
+console.log(`tonwatch benchmarks: ${cpus()[0]?.model ?? 'unknown CPU'} × ${cpus().length}, Node ${process.version}, ${SECONDS} s per run\n`);
+
+const processing = pollProcessing(100_000);
+console.log(`poll processing (parse, validate, snapshot, metrics), ${fmt(processing.total)} wallet states per cycle, in states per CPU-second (target ≥ 100,000):`);
+console.log(`  steady state, unchanged wallets shared: ${fmt(processing.statesPerCpuSecond)} ${processing.statesPerCpuSecond >= 100_000 ? 'met' : 'MISSED'}`);
+console.log(`  every wallet changed since the last cycle: ${fmt(processing.allChangedPerCpuSecond)}`);
+console.log(`  baseline, JSON.parse alone: ${fmt(processing.jsonParseOnlyPerCpuSecond)}`);
+
+const rows = [
+  await compare('GET /api/v2/getOutMsgQueueSizes', 'v2', 100),
+  await compare('GET /api/v3/walletStates, 100 addresses', 'v3_100', 1000),
+  await compare('GET /metrics, 10,000 wallets', 'metrics', 10_000, 4),
+];
+const latency = await startServer('tonwatch', 2000);
+const big = await load(latency.port, latency.paths.v3_1024, 4);
+latency.child.kill('SIGTERM');
+
+console.log('\n| endpoint | baseline req/s | tonwatch req/s | ratio | target | tonwatch p99 |');
+console.log('|---|---|---|---|---|---|');
+const targets = { v2: 0.9, v3: 0.5, metrics: 0.5 };
+for (const [row, target] of rows.map((r, i) => [r, Object.values(targets)[i]])) {
+  console.log(`| ${row.name} | ${fmt(row.bare.rps)} | ${fmt(row.tonwatch.rps)} | ${fmt(row.ratio, 2)} | ≥ ${target} ${row.ratio >= target ? 'met' : 'MISSED'} | ${fmt(row.tonwatch.p99, 1)} ms |`);
+}
+console.log(`| GET /api/v3/walletStates, 1024 addresses | | ${fmt(big.rps)} | | p99 < 25 ms ${big.p99 < 25 ? 'met' : 'MISSED'} | ${fmt(big.p99, 1)} ms |`);
+console.log(`\nmemory: tonwatch server holding 10,000 wallets with every per-wallet series, after serving /metrics: ${fmt(rows[2].tonwatch.rss / 2 ** 20)} MiB RSS (target < 200 MiB)`);
