@@ -22,7 +22,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/main.ts', 'test/**/*.ts', 'vitest.config.ts'],
+    files: ['src/main.ts', 'test/**/*.ts', 'test/**/*.mjs', 'vitest.config.ts'],
     rules: { 'no-restricted-properties': 'off' },
   },
   {
