@@ -48,6 +48,7 @@ export async function pollWallets(deps: WalletPollDeps, signal?: AbortSignal): P
   const failed = new Set<string>();
   let lastError = '';
   let lastProgressAt = started;
+  let batchesDone = 0;
 
   /** Runs `addresses` through in batches; returns the ones the answers left out. */
   const runPass = async (addresses: readonly string[], pass: 1 | 2): Promise<string[] | 'aborted'> => {
@@ -78,12 +79,14 @@ export async function pollWallets(deps: WalletPollDeps, signal?: AbortSignal): P
         }
       }
       offset += batch.length;
+      batchesDone += 1;
       if (now() - lastProgressAt >= PROGRESS_EVERY_MS) {
         lastProgressAt = now();
         const done = records.size + failed.size;
         const total = deps.watchlist.length;
         const rate = done / Math.max(1, now() - started);
-        logger.info({ done, total, pass, etaSeconds: Math.round((total - done) / Math.max(rate, 1e-9) / 1000) }, 'wallet cycle in progress');
+        const batchesTotal = batchesDone + Math.ceil((addresses.length - offset) / batchSize.get());
+        logger.info({ batchesDone, batchesTotal, done, total, pass, etaSeconds: Math.round((total - done) / Math.max(rate, 1e-9) / 1000) }, 'wallet cycle in progress');
       }
     }
     return missing;

@@ -103,3 +103,37 @@ describe('wallet poller against the simulator', () => {
     expect(t.snapshot()).toBeNull();
   });
 });
+
+describe('wallet poller progress', () => {
+  it('logs batches done of total with an ETA during a long cycle', async () => {
+    const log = createLogSink('info');
+    let clock = 0;
+    const addresses = Array.from({ length: 50 }, (_, i) => `0:${(i + 1).toString(16).toUpperCase().padStart(64, '0')}`);
+    // A fake upstream that answers every batch after 4 s of (virtual) time.
+    const client = {
+      fetchQueueSizes: () => Promise.reject(new Error('not used')),
+      fetchWalletStates: (batch: readonly string[]) => {
+        clock += 4_000;
+        return Promise.resolve({
+          ok: true as const,
+          value: { upstream: 'fake', fetchedAt: clock, value: { wallets: batch.map((address) => ({ address, status: 'active', balance: '1' })), address_book: {}, metadata: {} } },
+        });
+      },
+    };
+    const outcome = await pollWallets({
+      client,
+      logger: log.logger,
+      now: () => clock,
+      watchlist: addresses.map((a) => watch(a)),
+      batchSize: createBatchSize(10),
+      previous: () => null,
+      publish: () => undefined,
+    });
+    expect(outcome).toEqual({ ok: true, fetched: 50, unknown: 0, failed: 0 });
+    const progress = log.lines().filter((l) => l['msg'] === 'wallet cycle in progress');
+    // 5 batches × 4 s: the first report comes after 12 s, with 3 of 5 batches done.
+    expect(progress.length).toBeGreaterThanOrEqual(1);
+    expect(progress[0]).toMatchObject({ batchesDone: 3, batchesTotal: 5, done: 30, total: 50, pass: 1 });
+    expect(progress[0]?.['etaSeconds']).toBe(8);
+  });
+});
