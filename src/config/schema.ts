@@ -46,8 +46,8 @@ const upstreamSchema = z.strictObject({
   name: z.string().regex(/^[a-z0-9_-]+$/, 'must match [a-z0-9_-]+'),
   /** Base URL; the API paths are appended to it. */
   url: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }),
-  /** Sent as the X-API-Key header; never logged. */
-  apiKey: z.string().min(1).optional(),
+  /** Sent as the X-API-Key header; never logged. Empty means none (`${KEY:-}` with KEY unset). */
+  apiKey: z.string().optional(),
   /** Request budget: requests per second (token bucket, burst = rps). */
   rps: z.number().positive().max(10_000).default(1),
   /** Per-request timeout in milliseconds. */

@@ -103,7 +103,8 @@ export function createUpstreamClient(deps: UpstreamClientDeps): UpstreamClient {
         headers: {
           accept: 'application/json',
           'user-agent': deps.userAgent,
-          ...(upstream.apiKey === undefined ? {} : { 'x-api-key': upstream.apiKey }),
+          // An empty key (`${KEY:-}` with KEY unset) means none.
+          ...(upstream.apiKey ? { 'x-api-key': upstream.apiKey } : {}),
         },
         headersTimeout: upstream.timeoutMs,
         bodyTimeout: upstream.timeoutMs,
