@@ -85,7 +85,7 @@ const wallets = dashboard('tonwatch-wallets', 'TON wallets', 'Balances and state
     ],
     fieldConfig: { defaults: {}, overrides: [{ matcher: { id: 'byName', options: 'balance (TON)' }, properties: [{ id: 'decimals', value: 3 }] }] },
   }),
-  panel('stat', 'Wallets under their threshold', 'Wallets whose balance is below their configured minBalanceTons. Empty on a calm network only when every wallet is above its threshold; the simulator\'s demo watchlist has one below.', [[`count(ton_wallet_balance_tons${walletSel} < ton_wallet_min_balance_tons${walletSel})`, 'under threshold']], { x: 0, y: 10, w: 6, h: 6 }, stat('short', [[null, 'green'], [1, 'red']])),
+  panel('stat', 'Wallets under their threshold', 'Wallets whose balance is below their configured minBalanceTons; no value while every wallet is above its threshold.', [[`count(ton_wallet_balance_tons${walletSel} < ton_wallet_min_balance_tons${walletSel})`, 'under threshold']], { x: 0, y: 10, w: 6, h: 6 }, stat('short', [[null, 'green'], [1, 'red']])),
   panel('stat', 'Wallets not active', 'Watched accounts whose status is not active (uninit, frozen, nonexist, or unknown to the upstream).', [[`count(ton_wallet_status${sel('status!="active"')})`, 'not active']], { x: 6, y: 10, w: 6, h: 6 }, stat('short', [[null, 'green'], [1, 'orange']])),
   panel('stat', 'Total balance', 'Sum of the watched balances, in TON.', [[`sum(ton_wallet_balance_tons${walletSel})`, 'TON']], { x: 12, y: 10, w: 6, h: 6 }, stat('short', [[null, 'blue']])),
   panel('stat', 'Watched wallets', 'Addresses on the watchlist (tonwatch_watchlist_size).', [[`sum(tonwatch_watchlist_size${sel()})`, 'wallets']], { x: 18, y: 10, w: 6, h: 6 }, stat('short', [[null, 'blue']])),

@@ -1,0 +1,162 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dashboardExpressions, loadRules, substituteVariables, type DashboardExpression } from '../helpers/promql.js';
+import { eventually, findTool, startTonwatch, type RunningProcess } from '../helpers/process.js';
+
+/**
+ * A real Prometheus scraping a real tonwatch on the real simulator, all on 127.0.0.1:
+ * every expression of the dashboards and rules must parse and return data, and a surge
+ * must take the queue-pressure alert to `firing`. Alert `for:` durations are shortened
+ * to 5 s in Prometheus' copy of the rules (promtool test rules covers the real ones).
+ */
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const CALM_NOTE = 'Empty on a calm network';
+
+const freePort = (): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+
+describe('dashboards and rules against a real Prometheus', () => {
+  const prometheusBin = findTool('prometheus');
+  let sim: RunningProcess;
+  let simUrl: string;
+  let daemon: RunningProcess;
+  let prometheus: ChildProcess | undefined;
+  let promUrl: string;
+  let promLog = '';
+  const dashboardExprs: DashboardExpression[] = [];
+
+  const query = async (expr: string): Promise<{ ok: boolean; series: number; error?: string }> => {
+    const response = await fetch(`${promUrl}/api/v1/query?query=${encodeURIComponent(expr)}`);
+    const body = (await response.json()) as { status: string; error?: string; data?: { result: unknown[] } };
+    return body.status === 'success' ? { ok: true, series: body.data?.result.length ?? 0 } : { ok: false, series: 0, error: body.error ?? '' };
+  };
+
+  beforeAll(async () => {
+    if (!prometheusBin) return;
+    const dir = await mkdtemp(join(tmpdir(), 'tonwatch-prom-'));
+    // Stall from the start: calm queues, but one shard's seqno never moves.
+    sim = startTonwatch(['simulate', '--port', '0', '--block-ms', '250', '--seed', '7', '--scenario', 'stall']);
+    simUrl = (await sim.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+)/))[1] ?? '';
+    // The compose stack's demo config, pointed at this simulator.
+    const demo = (await readFile(join(ROOT, 'dashboards/tonwatch/demo.yml'), 'utf8'))
+      .replace('http://simulator:8081', simUrl)
+      .replace('listen: { host: 0.0.0.0, port: 9102 }', 'listen: { host: 127.0.0.1, port: 0 }')
+      .replace('/var/lib/tonwatch/demo-snapshot.json', join(dir, 'snapshot.json'))
+      .replace('queueSizes: "*/2 * * * * *"', 'queueSizes: "* * * * * *"')
+      .replace('wallets: "*/10 * * * * *"', 'wallets: "*/2 * * * * *"');
+    await writeFile(join(dir, 'tonwatch.yml'), demo);
+    daemon = startTonwatch(['--config', join(dir, 'tonwatch.yml')]);
+    const tonwatchUrl = (await daemon.waitFor(/"url":"(http:\/\/127\.0\.0\.1:\d+)"/))[1] ?? '';
+
+    const rules = (await readFile(join(ROOT, 'dashboards/prometheus/rules.yml'), 'utf8')).replace(/^(\s+)for: \S+$/gm, '$1for: 5s');
+    await writeFile(join(dir, 'rules.yml'), rules);
+    await writeFile(
+      join(dir, 'prometheus.yml'),
+      `global: { scrape_interval: 1s, evaluation_interval: 1s }
+rule_files: [${join(dir, 'rules.yml')}]
+scrape_configs:
+  - job_name: tonwatch
+    static_configs: [ { targets: ["${new URL(tonwatchUrl).host}"] } ]
+`,
+    );
+    const port = await freePort();
+    promUrl = `http://127.0.0.1:${port}`;
+    prometheus = spawn(prometheusBin, [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`], { stdio: ['ignore', 'pipe', 'pipe'] });
+    prometheus.stderr?.on('data', (c: Buffer) => (promLog += c.toString()));
+    await eventually(async () => ((await query('up{job="tonwatch"} == 1')).series === 1 ? true : undefined), 30_000, `Prometheus scraping tonwatch; log:\n${promLog.slice(-2000)}`);
+    // Rates and derivatives need a few samples.
+    await eventually(async () => ((await query('ton:shard_block_seqno:deriv5m')).series > 0 && (await query('ton_wallet_balance_tons')).series > 0 ? true : undefined), 30_000, 'first data');
+
+    for (const file of ['queue-pressure.json', 'wallets.json', 'health.json']) {
+      const json = JSON.parse(await readFile(join(ROOT, 'dashboards/grafana/dashboards', file), 'utf8')) as never;
+      dashboardExprs.push(...dashboardExpressions(file, json));
+    }
+  }, 120_000);
+
+  afterAll(async () => {
+    prometheus?.kill('SIGTERM');
+    await daemon?.stop('SIGKILL');
+    await sim?.stop('SIGKILL');
+  });
+
+  /** Evaluates expressions repeatedly for `ms`; returns those that returned data at least once. */
+  const withData = async (exprs: readonly string[], ms: number): Promise<Set<string>> => {
+    const seen = new Set<string>();
+    const until = Date.now() + ms;
+    do {
+      for (const expr of exprs) if (!seen.has(expr) && (await query(expr)).series > 0) seen.add(expr);
+      if (seen.size === exprs.length) break;
+      await new Promise((r) => setTimeout(r, 1000));
+    } while (Date.now() < until);
+    return seen;
+  };
+
+  it('parses and returns data for every dashboard expression and rule, in the scenario each is meant for', async (ctx) => {
+    if (!prometheusBin) return ctx.skip('prometheus not installed (CI installs Debian\'s prometheus package)');
+    const rules = loadRules().groups.flatMap((g) => g.rules);
+    const panelExprs = dashboardExprs.map((d) => ({ ...d, expr: substituteVariables(d.expr, '30s') }));
+    // Everything must parse.
+    for (const expr of [...panelExprs.map((p) => p.expr), ...rules.map((r) => r.expr)]) {
+      const result = await query(expr);
+      expect(result.error, expr).toBeUndefined();
+      expect(result.ok, expr).toBe(true);
+    }
+    const calmPanels = panelExprs.filter((p) => !p.description.includes(CALM_NOTE));
+    const calmAlerts = ['TonShardStalled', 'TonWalletBalanceBelowMinimum', 'TonWalletNotActive'];
+    const alertExpr = (name: string) => rules.find((r) => r.alert === name)?.expr ?? '';
+    const calmExprs = [...calmPanels.map((p) => p.expr), ...calmAlerts.map(alertExpr)];
+    const calm = await withData(calmExprs, 20_000);
+    expect(calmExprs.filter((e) => !calm.has(e)), 'empty on a calm network').toEqual([]);
+
+    // Upstream failures: 429s in both body forms and a few 503s, spread over several
+    // scrapes (a burst inside one scrape interval shows no increase to rate()).
+    for (const kind of ['rate_limited', 'rate_limited_result', 'http_503', 'rate_limited', 'rate_limited_result', 'http_503']) {
+      await fetch(`${simUrl}/_sim/inject?kind=${kind}&count=1`);
+      await new Promise((r) => setTimeout(r, 1500));
+    }
+    const failureExprs = [...panelExprs.filter((p) => p.panel === 'Upstream 429s').map((p) => p.expr), alertExpr('TonwatchUpstreamRateLimited'), 'tonwatch:upstream_errors:ratio5m'];
+    // The rate-limit alert wants > 0.05 429s per second over 5 minutes (15 of them):
+    // keep the upstream answering 429 once per scrape until it shows, for 40 s at most.
+    const failures = new Set<string>();
+    for (let i = 0; i < 40 && failures.size < failureExprs.length; i += 1) {
+      await fetch(`${simUrl}/_sim/inject?kind=${i % 2 ? 'rate_limited' : 'rate_limited_result'}&count=1`);
+      for (const expr of await withData(failureExprs, 0)) failures.add(expr);
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+    expect(failureExprs.filter((e) => !failures.has(e)), 'empty after injected failures').toEqual([]);
+
+    // Surge: one shard climbs past the limit.
+    await fetch(`${simUrl}/_sim/scenario?name=surge`);
+    const surgeExprs = [...panelExprs.filter((p) => p.description.includes(CALM_NOTE) && p.panel !== 'Upstream 429s').map((p) => p.expr), alertExpr('TonQueuePressureHigh'), alertExpr('TonQueuePressureCritical'), alertExpr('TonQueuePredictedToReachLimit')];
+    const surge = await withData(surgeExprs, 45_000);
+    expect(surgeExprs.filter((e) => !surge.has(e)), 'empty under surge').toEqual([]);
+
+    // Every recording rule has produced data by now.
+    const recorded = rules.filter((r) => r.record).map((r) => r.record ?? '');
+    const recordedSeen = await withData(recorded, 5_000);
+    expect(recorded.filter((r) => !recordedSeen.has(r))).toEqual([]);
+  }, 150_000);
+
+  it('takes the queue-pressure alert to firing under surge', async (ctx) => {
+    if (!prometheusBin) return ctx.skip('prometheus not installed (CI installs Debian\'s prometheus package)');
+    await fetch(`${simUrl}/_sim/scenario?name=surge`);
+    const firing = await eventually(async () => {
+      const body = (await (await fetch(`${promUrl}/api/v1/alerts`)).json()) as { data: { alerts: { labels: Record<string, string>; state: string }[] } };
+      return body.data.alerts.find((a) => a.labels['alertname'] === 'TonQueuePressureCritical' && a.state === 'firing');
+    }, 60_000, 'TonQueuePressureCritical firing');
+    expect(firing.labels).toMatchObject({ severity: 'critical', job: 'tonwatch', workchain: '0' });
+  }, 90_000);
+});
