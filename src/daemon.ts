@@ -7,7 +7,7 @@ import { createSelfMetrics, type SelfMetrics } from './metrics/registry.js';
 import { createWalletSeriesRenderer } from './metrics/wallet-series.js';
 import { pollQueueSizes } from './poll/queue-sizes.js';
 import { createBatchSize, pollWallets, type BatchSize } from './poll/wallets.js';
-import { createScheduler, type Scheduler } from './poll/scheduler.js';
+import { createScheduler, type ScheduledJob, type Scheduler } from './poll/scheduler.js';
 import { createPollStatus, type PollStatus } from './poll/status.js';
 import { createRoutes } from './serve/routes.js';
 import { closeServer, createHttpServer, listen } from './serve/server.js';
@@ -111,66 +111,48 @@ export function createDaemon(deps: DaemonDeps): Daemon {
       dispatcher: deps.dispatcher,
     });
     const pollLogger = logger.child({ module: 'poll' });
-    const recordOutcome = (query: QueryName, error: string | null): void => {
-      const before = status.get(query).lastOk;
-      if (error === null) {
-        status.succeeded(query, now());
-        if (before === false) pollLogger.info({ query }, 'poll recovered');
-      } else status.failed(query, error);
-    };
+    /** A scheduled poll: timed, its outcome recorded (unless it was cut short by a stop). */
+    const pollJob = (query: QueryName, cron: string, poll: (signal: AbortSignal) => Promise<{ ok: true } | { ok: false; error: string }>): ScheduledJob => ({
+      name: query,
+      cron,
+      async run(signal) {
+        const started = now();
+        const outcome = await poll(signal);
+        self.observePoll(query, (now() - started) / 1000);
+        if (signal.aborted) return;
+        const before = status.get(query).lastOk;
+        if (outcome.ok) {
+          status.succeeded(query, now());
+          if (before === false) pollLogger.info({ query }, 'poll recovered');
+        } else status.failed(query, outcome.error);
+      },
+    });
+    const persistAfter = (): void => void persister.save(store.current());
+    const jobs = [
+      pollJob('queue_sizes', current.schedule.queueSizes, (signal) =>
+        pollQueueSizes({ client, logger: pollLogger, publish: (snapshot) => (store.replaceQueueSizes(snapshot), persistAfter()) }, signal),
+      ),
+    ];
+    if (current.watchlist.length > 0) {
+      jobs.push(
+        pollJob('wallets', current.schedule.wallets, (signal) =>
+          pollWallets(
+            {
+              client,
+              logger: pollLogger,
+              now,
+              watchlist: current.watchlist,
+              batchSize,
+              previous: () => store.current().wallets,
+              publish: (snapshot) => (store.replaceWallets(snapshot), persistAfter()),
+            },
+            signal,
+          ),
+        ),
+      );
+    }
     return createScheduler(
-      [
-        {
-          name: 'queue_sizes',
-          cron: current.schedule.queueSizes,
-          async run(signal) {
-            const started = now();
-            const outcome = await pollQueueSizes(
-              {
-                client,
-                logger: pollLogger,
-                publish(snapshot) {
-                  store.replaceQueueSizes(snapshot);
-                  void persister.save(store.current());
-                },
-              },
-              signal,
-            );
-            self.observePoll('queue_sizes', (now() - started) / 1000);
-            if (signal.aborted) return;
-            recordOutcome('queue_sizes', outcome.ok ? null : outcome.error);
-          },
-        },
-        ...(current.watchlist.length === 0
-          ? []
-          : [
-              {
-                name: 'wallets',
-                cron: current.schedule.wallets,
-                async run(signal: AbortSignal) {
-                  const started = now();
-                  const outcome = await pollWallets(
-                    {
-                      client,
-                      logger: pollLogger,
-                      now,
-                      watchlist: current.watchlist,
-                      batchSize,
-                      previous: () => store.current().wallets,
-                      publish(snapshot) {
-                        store.replaceWallets(snapshot);
-                        void persister.save(store.current());
-                      },
-                    },
-                    signal,
-                  );
-                  self.observePoll('wallets', (now() - started) / 1000);
-                  if (signal.aborted) return;
-                  recordOutcome('wallets', outcome.ok ? null : outcome.error);
-                },
-              },
-            ]),
-      ],
+      jobs,
       logger.child({ module: 'scheduler' }),
     );
   }

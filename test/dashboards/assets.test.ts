@@ -129,7 +129,7 @@ describe('the docker-compose stack', () => {
     expect(check.status).toBe(0);
   });
 
-  it.each([[{}], [{ TONWATCH_CONFIG_NAME: 'demo' }]])('docker-compose config accepts the file (%o)', (env, ctx) => {
+  it.for([{}, { TONWATCH_CONFIG_NAME: 'demo' }])('docker-compose config accepts the file (%o)', (env: Record<string, string>, ctx) => {
     const compose = findTool('docker-compose');
     if (!compose) return ctx.skip('docker-compose not installed (CI installs Debian\'s docker-compose package)');
     const check = spawnSync(compose, ['-f', join(ROOT, 'docker-compose.yml'), '--profile', 'demo', 'config', '-q'], { encoding: 'utf8', env: { ...process.env, ...env } });
