@@ -7,7 +7,7 @@ import { serveHealthz, serveReadyz } from './health.js';
 import { serveLanding } from './landing.js';
 import { jsonResponse } from './response.js';
 import type { Route } from './server.js';
-import { serveQueueSizes } from './v2-queue-sizes.js';
+import { createQueueSizesHandler } from './v2-queue-sizes.js';
 import { createWalletStatesHandler } from './v3-wallet-states.js';
 
 export interface RoutesDeps {
@@ -25,10 +25,11 @@ export interface RoutesDeps {
 export function createRoutes(deps: RoutesDeps): ReadonlyMap<string, Route> {
   const { now, snapshot, config } = deps;
   const readiness = () => ({ snapshot: snapshot(), now: now(), maxAgeSeconds: config().snapshot.maxAgeSeconds, watchlistSize: config().watchlist.length });
+  const queueSizesHandler = createQueueSizesHandler();
   const queueSizes: Route = {
     endpoint: 'queue_sizes',
     handle: (request) =>
-      serveQueueSizes(snapshot().queueSizes, {
+      queueSizesHandler.serve(snapshot().queueSizes, {
         method: request.method,
         now: now(),
         maxAgeSeconds: config().snapshot.maxAgeSeconds,

@@ -39,22 +39,29 @@ export function queueSizesBody(snapshot: QueueSizesSnapshot): string {
   });
 }
 
-const bodies = new WeakMap<QueueSizesSnapshot, Buffer>();
-
-function cachedBody(snapshot: QueueSizesSnapshot): Buffer {
-  let body = bodies.get(snapshot);
-  if (!body) {
-    body = Buffer.from(queueSizesBody(snapshot));
-    bodies.set(snapshot, body);
-  }
-  return body;
-}
-
 function v2Error(status: number, error: string, headers: Record<string, string> = {}): ServedResponse {
   return jsonResponse(status, { ok: false, error, code: status }, headers);
 }
 
-export function serveQueueSizes(snapshot: QueueSizesSnapshot | null, request: QueueSizesRequest): ServedResponse {
+export interface QueueSizesHandler {
+  serve(snapshot: QueueSizesSnapshot | null, request: QueueSizesRequest): ServedResponse;
+}
+
+/** The handler, with the body encoded once per snapshot. */
+export function createQueueSizesHandler(): QueueSizesHandler {
+  const bodies = new WeakMap<QueueSizesSnapshot, Buffer>();
+  const cachedBody = (snapshot: QueueSizesSnapshot): Buffer => {
+    let body = bodies.get(snapshot);
+    if (!body) {
+      body = Buffer.from(queueSizesBody(snapshot));
+      bodies.set(snapshot, body);
+    }
+    return body;
+  };
+  return { serve: (snapshot, request) => serveQueueSizes(snapshot, request, cachedBody) };
+}
+
+function serveQueueSizes(snapshot: QueueSizesSnapshot | null, request: QueueSizesRequest, cachedBody: (snapshot: QueueSizesSnapshot) => Buffer): ServedResponse {
   if (request.method !== 'GET' && request.method !== 'HEAD') {
     return v2Error(405, `method ${request.method} not allowed; use GET`, { allow: 'GET, HEAD' });
   }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, rename } from 'node:fs/promises';
+import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Logger } from 'pino';
 import { z } from 'zod';
@@ -88,14 +88,19 @@ export function createSnapshotPersister(options: { file: string; logger: Logger;
     const folder = dirname(file);
     await mkdir(folder, { recursive: true });
     const temp = join(folder, `.${basename(file)}.${randomBytes(4).toString('hex')}.tmp`);
-    const handle = await open(temp, 'w', 0o644);
     try {
-      await handle.writeFile(text, 'utf8');
-      await handle.sync();
-    } finally {
-      await handle.close();
+      const handle = await open(temp, 'w', 0o644);
+      try {
+        await handle.writeFile(text, 'utf8');
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      await rename(temp, file);
+    } catch (err) {
+      await rm(temp, { force: true });
+      throw err;
     }
-    await rename(temp, file);
     // The rename is durable only once the folder entry is on disk.
     const dir = await open(folder, 'r');
     try {

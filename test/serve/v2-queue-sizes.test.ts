@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { bodyText } from '../helpers/response.js';
-import { serveQueueSizes } from '../../src/serve/v2-queue-sizes.js';
+import { createQueueSizesHandler } from '../../src/serve/v2-queue-sizes.js';
 import { queueSnapshot } from '../helpers/fixtures.js';
 
+const handler = createQueueSizesHandler();
+const serveQueueSizes: typeof handler.serve = (snapshot, request) => handler.serve(snapshot, request);
 const snapshot = queueSnapshot();
 const at = (seconds: number) => snapshot.fetchedAt + seconds * 1000;
 const request = { method: 'GET', now: at(2.5), maxAgeSeconds: 300, nextPollDueAt: at(5) };
