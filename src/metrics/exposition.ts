@@ -3,9 +3,12 @@ import type { QueueSizesSnapshot, Snapshot } from '../snapshot/types.js';
 import { renderQueueSeries } from './queue-series.js';
 import type { SelfMetrics } from './registry.js';
 
-/** Renders the chain series for the wallets part of a snapshot; null when there is nothing fresh. */
+/**
+ * Renders the chain series for the wallets part of a snapshot, as encoded chunks; the same
+ * array (by identity) as long as nothing changed.
+ */
 export interface WalletSeriesRenderer {
-  render(snapshot: Snapshot, now: number): string;
+  render(snapshot: Snapshot, now: number): readonly Buffer[];
 }
 
 export interface MetricsExposition {
@@ -36,19 +39,17 @@ export function createMetricsExposition(deps: MetricsExpositionDeps): MetricsExp
     }
     return text;
   };
-  // The chain text can run to megabytes: encode it once, when one of its parts changes.
-  let encoded: { queue: string; wallets: string; buffer: Buffer } = { queue: '', wallets: '', buffer: Buffer.alloc(0) };
+  // The queue text is small: encode it once per change. Wallet series come encoded.
+  let encodedQueue = { text: '', buffer: Buffer.alloc(0) };
   return {
     contentType: deps.self.registry.contentType,
     async render() {
       const now = deps.now();
       const snapshot = deps.snapshot();
       const queue = snapshot.queueSizes && isFresh(snapshot.queueSizes.fetchedAt, now, deps.maxAgeSeconds()) ? queueSeries(snapshot.queueSizes) : '';
-      const wallets = deps.wallets ? deps.wallets.render(snapshot, now) : '';
-      if (queue !== encoded.queue || wallets !== encoded.wallets) {
-        encoded = { queue, wallets, buffer: Buffer.from(queue + wallets) };
-      }
-      return [encoded.buffer, Buffer.from(await deps.self.registry.metrics())];
+      if (queue !== encodedQueue.text) encodedQueue = { text: queue, buffer: Buffer.from(queue) };
+      const wallets = deps.wallets ? deps.wallets.render(snapshot, now) : [];
+      return [encodedQueue.buffer, ...wallets, Buffer.from(await deps.self.registry.metrics())];
     },
   };
 }

@@ -43,43 +43,57 @@ const DATA_FAMILIES: readonly MetricFamily[] = [
   CHAIN_METRICS.walletExtraCurrencyBalance,
 ];
 
-/** One state's sample lines per data family ('' where it has none), with what they depend on. */
-interface StateLines {
-  readonly base: string;
+/** Wallets per cached block of output. */
+const CHUNK_WALLETS = 1000;
+/** Marks a wallet with no exported data (no record, or stale). */
+const ABSENT = Symbol('absent');
+/** Marks a wallet the upstream does not know. */
+const UNKNOWN = Symbol('unknown');
+
+/**
+ * One block of watched wallets, rendered and encoded: per family (min balance first, then
+ * DATA_FAMILIES), the lines of these wallets. Reused while every wallet in the block,
+ * its state object and its address-book name are the same as when it was rendered.
+ */
+interface Chunk {
+  readonly wallets: readonly WatchedWallet[];
+  readonly states: readonly (ServedWalletState | typeof ABSENT | typeof UNKNOWN)[];
+  readonly friendly: readonly (string | null | undefined)[];
   readonly testnet: boolean;
-  readonly bookFriendly: string | null | undefined;
-  readonly lines: readonly string[];
+  readonly families: readonly Buffer[];
 }
 
-/** Caches shared across renders: labels per watched wallet, lines per wallet state. */
+/** Caches shared across renders: labels per watched wallet, encoded blocks of output. */
 export interface WalletSeriesCaches {
   readonly labels: WeakMap<WatchedWallet, string>;
-  readonly lines: WeakMap<ServedWalletState, StateLines>;
+  chunks: Chunk[];
 }
 
 export function createWalletSeriesCaches(): WalletSeriesCaches {
-  return { labels: new WeakMap(), lines: new WeakMap() };
+  return { labels: new WeakMap(), chunks: [] };
 }
 
-function stateLines(wallet: WatchedWallet, base: string, record: WalletRecord, state: ServedWalletState, testnet: boolean): string[] {
+function stateLines(wallet: WatchedWallet, base: string, record: WalletRecord, state: ServedWalletState, testnet: boolean, data: string[][]): void {
   const friendly = addressBookEntry(record, wallet.address, testnet).user_friendly ?? '';
-  const extra = Object.entries(state.extra_currencies)
-    .map(([currency, amount]) => `${CHAIN_METRICS.walletExtraCurrencyBalance.name}{${base},currency="${escapeLabelValue(currency)}"} ${amount}`)
-    .join('\n');
-  return [
-    `${CHAIN_METRICS.walletStatus.name}{${base},status="${escapeLabelValue(state.status)}"} 1`,
-    state.balance === null ? '' : `${CHAIN_METRICS.walletBalanceTons.name}{${base}} ${nanotonsToTons(state.balance)}`,
-    state.seqno === null ? '' : `${CHAIN_METRICS.walletSeqno.name}{${base}} ${state.seqno}`,
-    state.last_transaction_lt === null ? '' : `${CHAIN_METRICS.walletLastTransactionLt.name}{${base}} ${state.last_transaction_lt}`,
+  data[0]?.push(`${CHAIN_METRICS.walletStatus.name}{${base},status="${escapeLabelValue(state.status)}"} 1`);
+  if (state.balance !== null) data[1]?.push(`${CHAIN_METRICS.walletBalanceTons.name}{${base}} ${nanotonsToTons(state.balance)}`);
+  if (state.seqno !== null) data[2]?.push(`${CHAIN_METRICS.walletSeqno.name}{${base}} ${state.seqno}`);
+  if (state.last_transaction_lt !== null) data[3]?.push(`${CHAIN_METRICS.walletLastTransactionLt.name}{${base}} ${state.last_transaction_lt}`);
+  data[4]?.push(
     `${CHAIN_METRICS.walletInfo.name}{${base},user_friendly="${escapeLabelValue(friendly)}",wallet_type="${escapeLabelValue(state.wallet_type ?? '')}",wallet_id="${state.wallet_id ?? ''}"} 1`,
-    extra,
-  ];
+  );
+  for (const currency in state.extra_currencies) {
+    data[5]?.push(`${CHAIN_METRICS.walletExtraCurrencyBalance.name}{${base},currency="${escapeLabelValue(currency)}"} ${state.extra_currencies[currency]}`);
+  }
 }
+
+const encode = (lines: readonly string[]): Buffer => (lines.length === 0 ? EMPTY : Buffer.from(`${lines.join('\n')}\n`));
+const EMPTY = Buffer.alloc(0);
 
 /**
- * The per-wallet series of one snapshot, in the text format. Pure (the caches only hold
- * what the same inputs would produce again). Wallets whose data is older than
- * maxAgeSeconds have no data series; those unknown to the upstream have only
+ * The per-wallet series of one snapshot, in the text format, as encoded chunks. Pure (the
+ * caches only hold what the same inputs would produce again). Wallets whose data is older
+ * than maxAgeSeconds have no data series; those unknown to the upstream have only
  * `ton_wallet_status{status="unknown"}`.
  */
 export function renderWalletSeries(options: {
@@ -89,43 +103,53 @@ export function renderWalletSeries(options: {
   maxAgeSeconds: number;
   testnet: boolean;
   caches?: WalletSeriesCaches;
-}): string {
+}): Buffer[] {
   const caches = options.caches ?? createWalletSeriesCaches();
-  const minBalance: string[] = [];
-  const data: string[][] = DATA_FAMILIES.map(() => []);
-  for (const wallet of options.watchlist) {
-    let base = caches.labels.get(wallet);
-    if (base === undefined) {
-      base = baseLabels(wallet);
-      caches.labels.set(wallet, base);
-    }
-    if (wallet.minBalanceTons !== undefined) minBalance.push(`${CHAIN_METRICS.walletMinBalanceTons.name}{${base}} ${wallet.minBalanceTons}`);
-    const record = options.wallets?.wallets.get(wallet.raw);
-    if (!record || !isFresh(record.fetchedAt, options.now, options.maxAgeSeconds)) continue;
-    const state = record.state;
-    if (state === null) {
-      data[0]?.push(`${CHAIN_METRICS.walletStatus.name}{${base},status="unknown"} 1`);
+  const { watchlist, testnet } = options;
+  const chunks: Chunk[] = [];
+  for (let start = 0; start < watchlist.length; start += CHUNK_WALLETS) {
+    const wallets = watchlist.slice(start, start + CHUNK_WALLETS);
+    const records = wallets.map((w) => {
+      const record = options.wallets?.wallets.get(w.raw);
+      return record && isFresh(record.fetchedAt, options.now, options.maxAgeSeconds) ? record : undefined;
+    });
+    const states = records.map((r) => (r === undefined ? ABSENT : (r.state ?? UNKNOWN)));
+    const friendly = records.map((r) => r?.addressBook?.user_friendly);
+    const previous = caches.chunks[chunks.length];
+    const same =
+      previous !== undefined &&
+      previous.testnet === testnet &&
+      previous.wallets.length === wallets.length &&
+      wallets.every((w, i) => previous.wallets[i] === w && previous.states[i] === states[i] && previous.friendly[i] === friendly[i]);
+    if (same) {
+      chunks.push(previous);
       continue;
     }
-    const bookFriendly = record.addressBook?.user_friendly;
-    let cached = caches.lines.get(state);
-    if (!cached || cached.base !== base || cached.testnet !== options.testnet || cached.bookFriendly !== bookFriendly) {
-      cached = { base, testnet: options.testnet, bookFriendly, lines: stateLines(wallet, base, record, state, options.testnet) };
-      caches.lines.set(state, cached);
-    }
-    const { lines } = cached;
-    for (let i = 0; i < lines.length; i += 1) {
-      const line = lines[i];
-      if (line !== undefined && line !== '') data[i]?.push(line);
-    }
+    const minBalance: string[] = [];
+    const data: string[][] = DATA_FAMILIES.map(() => []);
+    wallets.forEach((wallet, i) => {
+      let base = caches.labels.get(wallet);
+      if (base === undefined) {
+        base = baseLabels(wallet);
+        caches.labels.set(wallet, base);
+      }
+      if (wallet.minBalanceTons !== undefined) minBalance.push(`${CHAIN_METRICS.walletMinBalanceTons.name}{${base}} ${wallet.minBalanceTons}`);
+      const record = records[i];
+      const state = states[i];
+      if (record === undefined || state === ABSENT || state === undefined) return;
+      if (state === UNKNOWN) data[0]?.push(`${CHAIN_METRICS.walletStatus.name}{${base},status="unknown"} 1`);
+      else stateLines(wallet, base, record, state, testnet, data);
+    });
+    chunks.push({ wallets, states, friendly, testnet, families: [encode(minBalance), ...data.map(encode)] });
   }
-  let out = family(CHAIN_METRICS.walletMinBalanceTons, minBalance);
-  DATA_FAMILIES.forEach((f, i) => (out += family(f, data[i] ?? [])));
+  caches.chunks = chunks;
+  const out: Buffer[] = [];
+  [CHAIN_METRICS.walletMinBalanceTons, ...DATA_FAMILIES].forEach((metric, f) => {
+    const parts = chunks.map((c) => c.families[f] ?? EMPTY).filter((b) => b.length > 0);
+    if (parts.length === 0) return;
+    out.push(Buffer.from(`# HELP ${metric.name} ${metric.help}\n# TYPE ${metric.name} ${metric.type}\n`), ...parts);
+  });
   return out;
-}
-
-function family(metric: MetricFamily, lines: readonly string[]): string {
-  return lines.length === 0 ? '' : `# HELP ${metric.name} ${metric.help}\n# TYPE ${metric.name} ${metric.type}\n${lines.join('\n')}\n`;
 }
 
 /**
@@ -138,9 +162,9 @@ export function createWalletSeriesRenderer(settings: {
   testnet: () => boolean;
 }): WalletSeriesRenderer {
   const caches = createWalletSeriesCaches();
-  let cached: { wallets: WalletsSnapshot | null; watchlist: readonly WatchedWallet[]; maxAge: number; testnet: boolean; validUntil: number; text: string } | null = null;
+  let cached: { wallets: WalletsSnapshot | null; watchlist: readonly WatchedWallet[]; maxAge: number; testnet: boolean; validUntil: number; text: readonly Buffer[] } | null = null;
   return {
-    render(snapshot: Snapshot, now: number): string {
+    render(snapshot: Snapshot, now: number): readonly Buffer[] {
       const watchlist = settings.watchlist();
       const maxAge = settings.maxAgeSeconds();
       const testnet = settings.testnet();

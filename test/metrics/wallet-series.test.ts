@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { createWalletSeriesRenderer, nanotonsToTons, renderWalletSeries } from '../../src/metrics/wallet-series.js';
 import { ADDR, record, walletState, walletsSnapshot, watched } from '../helpers/wallets.js';
 
-const samples = (text: string) => text.split('\n').filter((l) => l !== '' && !l.startsWith('#'));
+const text = (chunks: readonly Buffer[]) => Buffer.concat(chunks).toString('utf8');
+const samples = (chunks: readonly Buffer[]) => text(chunks).split('\n').filter((l) => l !== '' && !l.startsWith('#'));
 
 describe('wallet snapshot → metrics', () => {
   it.each([
@@ -17,7 +18,7 @@ describe('wallet snapshot → metrics', () => {
 
   it('exports every wallet series with the entry\'s labels', () => {
     const a = watched(ADDR.a, { name: 'hot-1', labels: { team: 'payments', env: 'prod' }, minBalanceTons: 100 });
-    const text = renderWalletSeries({
+    const rendered = renderWalletSeries({
       wallets: walletsSnapshot([record(ADDR.a, walletState(ADDR.a, { extra_currencies: { '100': '42' } }))]),
       watchlist: [a],
       now: 1_000_000,
@@ -25,7 +26,7 @@ describe('wallet snapshot → metrics', () => {
       testnet: false,
     });
     const base = `address="${ADDR.a}",name="hot-1",env="prod",team="payments"`;
-    expect(samples(text)).toEqual([
+    expect(samples(rendered)).toEqual([
       `ton_wallet_min_balance_tons{${base}} 100`,
       `ton_wallet_status{${base},status="active"} 1`,
       `ton_wallet_balance_tons{${base}} 1.5`,
@@ -37,23 +38,23 @@ describe('wallet snapshot → metrics', () => {
   });
 
   it('exports only status "unknown" for an account the upstream does not know, and nothing for stale data', () => {
-    const text = renderWalletSeries({
+    const rendered = renderWalletSeries({
       wallets: walletsSnapshot([record(ADDR.a, null), record(ADDR.b, walletState(ADDR.b), 1_000_000 - 301_000)]),
       watchlist: [watched(ADDR.a), watched(ADDR.b)],
       now: 1_000_000,
       maxAgeSeconds: 300,
       testnet: false,
     });
-    expect(samples(text)).toEqual([`ton_wallet_status{address="${ADDR.a}",name="0:2902",status="unknown"} 1`]);
+    expect(samples(rendered)).toEqual([`ton_wallet_status{address="${ADDR.a}",name="0:2902",status="unknown"} 1`]);
   });
 
   it('leaves out seqno and wallet fields for uninit accounts', () => {
     const state = walletState(ADDR.b, { status: 'uninit', is_wallet: false, seqno: null, wallet_type: null, wallet_id: null, code_hash: null });
-    const text = renderWalletSeries({ wallets: walletsSnapshot([record(ADDR.b, state)]), watchlist: [watched(ADDR.b)], now: 1_000_000, maxAgeSeconds: 300, testnet: true });
-    expect(text).not.toContain('ton_wallet_seqno');
-    expect(text).toContain('status="uninit"');
+    const rendered = renderWalletSeries({ wallets: walletsSnapshot([record(ADDR.b, state)]), watchlist: [watched(ADDR.b)], now: 1_000_000, maxAgeSeconds: 300, testnet: true });
+    expect(text(rendered)).not.toContain('ton_wallet_seqno');
+    expect(text(rendered)).toContain('status="uninit"');
     // Uninit: non-bounceable, testnet flag from config.
-    expect(text).toMatch(/user_friendly="0Q[^"]+",wallet_type="",wallet_id=""/);
+    expect(text(rendered)).toMatch(/user_friendly="0Q[^"]+",wallet_type="",wallet_id=""/);
   });
 
   it('follows wallets being added, changed and removed, re-rendering only when something changed', () => {
@@ -61,22 +62,23 @@ describe('wallet snapshot → metrics', () => {
     let snapshot = { queueSizes: null, wallets: walletsSnapshot([record(ADDR.a, walletState(ADDR.a))]) };
     const renderer = createWalletSeriesRenderer({ watchlist: () => watchlist, maxAgeSeconds: () => 300, testnet: () => false });
     const first = renderer.render(snapshot, 1_000_000);
+    const r = (at: number) => text(renderer.render(snapshot, at));
     expect(renderer.render(snapshot, 1_000_500)).toBe(first);
-    expect(first).toContain(`ton_wallet_balance_tons{address="${ADDR.a}",name="0:2902"} 1.5`);
+    expect(text(first)).toContain(`ton_wallet_balance_tons{address="${ADDR.a}",name="0:2902"} 1.5`);
 
     // Added
     watchlist = [watched(ADDR.a), watched(ADDR.b)];
     snapshot = { queueSizes: null, wallets: walletsSnapshot([record(ADDR.a, walletState(ADDR.a)), record(ADDR.b, walletState(ADDR.b, { balance: '2000000000' }))]) };
-    expect(renderer.render(snapshot, 1_001_000)).toContain(`ton_wallet_balance_tons{address="${ADDR.b}",name="0:1111"} 2`);
+    expect(r(1_001_000)).toContain(`ton_wallet_balance_tons{address="${ADDR.b}",name="0:1111"} 2`);
     // Changed
     snapshot = { queueSizes: null, wallets: walletsSnapshot([record(ADDR.a, walletState(ADDR.a, { balance: '1' })), record(ADDR.b, walletState(ADDR.b))]) };
-    expect(renderer.render(snapshot, 1_001_000)).toContain(`ton_wallet_balance_tons{address="${ADDR.a}",name="0:2902"} 0.000000001`);
+    expect(r(1_001_000)).toContain(`ton_wallet_balance_tons{address="${ADDR.a}",name="0:2902"} 0.000000001`);
     // Removed from the watchlist: gone at once, even before the next poll prunes the snapshot.
     watchlist = [watched(ADDR.b)];
-    const removed = renderer.render(snapshot, 1_001_000);
+    const removed = r(1_001_000);
     expect(removed).not.toContain(ADDR.a);
     // Turned stale: gone once maxAgeSeconds pass.
-    expect(renderer.render(snapshot, 1_000_000 + 300_000)).toContain(ADDR.b);
-    expect(renderer.render(snapshot, 1_000_000 + 300_001)).not.toContain('ton_wallet_balance_tons');
+    expect(r(1_000_000 + 300_000)).toContain(ADDR.b);
+    expect(r(1_000_000 + 300_001)).not.toContain('ton_wallet_balance_tons');
   });
 });
