@@ -1,5 +1,5 @@
 import type { Address } from '@ton/core';
-import { parseAddress } from '../ton/address.js';
+import { parseAddress, type ParsedAddress } from '../ton/address.js';
 import type { ConfigProblem } from './problems.js';
 import type { WatchlistEntryConfig } from './schema.js';
 
@@ -19,6 +19,8 @@ export interface WatchlistSource {
   readonly entry: WatchlistEntryConfig;
   /** Where the entry came from, for messages: `watchlist.3` or `wallets.txt:12`. */
   readonly origin: string;
+  /** The address already parsed (files), so it is not parsed twice. */
+  readonly parsed?: ParsedAddress;
 }
 
 /**
@@ -39,7 +41,7 @@ export function parseWatchlistFile(file: string, text: string, problems: ConfigP
       problems.push({ path: origin, message: `invalid address "${address}": ${parsed.reason}` });
       return;
     }
-    sources.push({ origin, entry: { address, labels: {}, ...(name === '' ? {} : { name }) } });
+    sources.push({ origin, parsed: parsed.value, entry: { address, labels: {}, ...(name === '' ? {} : { name }) } });
   });
   return sources;
 }
@@ -51,8 +53,8 @@ export function parseWatchlistFile(file: string, text: string, problems: ConfigP
  */
 export function buildWatchlist(sources: readonly WatchlistSource[], warnings: string[]): WatchedWallet[] {
   const byRaw = new Map<string, { wallet: WatchedWallet; origin: string; named: boolean }>();
-  for (const { entry, origin } of sources) {
-    const parsed = parseAddress(entry.address);
+  for (const { entry, origin, parsed: known } of sources) {
+    const parsed = known ? { ok: true as const, value: known } : parseAddress(entry.address);
     if (!parsed.ok) continue; // reported by the schema or the file parser
     const { raw, address } = parsed.value;
     const existing = byRaw.get(raw);

@@ -2,14 +2,18 @@
 // run (this machine is shared and noisy; no test asserts on time). Loopback only; every
 // load is bounded in seconds and requests.
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { cpus } from 'node:os';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { createSnapshotPersister } from '../../dist/snapshot/persist.js';
 import { Pool } from 'undici';
 import { createWalletSeriesRenderer } from '../../dist/metrics/wallet-series.js';
 import { matchWalletAnswer } from '../../dist/poll/wallet-mapping.js';
 import { parseAddress } from '../../dist/ton/address.js';
 import { walletStatesResponseSchema } from '../../dist/upstream/schemas.js';
-import { rawAddress, walletStatesBody } from './fixtures.mjs';
+import { queueSnapshot, rawAddress, walletStatesBody } from './fixtures.mjs';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const MAX_REQUESTS = 200_000;
@@ -117,6 +121,61 @@ function pollProcessing(total) {
   return { total, cpuSeconds: full, statesPerCpuSecond: total / full, allChangedPerCpuSecond: total / allChanged, jsonParseOnlyPerCpuSecond: total / baseline };
 }
 
+/** RSS of a tonwatch server holding `wallets` wallets after serving /metrics three times. */
+async function memoryWith(wallets) {
+  const server = await startServer('tonwatch', wallets);
+  const pool = new Pool(`http://127.0.0.1:${server.port}`, { connections: 1 });
+  for (let i = 0; i < 3; i += 1) await (await pool.request({ path: '/metrics', method: 'GET' })).body.arrayBuffer();
+  await pool.close();
+  const rss = rssOf(server.child.pid);
+  server.child.kill('SIGTERM');
+  return rss;
+}
+
+const freePort = () =>
+  new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+
+/** Milliseconds from spawning `tonwatch` to its first 200 from a persisted snapshot (upstream dead). */
+async function startupWith(wallets) {
+  const dir = mkdtempSync(join(tmpdir(), 'tonwatch-bench-start-'));
+  const now = Date.now();
+  const records = new Map();
+  for (let from = 0; from < wallets; from += 1000) {
+    const asked = Array.from({ length: Math.min(1000, wallets - from) }, (_, i) => rawAddress(from + i));
+    matchWalletAnswer(asked, walletStatesResponseSchema.parse(JSON.parse(walletStatesBody(from, from + asked.length))), { fetchedAt: now, upstream: 'bench' }, undefined, records);
+  }
+  const persister = createSnapshotPersister({ file: join(dir, 'snapshot.json'), logger: pino({ level: 'silent' }), now: Date.now });
+  await persister.save({ queueSizes: { ...queueSnapshot(), fetchedAt: now }, wallets: { wallets: records, fetchedAt: now } });
+  writeFileSync(join(dir, 'watch.txt'), Array.from({ length: wallets }, (_, i) => rawAddress(i)).join('\n'));
+  const port = await freePort();
+  writeFileSync(join(dir, 'tonwatch.yml'), `listen: { host: 127.0.0.1, port: ${port} }\nupstreams: [ { name: dead, url: "http://127.0.0.1:9", timeoutMs: 500 } ]\nwatchlistFiles: [watch.txt]\nsnapshot: { file: snapshot.json, maxAgeSeconds: 3600 }\nlog: { level: warn }\n`);
+  const started = process.hrtime.bigint();
+  const child = spawn(process.execPath, [...process.execArgv, new URL('../../dist/main.js', import.meta.url).pathname, '--config', join(dir, 'tonwatch.yml')], { stdio: 'ignore' });
+  const pool = new Pool(`http://127.0.0.1:${port}`, { connections: 1 });
+  let ms = NaN;
+  for (let i = 0; i < 2000; i += 1) {
+    try {
+      const { statusCode, body } = await pool.request({ path: '/api/v2/getOutMsgQueueSizes', method: 'GET' });
+      await body.arrayBuffer();
+      if (statusCode === 200) {
+        ms = Number(process.hrtime.bigint() - started) / 1e6;
+        break;
+      }
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  await pool.close();
+  child.kill('SIGTERM');
+  return ms;
+}
+
 const fmt = (n, d = 0) => n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
 console.log(`tonwatch benchmarks: ${cpus()[0]?.model ?? 'unknown CPU'} × ${cpus().length}, Node ${process.version}, ${SECONDS} s per run\n`);
 
@@ -127,6 +186,10 @@ console.log(`  every wallet changed since the last cycle: ${fmt(processing.allCh
 console.log(`  baseline, JSON.parse alone: ${fmt(processing.jsonParseOnlyPerCpuSecond)}`);
 
 if (process.env.BENCH_ONLY === 'processing') process.exit(0);
+if (process.env.BENCH_ONLY === 'startup') {
+  console.log(`start to serving a persisted snapshot: ${fmt(await startupWith(10_000))} ms`);
+  process.exit(0);
+}
 
 const rows = [
   await compare('GET /api/v2/getOutMsgQueueSizes', 'v2', 100),
@@ -144,4 +207,10 @@ for (const [row, target] of rows.map((r, i) => [r, Object.values(targets)[i]])) 
   console.log(`| ${row.name} | ${fmt(row.bare.rps)} | ${fmt(row.tonwatch.rps)} | ${fmt(row.ratio, 2)} | ≥ ${target} ${row.ratio >= target ? 'met' : 'MISSED'} | ${fmt(row.tonwatch.p99, 1)} ms |`);
 }
 console.log(`| GET /api/v3/walletStates, 1024 addresses | | ${fmt(big.rps)} | | p99 < 25 ms ${big.p99 < 25 ? 'met' : 'MISSED'} | ${fmt(big.p99, 1)} ms |`);
-console.log(`\nmemory: tonwatch server holding 10,000 wallets with every per-wallet series, after serving /metrics: ${fmt(rows[2].tonwatch.rss / 2 ** 20)} MiB RSS (target < 200 MiB)`);
+const mem10k = await memoryWith(10_000);
+const mem100k = await memoryWith(100_000);
+console.log(`\nmemory, RSS of a server holding every per-wallet series, after serving /metrics:`);
+console.log(`  10,000 wallets: ${fmt(mem10k / 2 ** 20)} MiB (target < 200 MiB) ${mem10k < 200 * 2 ** 20 ? 'met' : 'MISSED'}`);
+console.log(`  100,000 wallets: ${fmt(mem100k / 2 ** 20)} MiB (target < 500 MiB) ${mem100k < 500 * 2 ** 20 ? 'met' : 'MISSED'}`);
+const startMs = await startupWith(10_000);
+console.log(`start to serving a persisted snapshot (10,000 wallets, upstream down): ${fmt(startMs)} ms (target < 300 ms) ${startMs < 300 ? 'met' : 'MISSED'}`);
