@@ -1,15 +1,18 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { stringify } from 'yaml';
+import { parse, stringify } from 'yaml';
 import { DEFAULT_SIMULATOR_OPTIONS, createSimulator, type Simulator } from './sim/simulator.js';
-import { userFriendly } from './ton/address.js';
 
 /**
- * `tonwatch demo`: the simulator on loopback and a config file for a daemon that watches
- * it, with a sample watchlist taken from the simulated accounts (all kinds, one per
- * threshold) and one address the simulated indexer does not know.
+ * `tonwatch demo`: the simulator on loopback and the docker-compose demo config
+ * (`dashboards/tonwatch/demo.yml`: simulated accounts of every kind in a mix of address
+ * forms, thresholds, one address the simulated indexer does not know) pointed at it.
  */
+
+/** The compose stack's demo config, shipped with the package; its watchlist is simulator seed 7. */
+export const DEMO_CONFIG = new URL('../dashboards/tonwatch/demo.yml', import.meta.url);
+export const DEMO_SEED = 7;
 
 export interface DemoSetup {
   readonly simulator: Simulator;
@@ -18,29 +21,15 @@ export interface DemoSetup {
 }
 
 export async function startDemoSimulator(options: { now: () => number; simulatorPort: number; daemonPort: number }): Promise<DemoSetup> {
-  const simulator = createSimulator({ ...DEFAULT_SIMULATOR_OPTIONS, now: options.now, rps: 10, seed: 7 });
+  const simulator = createSimulator({ ...DEFAULT_SIMULATOR_OPTIONS, now: options.now, rps: 10, seed: DEMO_SEED });
   const address = await simulator.start('127.0.0.1', options.simulatorPort);
   const simulatorUrl = `http://127.0.0.1:${address.port}`;
   const dir = await mkdtemp(join(tmpdir(), 'tonwatch-demo-'));
-  const accounts = simulator.wallets.accounts();
-  const watchlist = accounts.slice(0, 12).map((account, i) => ({
-    // A mix of address forms, as a real watchlist has.
-    address: i % 3 === 0 ? account.raw.toLowerCase() : userFriendly(account.address, { bounceable: i % 3 === 1, testnet: false }),
-    name: `demo-${account.kind}-${i}`,
-    labels: { team: i % 2 === 0 ? 'payments' : 'treasury' },
-    ...(i % 4 === 0 ? { minBalanceTons: 1000 } : {}),
-  }));
-  watchlist.push({ address: '0:' + 'AB'.repeat(32), name: 'demo-unknown', labels: { team: 'payments' } });
-  const config = {
-    listen: { host: '127.0.0.1', port: options.daemonPort },
-    upstreams: [{ name: 'simulator', url: simulatorUrl, rps: 8, timeoutMs: 3000 }],
-    schedule: { queueSizes: '*/2 * * * * *', wallets: '*/10 * * * * *' },
-    retry: { attempts: 2, baseDelayMs: 200, maxDelayMs: 2000 },
-    snapshot: { file: join(dir, 'snapshot.json'), maxAgeSeconds: 60 },
-    watchlist,
-    log: { level: 'info' },
-  };
+  const config = parse(await readFile(DEMO_CONFIG, 'utf8')) as Record<string, unknown> & { upstreams: { url: string }[] };
+  config['listen'] = { host: '127.0.0.1', port: options.daemonPort };
+  config['snapshot'] = { file: join(dir, 'snapshot.json'), maxAgeSeconds: 60 };
+  for (const upstream of config.upstreams) upstream.url = simulatorUrl;
   const configPath = join(dir, 'tonwatch.yml');
-  await writeFile(configPath, `# Written by tonwatch demo; a working example config.\n${stringify(config)}`);
+  await writeFile(configPath, `# Written by tonwatch demo from dashboards/tonwatch/demo.yml; a working example config.\n${stringify(config)}`);
   return { simulator, simulatorUrl, configPath };
 }

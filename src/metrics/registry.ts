@@ -139,6 +139,7 @@ export function createSelfMetrics(options: { version: string; nodeVersion: strin
     labelNames: ['endpoint', 'code'],
     registers,
   });
+  const servedChildren = new Map<string, ReturnType<typeof served.labels>>();
   const reloadOk = new Gauge({
     name: 'tonwatch_config_last_reload_successful',
     help: '1 when the last configuration (re)load succeeded, 0 when it was refused.',
@@ -166,7 +167,16 @@ export function createSelfMetrics(options: { version: string; nodeVersion: strin
       },
     },
     observePoll: (query, durationSeconds) => pollDuration.observe({ query }, durationSeconds),
-    servedRequest: (endpoint, code) => served.inc({ endpoint, code: String(code) }),
+    servedRequest(endpoint, code) {
+      // One child counter per (endpoint, code): no label hashing on the request path.
+      const key = `${endpoint} ${code}`;
+      let child = servedChildren.get(key);
+      if (!child) {
+        child = served.labels(endpoint, String(code));
+        servedChildren.set(key, child);
+      }
+      child.inc();
+    },
     configReloaded(successful) {
       reloadOk.set(successful ? 1 : 0);
       if (successful) reloadAt.setToCurrentTime();

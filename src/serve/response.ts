@@ -22,12 +22,13 @@ export function jsonResponse(status: number, body: unknown, headers: Record<stri
 /**
  * Caching headers for data fetched at `fetchedAt`: Last-Modified, Age, and a max-age that
  * runs until the next poll is due (0 when no poll is scheduled, or it is overdue).
+ * `lastModified` is the HTTP date of fetchedAt, formatted once per snapshot by the caller.
  */
-export function snapshotHeaders(fetchedAt: number, now: number, nextPollDueAt: number | null): Record<string, string> {
+export function snapshotHeaders(fetchedAt: number, now: number, nextPollDueAt: number | null, lastModified = new Date(fetchedAt).toUTCString()): Record<string, string> {
   const maxAge = nextPollDueAt === null ? 0 : Math.max(0, Math.ceil((nextPollDueAt - now) / 1000));
   return {
     'content-type': JSON_TYPE,
-    'last-modified': new Date(fetchedAt).toUTCString(),
+    'last-modified': lastModified,
     age: String(Math.max(0, Math.floor((now - fetchedAt) / 1000))),
     'cache-control': `max-age=${maxAge}`,
   };
@@ -38,3 +39,4 @@ export function retryAfterSeconds(now: number, nextPollDueAt: number | null): st
   if (nextPollDueAt === null) return '5';
   return String(Math.max(1, Math.ceil((nextPollDueAt - now) / 1000)));
 }
+

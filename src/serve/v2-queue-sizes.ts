@@ -1,6 +1,6 @@
 import { isFresh } from '../snapshot/store.js';
 import type { QueueSizesSnapshot } from '../snapshot/types.js';
-import { JSON_TYPE, jsonResponse, retryAfterSeconds, snapshotHeaders, type ServedResponse } from './response.js';
+import { jsonResponse, retryAfterSeconds, snapshotHeaders, type ServedResponse } from './response.js';
 
 /**
  * `GET /api/v2/getOutMsgQueueSizes` (and the singular alias), exactly as the seed gives it:
@@ -43,25 +43,31 @@ function v2Error(status: number, error: string, headers: Record<string, string> 
   return jsonResponse(status, { ok: false, error, code: status }, headers);
 }
 
+/** What is sent for one snapshot, prepared once. */
+interface Encoded {
+  readonly body: Buffer;
+  readonly lastModified: string;
+}
+
 export interface QueueSizesHandler {
   serve(snapshot: QueueSizesSnapshot | null, request: QueueSizesRequest): ServedResponse;
 }
 
 /** The handler, with the body encoded once per snapshot. */
 export function createQueueSizesHandler(): QueueSizesHandler {
-  const bodies = new WeakMap<QueueSizesSnapshot, Buffer>();
-  const cachedBody = (snapshot: QueueSizesSnapshot): Buffer => {
-    let body = bodies.get(snapshot);
-    if (!body) {
-      body = Buffer.from(queueSizesBody(snapshot));
-      bodies.set(snapshot, body);
+  const encoded = new WeakMap<QueueSizesSnapshot, Encoded>();
+  const cachedBody = (snapshot: QueueSizesSnapshot): Encoded => {
+    let found = encoded.get(snapshot);
+    if (!found) {
+      found = { body: Buffer.from(queueSizesBody(snapshot)), lastModified: new Date(snapshot.fetchedAt).toUTCString() };
+      encoded.set(snapshot, found);
     }
-    return body;
+    return found;
   };
   return { serve: (snapshot, request) => serveQueueSizes(snapshot, request, cachedBody) };
 }
 
-function serveQueueSizes(snapshot: QueueSizesSnapshot | null, request: QueueSizesRequest, cachedBody: (snapshot: QueueSizesSnapshot) => Buffer): ServedResponse {
+function serveQueueSizes(snapshot: QueueSizesSnapshot | null, request: QueueSizesRequest, cachedBody: (snapshot: QueueSizesSnapshot) => Encoded): ServedResponse {
   if (request.method !== 'GET' && request.method !== 'HEAD') {
     return v2Error(405, `method ${request.method} not allowed; use GET`, { allow: 'GET, HEAD' });
   }
@@ -74,5 +80,6 @@ function serveQueueSizes(snapshot: QueueSizesSnapshot | null, request: QueueSize
       'retry-after': retryAfterSeconds(request.now, request.nextPollDueAt),
     });
   }
-  return { status: 200, headers: { ...snapshotHeaders(snapshot.fetchedAt, request.now, request.nextPollDueAt), 'content-type': JSON_TYPE }, body: cachedBody(snapshot) };
+  const { body, lastModified } = cachedBody(snapshot);
+  return { status: 200, headers: snapshotHeaders(snapshot.fetchedAt, request.now, request.nextPollDueAt, lastModified), body };
 }

@@ -43,7 +43,7 @@ interface Fragments {
 
 export function createWalletStatesHandler(): WalletStatesHandler {
   const fragments = new WeakMap<WalletRecord, Fragments>();
-  let cacheKey: { snapshot: WalletsSnapshot | null; watched: ReadonlySet<string>; testnet: boolean; maxAge: number } | null = null;
+  let cacheKey: { snapshot: WalletsSnapshot | null; watched: ReadonlySet<string>; testnet: boolean; maxAge: number; lastModified: string } | null = null;
   const answers = new Map<string, { body: Buffer; validUntil: number }>();
   let cachedBytes = 0;
 
@@ -99,7 +99,7 @@ export function createWalletStatesHandler(): WalletStatesHandler {
         return jsonResponse(503, { error }, { 'retry-after': retryAfterSeconds(request.now, request.nextPollDueAt) });
       }
       if (!cacheKey || cacheKey.snapshot !== snapshot || cacheKey.watched !== request.watched || cacheKey.testnet !== request.testnet || cacheKey.maxAge !== request.maxAgeSeconds) {
-        cacheKey = { snapshot, watched: request.watched, testnet: request.testnet, maxAge: request.maxAgeSeconds };
+        cacheKey = { snapshot, watched: request.watched, testnet: request.testnet, maxAge: request.maxAgeSeconds, lastModified: new Date(snapshot?.fetchedAt ?? request.now).toUTCString() };
         answers.clear();
         cachedBytes = 0;
       }
@@ -119,7 +119,7 @@ export function createWalletStatesHandler(): WalletStatesHandler {
         }
       }
       const fetchedAt = snapshot?.fetchedAt ?? request.now;
-      return { status: 200, headers: snapshotHeaders(fetchedAt, request.now, request.nextPollDueAt), body: answer.body };
+      return { status: 200, headers: snapshotHeaders(fetchedAt, request.now, request.nextPollDueAt, cacheKey.lastModified), body: answer.body };
     },
   };
 }

@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import { eventually, startTonwatch } from '../helpers/process.js';
+
+/** `tonwatch demo`, as `npm run demo` runs it: simulator and daemon in one process. */
+describe('tonwatch demo', () => {
+  it('prints its URLs, serves moving queue metrics and the demo watchlist, and stops cleanly', async () => {
+    const demo = startTonwatch(['demo', '--port', '0']);
+    try {
+      const [, url] = await demo.waitFor(/(http:\/\/127\.0\.0\.1:\d+)\/\s+landing page/);
+      await demo.waitFor(/\/_sim\/state/);
+      const seqnoOf = async () => {
+        const metrics = await (await fetch(`${url}/metrics`)).text();
+        return /ton_shard_block_seqno\{workchain="-1",shard="8000000000000000"\} (\d+)/.exec(metrics)?.[1];
+      };
+      const first = await eventually(seqnoOf, 15_000, 'queue metrics');
+      // Blocks every second, polls every two: the numbers move.
+      await eventually(async () => ((await seqnoOf()) !== first ? true : undefined), 15_000, 'moving queue metrics');
+      const v2 = await fetch(`${url}/api/v2/getOutMsgQueueSizes`);
+      expect(v2.status).toBe(200);
+      const metrics = await eventually(async () => {
+        const text = await (await fetch(`${url}/metrics`)).text();
+        return text.includes('ton_wallet_balance_tons') ? text : undefined;
+      }, 20_000, 'wallet metrics');
+      expect(metrics).toMatch(/ton_wallet_status\{[^}]*name="demo-unknown"[^}]*status="unknown"\} 1/);
+      expect(metrics).toContain('tonwatch_watchlist_size 13');
+    } finally {
+      const { code, ms } = await demo.stop('SIGINT');
+      expect(code).toBe(0);
+      expect(ms).toBeLessThan(10_000);
+    }
+  }, 60_000);
+});
