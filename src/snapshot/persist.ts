@@ -1,18 +1,18 @@
-import { randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import type { Snapshot, WalletRecord, WalletsSnapshot } from './types.js';
+import { readIfPresent, setAside, writeAtomically } from './atomic-file.js';
+import type { QueueSizesSnapshot, Snapshot, WalletRecord, WalletsSnapshot } from './types.js';
 
 /**
- * The snapshot file. Written atomically (temp file, fsync, rename, fsync of the folder), so
- * a crash at any instant leaves the previous or the new file, never a broken one. A broken
- * or foreign file found at start is renamed aside (`<file>.broken-<time>`) and reported.
+ * The snapshot on disk: two files, each written atomically and only when its part
+ * changed. `snapshot.file` holds the queue sizes (rewritten every few seconds, a few
+ * hundred bytes); `<name>.wallets.json` beside it holds the wallets (megabytes, rewritten
+ * once per wallet cycle). A broken or foreign file found at start is renamed aside
+ * (`<file>.broken-<time>`) and reported; the other part still loads.
  */
 
 const FORMAT = 'tonwatch-snapshot';
-const VERSION = 1;
+const VERSION = 2;
 
 const shardQueueSchema = z.object({
   workchain: z.number().int(),
@@ -47,68 +47,48 @@ const walletRecordSchema = z.object({
   upstream: z.string(),
 });
 
-const fileSchema = z.object({
+const queueFileSchema = z.object({
   format: z.literal(FORMAT),
   version: z.literal(VERSION),
-  queueSizes: z
-    .object({ fetchedAt: z.number(), upstream: z.string(), extMsgQueueSizeLimit: z.number().int().nonnegative(), shards: z.array(shardQueueSchema) })
-    .nullable(),
-  wallets: z.object({ fetchedAt: z.number(), records: z.array(walletRecordSchema) }).nullable(),
+  part: z.literal('queue_sizes'),
+  queueSizes: z.object({ fetchedAt: z.number(), upstream: z.string(), extMsgQueueSizeLimit: z.number().int().nonnegative(), shards: z.array(shardQueueSchema) }),
+});
+
+const walletsFileSchema = z.object({
+  format: z.literal(FORMAT),
+  version: z.literal(VERSION),
+  part: z.literal('wallets'),
+  wallets: z.object({ fetchedAt: z.number(), records: z.array(walletRecordSchema) }),
 });
 
 export interface SnapshotPersister {
-  /** Loads the file; null when absent, or broken (then it is moved aside and logged). */
+  /** Loads both files; null when neither holds anything usable. */
   load(): Promise<Snapshot | null>;
-  /** Writes the snapshot; concurrent calls are coalesced so the newest one wins. */
+  /** Writes the parts that changed since the last write; concurrent calls are coalesced so the newest one wins. */
   save(snapshot: Snapshot): Promise<void>;
   /** Resolves once every save requested so far has finished. */
   flush(): Promise<void>;
 }
 
+/** `data/snapshot.json` → `data/snapshot.wallets.json`. */
+export function walletsFileOf(file: string): string {
+  return file.endsWith('.json') ? `${file.slice(0, -5)}.wallets.json` : `${file}.wallets.json`;
+}
+
 export function createSnapshotPersister(options: { file: string; logger: Logger; now: () => number }): SnapshotPersister {
   const { file, logger } = options;
-  /** The wallets section is the big one: serialise it once per wallets snapshot. */
-  const walletsJson = new WeakMap<WalletsSnapshot, string>();
+  const walletsFile = walletsFileOf(file);
+  let written: { queueSizes: QueueSizesSnapshot | null; wallets: WalletsSnapshot | null } = { queueSizes: null, wallets: null };
   let writing: Promise<void> = Promise.resolve();
   let pending: Snapshot | null = null;
 
-  const serialise = (snapshot: Snapshot): string => {
-    let wallets = 'null';
-    if (snapshot.wallets) {
-      wallets = walletsJson.get(snapshot.wallets) ?? '';
-      if (wallets === '') {
-        wallets = JSON.stringify({ fetchedAt: snapshot.wallets.fetchedAt, records: [...snapshot.wallets.wallets.values()] });
-        walletsJson.set(snapshot.wallets, wallets);
-      }
-    }
-    return `{"format":"${FORMAT}","version":${VERSION},"queueSizes":${JSON.stringify(snapshot.queueSizes)},"wallets":${wallets}}\n`;
-  };
-
-  const writeAtomically = async (text: string): Promise<void> => {
-    const folder = dirname(file);
-    await mkdir(folder, { recursive: true });
-    const temp = join(folder, `.${basename(file)}.${randomBytes(4).toString('hex')}.tmp`);
+  const writePart = async (target: string, text: string): Promise<boolean> => {
     try {
-      const handle = await open(temp, 'w', 0o644);
-      try {
-        await handle.writeFile(text, 'utf8');
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
-      await rename(temp, file);
+      await writeAtomically(target, text);
+      return true;
     } catch (err) {
-      await rm(temp, { force: true });
-      throw err;
-    }
-    // The rename is durable only once the folder entry is on disk.
-    const dir = await open(folder, 'r');
-    try {
-      await dir.sync();
-    } catch {
-      // Some filesystems refuse fsync on a directory; the rename is still atomic.
-    } finally {
-      await dir.close();
+      logger.error({ err, file: target }, 'could not persist the snapshot; the previous file stays');
+      return false;
     }
   };
 
@@ -116,40 +96,54 @@ export function createSnapshotPersister(options: { file: string; logger: Logger;
     while (pending !== null) {
       const next = pending;
       pending = null;
-      try {
-        await writeAtomically(serialise(next));
-      } catch (err) {
-        logger.error({ err, file }, 'could not persist the snapshot; the previous file stays');
+      if (next.queueSizes && next.queueSizes !== written.queueSizes) {
+        const text = JSON.stringify({ format: FORMAT, version: VERSION, part: 'queue_sizes', queueSizes: next.queueSizes });
+        if (await writePart(file, `${text}\n`)) written = { ...written, queueSizes: next.queueSizes };
+      }
+      if (next.wallets && next.wallets !== written.wallets) {
+        const records = JSON.stringify([...next.wallets.wallets.values()]);
+        const text = `{"format":"${FORMAT}","version":${VERSION},"part":"wallets","wallets":{"fetchedAt":${next.wallets.fetchedAt},"records":${records}}}\n`;
+        if (await writePart(walletsFile, text)) written = { ...written, wallets: next.wallets };
       }
     }
   };
 
+  /** Reads and validates one part; a broken or foreign file is set aside. */
+  async function loadPart<T>(target: string, schema: z.ZodType<T>): Promise<T | null> {
+    const read = await readIfPresent(target);
+    if (read.kind === 'absent') return null;
+    if (read.kind === 'unreadable') {
+      logger.error({ err: read.error, file: target }, 'could not read the snapshot file; starting without it');
+      return null;
+    }
+    let problem: string;
+    try {
+      const parsed = schema.safeParse(JSON.parse(read.text));
+      if (parsed.success) return parsed.data;
+      problem = `not a ${FORMAT} v${VERSION} file: ${parsed.error.issues[0]?.path.join('.') ?? ''} ${parsed.error.issues[0]?.message ?? ''}`;
+    } catch (err) {
+      problem = `not valid JSON: ${(err as Error).message}`;
+    }
+    try {
+      const movedTo = await setAside(target, options.now());
+      logger.error({ file: target, movedTo, problem }, 'snapshot file is broken or foreign; moved aside, starting without it');
+    } catch (err) {
+      logger.error({ err, file: target, problem }, 'snapshot file is broken and could not be moved aside; starting without it');
+    }
+    return null;
+  }
+
   return {
     async load() {
-      let text: string;
-      try {
-        text = await readFile(file, 'utf8');
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-        logger.error({ err, file }, 'could not read the snapshot file; starting without it');
-        return null;
-      }
-      let problem: string;
-      try {
-        const parsed = fileSchema.safeParse(JSON.parse(text));
-        if (parsed.success) return fromFile(parsed.data);
-        problem = `not a ${FORMAT} v${VERSION} file: ${parsed.error.issues[0]?.path.join('.') ?? ''} ${parsed.error.issues[0]?.message ?? ''}`;
-      } catch (err) {
-        problem = `not valid JSON: ${(err as Error).message}`;
-      }
-      const aside = `${file}.broken-${options.now()}`;
-      try {
-        await rename(file, aside);
-        logger.error({ file, movedTo: aside, problem }, 'snapshot file is broken or foreign; moved aside, starting without it');
-      } catch (err) {
-        logger.error({ err, file, problem }, 'snapshot file is broken and could not be moved aside; starting without it');
-      }
-      return null;
+      const [queue, wallets] = await Promise.all([loadPart(file, queueFileSchema), loadPart(walletsFile, walletsFileSchema)]);
+      if (!queue && !wallets) return null;
+      const snapshot: Snapshot = {
+        queueSizes: queue?.queueSizes ?? null,
+        wallets: wallets ? { fetchedAt: wallets.wallets.fetchedAt, wallets: new Map(wallets.wallets.records.map((r) => [r.raw, r as WalletRecord])) } : null,
+      };
+      // What was just read needs no writing back.
+      written = { queueSizes: snapshot.queueSizes, wallets: snapshot.wallets };
+      return snapshot;
     },
     save(snapshot) {
       pending = snapshot;
@@ -159,11 +153,3 @@ export function createSnapshotPersister(options: { file: string; logger: Logger;
     flush: () => writing,
   };
 }
-
-function fromFile(data: z.output<typeof fileSchema>): Snapshot {
-  const wallets: WalletsSnapshot | null = data.wallets
-    ? { fetchedAt: data.wallets.fetchedAt, wallets: new Map(data.wallets.records.map((r) => [r.raw, r as WalletRecord])) }
-    : null;
-  return { queueSizes: data.queueSizes, wallets };
-}
-

@@ -1,8 +1,8 @@
-import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { createSnapshotPersister } from '../../src/snapshot/persist.js';
+import { createSnapshotPersister, walletsFileOf } from '../../src/snapshot/persist.js';
 import type { Snapshot } from '../../src/snapshot/types.js';
 import { queueSnapshot } from '../helpers/fixtures.js';
 import { createLogSink } from '../helpers/log.js';
@@ -37,7 +37,29 @@ describe('snapshot persistence', () => {
     const loaded = await persister(file).p.load();
     expect(loaded?.queueSizes).toEqual(snapshot.queueSizes);
     expect([...(loaded?.wallets?.wallets.values() ?? [])]).toEqual([{ raw: '0:AB', state: null, addressBook: null, fetchedAt: 5, upstream: 'x' }]);
-    expect(await readdir(join(dir, 'nested'))).toEqual(['snapshot.json']);
+    expect((await readdir(join(dir, 'nested'))).sort()).toEqual(['snapshot.json', 'snapshot.wallets.json']);
+  });
+
+  it('rewrites only the part that changed', async () => {
+    const { p, file } = persister();
+    const wallets = { fetchedAt: 5, wallets: new Map([['0:AB', { raw: '0:AB', state: null, addressBook: null, metadata: undefined, fetchedAt: 5, upstream: 'x' }]]) };
+    await p.save({ queueSizes: queueSnapshot({ fetchedAt: 1 }), wallets });
+    const before = await stat(walletsFileOf(file));
+    const queueBefore = await stat(file);
+    await p.save({ queueSizes: queueSnapshot({ fetchedAt: 2 }), wallets });
+    // The wallets file is the same inode: not rewritten for a queue-size poll.
+    expect((await stat(walletsFileOf(file))).ino).toBe(before.ino);
+    expect((await stat(file)).ino).not.toBe(queueBefore.ino);
+    expect((await persister(file).p.load())?.queueSizes?.fetchedAt).toBe(2);
+  });
+
+  it('loads the part that is fine when the other is broken', async () => {
+    const { p, file } = persister();
+    await p.save({ queueSizes: queueSnapshot(), wallets: { fetchedAt: 5, wallets: new Map() } });
+    await writeFile(walletsFileOf(file), '{"format":"tonwatch-snapshot","version":2,"part":"wallets","wallets":{"fetchedAt":5,"records":[{"raw":1}]}}');
+    const loaded = await persister(file).p.load();
+    expect(loaded?.queueSizes).toEqual(queueSnapshot());
+    expect(loaded?.wallets).toBeNull();
   });
 
   it('coalesces concurrent saves so the newest wins', async () => {
@@ -49,9 +71,9 @@ describe('snapshot persistence', () => {
   });
 
   it.each([
-    ['truncated JSON', '{"format":"tonwatch-snapshot","version":1,"queueSi'],
+    ['truncated JSON', '{"format":"tonwatch-snapshot","version":2,"queueSi'],
     ['a foreign file', '{"hello":"world"}'],
-    ['an unknown version', '{"format":"tonwatch-snapshot","version":99,"queueSizes":null,"wallets":null}'],
+    ['an unknown version', '{"format":"tonwatch-snapshot","version":99,"part":"queue_sizes","queueSizes":null}'],
   ])('sets aside %s and starts empty', async (_name, content) => {
     const file = join(dir, 'snapshot.json');
     await writeFile(file, content);

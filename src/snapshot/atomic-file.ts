@@ -1,0 +1,52 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+
+/**
+ * Writes a file atomically: temp file in the same folder, fsync, rename, fsync of the
+ * folder. A crash at any instant leaves the previous or the new content, never a mix.
+ */
+export async function writeAtomically(file: string, text: string): Promise<void> {
+  const folder = dirname(file);
+  await mkdir(folder, { recursive: true });
+  const temp = join(folder, `.${basename(file)}.${randomBytes(4).toString('hex')}.tmp`);
+  try {
+    const handle = await open(temp, 'w', 0o644);
+    try {
+      await handle.writeFile(text, 'utf8');
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(temp, file);
+  } catch (err) {
+    await rm(temp, { force: true });
+    throw err;
+  }
+  // The rename is durable only once the folder entry is on disk.
+  const dir = await open(folder, 'r');
+  try {
+    await dir.sync();
+  } catch {
+    // Some filesystems refuse fsync on a directory; the rename is still atomic.
+  } finally {
+    await dir.close();
+  }
+}
+
+export type ReadResult = { readonly kind: 'absent' } | { readonly kind: 'text'; readonly text: string } | { readonly kind: 'unreadable'; readonly error: unknown };
+
+export async function readIfPresent(file: string): Promise<ReadResult> {
+  try {
+    return { kind: 'text', text: await readFile(file, 'utf8') };
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? { kind: 'absent' } : { kind: 'unreadable', error };
+  }
+}
+
+/** Moves a broken file out of the way (`<file>.broken-<ms>`); returns the new name. */
+export async function setAside(file: string, now: number): Promise<string> {
+  const aside = `${file}.broken-${now}`;
+  await rename(file, aside);
+  return aside;
+}
