@@ -24,6 +24,11 @@ export function formatValue(value: number): string {
   return String(value);
 }
 
+/** The `# HELP` and `# TYPE` lines that open a family. */
+export function familyHeader(family: MetricFamily): string {
+  return `# HELP ${family.name} ${family.help.replace(/\\/g, '\\\\').replace(/\n/g, '\\n')}\n# TYPE ${family.name} ${family.type}\n`;
+}
+
 /**
  * Accumulates samples per family and writes each family contiguously with its HELP and
  * TYPE lines. Families without samples are left out entirely.
@@ -45,7 +50,7 @@ export function createExposition(): {
     text() {
       let out = '';
       for (const [family, lines] of samples) {
-        out += `# HELP ${family.name} ${family.help.replace(/\\/g, '\\\\').replace(/\n/g, '\\n')}\n# TYPE ${family.name} ${family.type}\n${lines.join('\n')}\n`;
+        out += `${familyHeader(family)}${lines.join('\n')}\n`;
       }
       return out;
     },

@@ -4,7 +4,7 @@ import { isFresh } from '../snapshot/store.js';
 import type { ServedWalletState, Snapshot, WalletRecord, WalletsSnapshot } from '../snapshot/types.js';
 import type { WalletSeriesRenderer } from './exposition.js';
 import { CHAIN_METRICS, type MetricFamily } from './registry.js';
-import { escapeLabelValue } from './text-format.js';
+import { escapeLabelValue, familyHeader } from './text-format.js';
 
 /** Nanotons (decimal string) → TON as an exact decimal string: "1500000000" → "1.5". */
 export function nanotonsToTons(nanotons: string): string {
@@ -147,7 +147,7 @@ export function renderWalletSeries(options: {
   [CHAIN_METRICS.walletMinBalanceTons, ...DATA_FAMILIES].forEach((metric, f) => {
     const parts = chunks.map((c) => c.families[f] ?? EMPTY).filter((b) => b.length > 0);
     if (parts.length === 0) return;
-    out.push(Buffer.from(`# HELP ${metric.name} ${metric.help}\n# TYPE ${metric.name} ${metric.type}\n`), ...parts);
+    out.push(Buffer.from(familyHeader(metric)), ...parts);
   });
   return out;
 }

@@ -1,12 +1,10 @@
-import { parseAddress } from '../ton/address.js';
+import { isCanonicalRaw, parseAddress } from '../ton/address.js';
 import type { AddressBookEntry, ServedWalletState, WalletRecord } from '../snapshot/types.js';
 import type { UpstreamWalletState, WalletStatesResponse } from '../upstream/schemas.js';
 
-const RAW_UPPER = /^-?\d{1,3}:[0-9A-F]{64}$/;
-
 /** The canonical key of an address as an upstream printed it; null when unreadable. */
 export function rawKeyOf(address: string): string | null {
-  if (RAW_UPPER.test(address)) return address; // the common case: skip @ton/core
+  if (isCanonicalRaw(address)) return address; // the common case
   const parsed = parseAddress(address);
   return parsed.ok ? parsed.value.raw : null;
 }

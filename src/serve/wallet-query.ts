@@ -1,6 +1,6 @@
 import { Address } from '@ton/core';
 import { MAX_ADDRESSES_PER_REQUEST } from '../config/schema.js';
-import { parseAddress } from '../ton/address.js';
+import { isCanonicalRaw, parseAddress } from '../ton/address.js';
 
 /** One requested address, canonical. `address` is null when it came in raw form (made on demand). */
 export interface RequestedAddress {
@@ -11,8 +11,6 @@ export interface RequestedAddress {
 export type WalletQuery =
   | { readonly ok: true; readonly addresses: readonly RequestedAddress[] }
   | { readonly ok: false; readonly error: string };
-
-const RAW_UPPER = /^-?\d{1,3}:[0-9A-F]{64}$/;
 
 export function addressOf(requested: RequestedAddress): Address {
   return requested.address ?? Address.parseRaw(requested.raw);
@@ -53,7 +51,7 @@ export function parseWalletQuery(query: string): WalletQuery {
   const addresses: RequestedAddress[] = [];
   for (const value of values) {
     let requested: RequestedAddress;
-    if (RAW_UPPER.test(value)) requested = { raw: value, address: null };
+    if (isCanonicalRaw(value)) requested = { raw: value, address: null };
     else {
       const parsed = parseAddress(value);
       if (!parsed.ok) return { ok: false, error: `invalid address ${value.slice(0, 100)}: ${parsed.reason}` };

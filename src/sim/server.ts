@@ -18,6 +18,8 @@ export type SimStyle = 'python' | 'cpp' | 'both';
 export interface SimServerOptions {
   readonly chain: SimChain;
   readonly wallets: SimWallets;
+  /** One block everywhere: what the simulator's timer does, and /_sim/step on demand. */
+  readonly step: () => void;
   readonly random: Random;
   readonly style: SimStyle;
   readonly rps: number | null;
@@ -83,10 +85,7 @@ export function createSimServer(options: SimServerOptions): SimServer {
     switch (url.pathname) {
       case '/_sim/step': {
         const n = Math.min(100_000, Math.max(1, Number(param('n')) || 1));
-        for (let i = 0; i < n; i += 1) {
-          chain.step();
-          wallets.step();
-        }
+        for (let i = 0; i < n; i += 1) options.step();
         break;
       }
       case '/_sim/scenario':

@@ -49,7 +49,11 @@ export function createSimulator(options: SimulatorOptions): Simulator {
   // Separate streams, so asking for wallets does not change how the chain evolves.
   const chain = createSimChain({ random: createRandom(options.seed), seed: options.seed, scenario: options.scenario });
   const wallets = createSimWallets({ random: createRandom(options.seed ^ 0x5eed), seed: options.seed, count: options.accounts, testnet: options.testnet, maxUrlBytes: options.maxUrlBytes });
-  const http = createSimServer({ chain, wallets, random: createRandom(options.seed ^ 0xfa11), style: options.style, rps: options.rps, now: options.now, hangMs: options.hangMs });
+  const step = (): void => {
+    chain.step();
+    wallets.step();
+  };
+  const http = createSimServer({ chain, wallets, step, random: createRandom(options.seed ^ 0xfa11), style: options.style, rps: options.rps, now: options.now, hangMs: options.hangMs });
   let timer: NodeJS.Timeout | undefined;
   return {
     chain,
@@ -58,10 +62,7 @@ export function createSimulator(options: SimulatorOptions): Simulator {
     async start(host, port) {
       const address = await listen(http.server, host, port);
       if (options.blockMs > 0) {
-        timer = setInterval(() => {
-          chain.step();
-          wallets.step();
-        }, options.blockMs);
+        timer = setInterval(step, options.blockMs);
         timer.unref();
       }
       return address;

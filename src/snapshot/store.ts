@@ -1,29 +1,21 @@
 import { EMPTY_SNAPSHOT, type QueueSizesSnapshot, type Snapshot, type WalletsSnapshot } from './types.js';
 
-/** Holds the current snapshot; each change replaces the whole object and tells subscribers. */
+/** Holds the current snapshot; each change replaces the whole object. */
 export interface SnapshotStore {
   current(): Snapshot;
   replaceQueueSizes(queueSizes: QueueSizesSnapshot): void;
   replaceWallets(wallets: WalletsSnapshot): void;
-  /** Called after every replacement with the new snapshot; returns an unsubscribe function. */
-  subscribe(listener: (snapshot: Snapshot) => void): () => void;
 }
 
 export function createSnapshotStore(initial: Snapshot = EMPTY_SNAPSHOT): SnapshotStore {
   let snapshot = initial;
-  const listeners = new Set<(snapshot: Snapshot) => void>();
   const replace = (next: Snapshot): void => {
     snapshot = Object.freeze(next);
-    for (const listener of listeners) listener(snapshot);
   };
   return {
     current: () => snapshot,
     replaceQueueSizes: (queueSizes) => replace({ ...snapshot, queueSizes: Object.freeze(queueSizes) }),
     replaceWallets: (wallets) => replace({ ...snapshot, wallets: Object.freeze(wallets) }),
-    subscribe(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
   };
 }
 

@@ -18,6 +18,15 @@ export type AddressParseResult =
   | { readonly ok: false; readonly reason: string };
 
 const RAW_FORM = /^-?\d{1,3}:[0-9a-fA-F]{64}$/;
+const CANONICAL_RAW = /^-?\d{1,3}:[0-9A-F]{64}$/;
+
+/**
+ * Already the canonical key (raw, uppercase hex), as upstreams print addresses: hot paths
+ * use it as-is without going through @ton/core.
+ */
+export function isCanonicalRaw(text: string): boolean {
+  return CANONICAL_RAW.test(text);
+}
 const FRIENDLY_FORM = /^[A-Za-z0-9+/_-]{48}$/;
 
 /** Formats an Address as the canonical raw uppercase key. */
