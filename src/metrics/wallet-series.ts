@@ -4,24 +4,36 @@ import { isFresh } from '../snapshot/store.js';
 import type { ServedWalletState, Snapshot, WalletRecord, WalletsSnapshot } from '../snapshot/types.js';
 import type { WalletSeriesRenderer } from './exposition.js';
 import { CHAIN_METRICS, type MetricFamily } from './registry.js';
+import { createLineWriter, type LineWriter } from './line-writer.js';
 import { escapeLabelValue, familyHeader } from './text-format.js';
 
-/** Nanotons (decimal string) → TON as an exact decimal string: "1500000000" → "1.5". */
-export function nanotonsToTons(nanotons: string): string {
-  // Hot path (once per wallet per poll): index arithmetic instead of regexes.
+const ZEROS = Array.from({ length: 10 }, (_, n) => '0'.repeat(n));
+
+/** Nanotons (decimal string) → TON as an exact decimal: "1500000000" → "1.5". */
+export function writeTons(out: LineWriter, nanotons: string): void {
+  // Hot path (once per wallet per poll): index arithmetic, no intermediate strings.
+  const length = nanotons.length;
   let start = 0;
-  while (start < nanotons.length - 1 && nanotons.charCodeAt(start) === 48) start += 1;
-  const digits = start === 0 ? nanotons : nanotons.slice(start);
-  if (digits.length <= 9) {
-    if (digits === '0') return '0';
-    let end = digits.length;
-    while (end > 0 && digits.charCodeAt(end - 1) === 48) end -= 1;
-    return `0.${'0'.repeat(9 - digits.length)}${digits.slice(0, end)}`;
+  while (start < length - 1 && nanotons.charCodeAt(start) === 48) start += 1;
+  let end = length;
+  if (length - start <= 9) {
+    if (length - start === 1 && nanotons.charCodeAt(start) === 48) {
+      out.text('0');
+      return;
+    }
+    while (nanotons.charCodeAt(end - 1) === 48) end -= 1;
+    out.text('0.');
+    out.text(ZEROS[9 - (length - start)] ?? '');
+    out.textRange(nanotons, start, end);
+    return;
   }
-  const whole = digits.slice(0, -9);
-  let end = digits.length;
-  while (end > whole.length && digits.charCodeAt(end - 1) === 48) end -= 1;
-  return end === whole.length ? whole : `${whole}.${digits.slice(whole.length, end)}`;
+  const point = length - 9;
+  while (end > point && nanotons.charCodeAt(end - 1) === 48) end -= 1;
+  out.textRange(nanotons, start, point);
+  if (end > point) {
+    out.text('.');
+    out.textRange(nanotons, point, end);
+  }
 }
 
 /** `address="…",name="…"` plus the entry's own labels (sorted), escaped. */
@@ -33,62 +45,162 @@ function baseLabels(wallet: WatchedWallet): string {
   return `address="${wallet.raw}",name="${escapeLabelValue(wallet.name)}"${own}`;
 }
 
-/** The families a wallet's data contributes to, in output order (min balance comes first). */
-const DATA_FAMILIES: readonly MetricFamily[] = [
-  CHAIN_METRICS.walletStatus,
-  CHAIN_METRICS.walletBalanceTons,
-  CHAIN_METRICS.walletSeqno,
-  CHAIN_METRICS.walletLastTransactionLt,
-  CHAIN_METRICS.walletInfo,
-  CHAIN_METRICS.walletExtraCurrencyBalance,
-];
-
-/** Wallets per cached block of output. */
-const CHUNK_WALLETS = 1000;
 /** Marks a wallet with no exported data (no record, or stale). */
 const ABSENT = Symbol('absent');
 /** Marks a wallet the upstream does not know. */
 const UNKNOWN = Symbol('unknown');
 
+type WalletData = ServedWalletState | typeof ABSENT | typeof UNKNOWN;
+
+/** What one family's lines are written from, for one wallet. */
+interface LineInput {
+  readonly wallet: WatchedWallet;
+  /** The wallet's base label pairs, escaped and encoded: `address="…",name="…",…`. */
+  readonly base: Buffer;
+  readonly data: WalletData;
+  readonly record: WalletRecord | undefined;
+  readonly testnet: boolean;
+}
+
+/** A family and how one wallet's lines of it are written (nothing when it has none). */
+interface FamilyWriter {
+  readonly family: MetricFamily;
+  write(out: LineWriter, input: LineInput): void;
+}
+
+/** `name{` of every family, encoded once. */
+const OPENINGS = new Map(Object.values(CHAIN_METRICS).map((family) => [family, Buffer.from(`${family.name}{`)]));
+
+/** Writes `name{base` ; the caller finishes the label set and the value. */
+function open(out: LineWriter, family: MetricFamily, base: Buffer): void {
+  out.bytes(OPENINGS.get(family) ?? Buffer.from(`${family.name}{`));
+  out.bytes(base);
+}
+
+/** In output order: min balance (config, shown even without data) first. */
+const FAMILIES: readonly FamilyWriter[] = [
+  {
+    family: CHAIN_METRICS.walletMinBalanceTons,
+    write(out, { wallet, base }) {
+      if (wallet.minBalanceTons === undefined) return;
+      open(out, this.family, base);
+      out.text('} ');
+      out.integer(wallet.minBalanceTons);
+      out.text('\n');
+    },
+  },
+  {
+    family: CHAIN_METRICS.walletStatus,
+    write(out, { base, data }) {
+      if (data === ABSENT) return;
+      open(out, this.family, base);
+      out.text(',status="');
+      out.labelValue(data === UNKNOWN ? 'unknown' : data.status);
+      out.text('"} 1\n');
+    },
+  },
+  {
+    family: CHAIN_METRICS.walletBalanceTons,
+    write(out, { base, data }) {
+      if (typeof data === 'symbol' || data.balance === null) return;
+      open(out, this.family, base);
+      out.text('} ');
+      writeTons(out, data.balance);
+      out.text('\n');
+    },
+  },
+  {
+    family: CHAIN_METRICS.walletSeqno,
+    write(out, { base, data }) {
+      if (typeof data === 'symbol' || data.seqno === null) return;
+      open(out, this.family, base);
+      out.text('} ');
+      out.integer(data.seqno);
+      out.text('\n');
+    },
+  },
+  {
+    family: CHAIN_METRICS.walletLastTransactionLt,
+    write(out, { base, data }) {
+      if (typeof data === 'symbol' || data.last_transaction_lt === null) return;
+      open(out, this.family, base);
+      out.text('} ');
+      out.text(data.last_transaction_lt);
+      out.text('\n');
+    },
+  },
+  {
+    family: CHAIN_METRICS.walletInfo,
+    write(out, { wallet, base, data, record, testnet }) {
+      if (typeof data === 'symbol') return;
+      open(out, this.family, base);
+      out.text(',user_friendly="');
+      out.labelValue(addressBookEntry(record, wallet.address, testnet).user_friendly ?? '');
+      out.text('",wallet_type="');
+      out.labelValue(data.wallet_type ?? '');
+      out.text('",wallet_id="');
+      if (data.wallet_id !== null) out.integer(data.wallet_id);
+      out.text('"} 1\n');
+    },
+  },
+  {
+    family: CHAIN_METRICS.walletExtraCurrencyBalance,
+    write(out, { base, data }) {
+      if (typeof data === 'symbol') return;
+      for (const currency in data.extra_currencies) {
+        open(out, this.family, base);
+        out.text(',currency="');
+        out.labelValue(currency);
+        out.text('"} ');
+        out.text(data.extra_currencies[currency] ?? '');
+        out.text('\n');
+      }
+    },
+  },
+];
+
+/** Wallets per cached block of output. */
+const CHUNK_WALLETS = 1000;
+
 /**
- * One block of watched wallets, rendered and encoded: per family (min balance first, then
- * DATA_FAMILIES), the lines of these wallets. Reused while every wallet in the block,
- * its state object and its address-book name are the same as when it was rendered.
+ * One block of watched wallets, rendered and encoded: per family of FAMILIES, the lines
+ * of these wallets. Reused while every wallet in the block, its state object and its
+ * address-book name are the same as when it was rendered.
  */
 interface Chunk {
   readonly wallets: readonly WatchedWallet[];
-  readonly states: readonly (ServedWalletState | typeof ABSENT | typeof UNKNOWN)[];
+  readonly data: readonly WalletData[];
   readonly friendly: readonly (string | null | undefined)[];
   readonly testnet: boolean;
   readonly families: readonly Buffer[];
 }
 
-/** Caches shared across renders: labels per watched wallet, encoded blocks of output. */
+/** Caches shared across renders: encoded labels per watched wallet, encoded blocks of output. */
 export interface WalletSeriesCaches {
-  readonly labels: WeakMap<WatchedWallet, string>;
+  readonly labels: WeakMap<WatchedWallet, Buffer>;
+  readonly writer: LineWriter;
   chunks: Chunk[];
 }
 
 export function createWalletSeriesCaches(): WalletSeriesCaches {
-  return { labels: new WeakMap(), chunks: [] };
+  return { labels: new WeakMap(), writer: createLineWriter(), chunks: [] };
 }
 
-function stateLines(wallet: WatchedWallet, base: string, record: WalletRecord, state: ServedWalletState, testnet: boolean, data: string[][]): void {
-  const friendly = addressBookEntry(record, wallet.address, testnet).user_friendly ?? '';
-  data[0]?.push(`${CHAIN_METRICS.walletStatus.name}{${base},status="${escapeLabelValue(state.status)}"} 1`);
-  if (state.balance !== null) data[1]?.push(`${CHAIN_METRICS.walletBalanceTons.name}{${base}} ${nanotonsToTons(state.balance)}`);
-  if (state.seqno !== null) data[2]?.push(`${CHAIN_METRICS.walletSeqno.name}{${base}} ${state.seqno}`);
-  if (state.last_transaction_lt !== null) data[3]?.push(`${CHAIN_METRICS.walletLastTransactionLt.name}{${base}} ${state.last_transaction_lt}`);
-  data[4]?.push(
-    `${CHAIN_METRICS.walletInfo.name}{${base},user_friendly="${escapeLabelValue(friendly)}",wallet_type="${escapeLabelValue(state.wallet_type ?? '')}",wallet_id="${state.wallet_id ?? ''}"} 1`,
-  );
-  for (const currency in state.extra_currencies) {
-    data[5]?.push(`${CHAIN_METRICS.walletExtraCurrencyBalance.name}{${base},currency="${escapeLabelValue(currency)}"} ${state.extra_currencies[currency]}`);
-  }
+function renderChunk(wallets: readonly WatchedWallet[], records: readonly (WalletRecord | undefined)[], data: readonly WalletData[], testnet: boolean, caches: WalletSeriesCaches): Buffer[] {
+  const inputs: LineInput[] = wallets.map((wallet, i) => {
+    let base = caches.labels.get(wallet);
+    if (base === undefined) {
+      base = Buffer.from(baseLabels(wallet));
+      caches.labels.set(wallet, base);
+    }
+    return { wallet, base, data: data[i] ?? ABSENT, record: records[i], testnet };
+  });
+  const out = caches.writer;
+  return FAMILIES.map((writer) => {
+    for (const input of inputs) writer.write(out, input);
+    return out.take();
+  });
 }
-
-const encode = (lines: readonly string[]): Buffer => (lines.length === 0 ? EMPTY : Buffer.from(`${lines.join('\n')}\n`));
-const EMPTY = Buffer.alloc(0);
 
 /**
  * The per-wallet series of one snapshot, in the text format, as encoded chunks. Pure (the
@@ -113,44 +225,27 @@ export function renderWalletSeries(options: {
       const record = options.wallets?.wallets.get(w.raw);
       return record && isFresh(record.fetchedAt, options.now, options.maxAgeSeconds) ? record : undefined;
     });
-    const states = records.map((r) => (r === undefined ? ABSENT : (r.state ?? UNKNOWN)));
+    const data = records.map((r): WalletData => (r === undefined ? ABSENT : (r.state ?? UNKNOWN)));
     const friendly = records.map((r) => r?.addressBook?.user_friendly);
     const previous = caches.chunks[chunks.length];
     const same =
       previous !== undefined &&
       previous.testnet === testnet &&
       previous.wallets.length === wallets.length &&
-      wallets.every((w, i) => previous.wallets[i] === w && previous.states[i] === states[i] && previous.friendly[i] === friendly[i]);
-    if (same) {
-      chunks.push(previous);
-      continue;
-    }
-    const minBalance: string[] = [];
-    const data: string[][] = DATA_FAMILIES.map(() => []);
-    wallets.forEach((wallet, i) => {
-      let base = caches.labels.get(wallet);
-      if (base === undefined) {
-        base = baseLabels(wallet);
-        caches.labels.set(wallet, base);
-      }
-      if (wallet.minBalanceTons !== undefined) minBalance.push(`${CHAIN_METRICS.walletMinBalanceTons.name}{${base}} ${wallet.minBalanceTons}`);
-      const record = records[i];
-      const state = states[i];
-      if (record === undefined || state === ABSENT || state === undefined) return;
-      if (state === UNKNOWN) data[0]?.push(`${CHAIN_METRICS.walletStatus.name}{${base},status="unknown"} 1`);
-      else stateLines(wallet, base, record, state, testnet, data);
-    });
-    chunks.push({ wallets, states, friendly, testnet, families: [encode(minBalance), ...data.map(encode)] });
+      wallets.every((w, i) => previous.wallets[i] === w && previous.data[i] === data[i] && previous.friendly[i] === friendly[i]);
+    chunks.push(same ? previous : { wallets, data, friendly, testnet, families: renderChunk(wallets, records, data, testnet, caches) });
   }
   caches.chunks = chunks;
   const out: Buffer[] = [];
-  [CHAIN_METRICS.walletMinBalanceTons, ...DATA_FAMILIES].forEach((metric, f) => {
+  FAMILIES.forEach(({ family }, f) => {
     const parts = chunks.map((c) => c.families[f] ?? EMPTY).filter((b) => b.length > 0);
     if (parts.length === 0) return;
-    out.push(Buffer.from(familyHeader(metric)), ...parts);
+    out.push(Buffer.from(familyHeader(family)), ...parts);
   });
   return out;
 }
+
+const EMPTY = Buffer.alloc(0);
 
 /**
  * Renders the wallet series once per (snapshot, watchlist) and again only when a wallet's

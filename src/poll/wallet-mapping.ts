@@ -1,33 +1,12 @@
 import { isCanonicalRaw, parseAddress } from '../ton/address.js';
-import type { AddressBookEntry, ServedWalletState, WalletRecord } from '../snapshot/types.js';
-import type { UpstreamWalletState, WalletStatesResponse } from '../upstream/schemas.js';
+import type { ServedWalletState, WalletRecord, WalletsSnapshot } from '../snapshot/types.js';
+import type { WalletStatesResponse } from '../upstream/schemas.js';
 
 /** The canonical key of an address as an upstream printed it; null when unreadable. */
 export function rawKeyOf(address: string): string | null {
   if (isCanonicalRaw(address)) return address; // the common case
   const parsed = parseAddress(address);
   return parsed.ok ? parsed.value.raw : null;
-}
-
-/**
- * Upstream wallet state → the seed's twelve fields, in the seed's order. One rule for what
- * the upstream left out: null, except extra_currencies, which is `{}`. Pure.
- */
-export function servedWalletState(raw: string, state: UpstreamWalletState): ServedWalletState {
-  return {
-    address: raw,
-    balance: state.balance ?? null,
-    code_hash: state.code_hash ?? null,
-    extra_currencies: state.extra_currencies ?? {},
-    is_signature_allowed: state.is_signature_allowed ?? null,
-    is_wallet: state.is_wallet ?? null,
-    last_transaction_hash: state.last_transaction_hash ?? null,
-    last_transaction_lt: state.last_transaction_lt ?? null,
-    seqno: state.seqno ?? null,
-    status: state.status,
-    wallet_id: state.wallet_id ?? null,
-    wallet_type: state.wallet_type ?? null,
-  };
 }
 
 function sameCurrencies(a: Readonly<Record<string, string>>, b: Readonly<Record<string, string>>): boolean {
@@ -75,30 +54,49 @@ export function matchWalletAnswer(
   /** Where found records go; a new map when not given. */
   found: Map<string, WalletRecord> = new Map(),
 ): { found: Map<string, WalletRecord>; missing: string[] } {
-  const byRaw = new Map<string, { state: UpstreamWalletState; key: string }>();
+  // The state as decoded has the served shape already; keyed by the raw form it names.
+  const byRaw = new Map<string, ServedWalletState>();
   for (const state of answer.wallets) {
     const raw = rawKeyOf(state.address);
-    if (raw !== null) byRaw.set(raw, { state, key: state.address });
+    if (raw !== null) byRaw.set(raw, state);
   }
   const missing: string[] = [];
   for (const raw of asked) {
-    const hit = byRaw.get(raw);
-    if (!hit) {
+    const decoded = byRaw.get(raw);
+    if (decoded === undefined) {
       missing.push(raw);
       continue;
     }
-    const book = answer.address_book[hit.key] ?? answer.address_book[raw];
-    const state = servedWalletState(raw, hit.state);
+    const key = decoded.address;
+    // Served under the raw key: toncenter prints it that way, anything else is rewritten.
+    const state = key === raw ? decoded : { ...decoded, address: raw };
     const before = previous?.get(raw);
     found.set(raw, {
       raw,
       state: before?.state && sameState(before.state, state) ? before.state : state,
-      // The parsed entry is ours already; copy only when a field needs filling in.
-      addressBook: !book ? null : book.user_friendly != null && book.domain !== undefined ? (book as AddressBookEntry) : { ...book, user_friendly: book.user_friendly ?? null, domain: book.domain ?? null },
-      metadata: answer.metadata[hit.key] ?? answer.metadata[raw],
+      addressBook: answer.address_book[key] ?? (key === raw ? null : (answer.address_book[raw] ?? null)),
+      metadata: answer.metadata[key] ?? answer.metadata[raw],
       fetchedAt: meta.fetchedAt,
       upstream: meta.upstream,
     });
   }
   return { found, missing };
+}
+
+/**
+ * The cycle's snapshot, in watchlist order: what this cycle found, else the last value (a
+ * failed batch keeps its wallets' last values); wallets that left the watchlist are gone. Pure.
+ */
+export function assembleWalletsSnapshot(
+  watchlist: readonly { readonly raw: string }[],
+  found: ReadonlyMap<string, WalletRecord>,
+  previous: ReadonlyMap<string, WalletRecord> | undefined,
+  fetchedAt: number,
+): WalletsSnapshot {
+  const wallets = new Map<string, WalletRecord>();
+  for (const { raw } of watchlist) {
+    const record = found.get(raw) ?? previous?.get(raw);
+    if (record) wallets.set(raw, record);
+  }
+  return { wallets, fetchedAt };
 }

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { WatchedWallet } from '../config/watchlist.js';
 import type { WalletRecord, WalletsSnapshot } from '../snapshot/types.js';
 import type { UpstreamClient } from '../upstream/client.js';
-import { matchWalletAnswer } from './wallet-mapping.js';
+import { assembleWalletsSnapshot, matchWalletAnswer } from './wallet-mapping.js';
 
 /** The batch size in force; halves on 414/431 and remembers it across cycles. */
 export interface BatchSize {
@@ -100,13 +100,7 @@ export async function pollWallets(deps: WalletPollDeps, signal?: AbortSignal): P
   }
   if (records.size === 0 && deps.watchlist.length > 0) return { ok: false, error: lastError || 'no wallet answered' };
 
-  const previous = deps.previous()?.wallets;
-  const wallets = new Map<string, WalletRecord>();
-  for (const { raw } of deps.watchlist) {
-    const record = records.get(raw) ?? previous?.get(raw);
-    if (record) wallets.set(raw, record);
-  }
-  deps.publish({ wallets, fetchedAt: now() });
+  deps.publish(assembleWalletsSnapshot(deps.watchlist, records, deps.previous()?.wallets, now()));
   const unknown = [...records.values()].filter((r) => r.state === null).length;
   const outcome = { ok: true, fetched: records.size - unknown, unknown, failed: failed.size } as const;
   logger.debug({ ...outcome, seconds: (now() - started) / 1000 }, 'wallet cycle done');

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Dispatcher, request as undiciRequestFn } from 'undici';
-import type { ZodType } from 'zod';
+import type { ZodSafeParseResult } from 'zod';
 import type { UpstreamConfig } from '../config/schema.js';
 import { createRequestBudget, type RequestBudget, type RequestPriority } from './budget.js';
 import { classifyStatus, classifyThrown, parseRetryAfter, UpstreamError, type Result } from './errors.js';
@@ -8,10 +8,10 @@ import { describeNonJson, isFailureEnvelope, readCapped, tryParseJson } from './
 import {
   errorMessageOf,
   outMsgQueueSizesEnvelopeSchema,
-  walletStatesResponseSchema,
   type OutMsgQueueSizesResult,
   type WalletStatesResponse,
 } from './schemas.js';
+import { walletStatesDecoder } from './wallet-states.js';
 
 /** The `query` label: which of the two upstream operations a request served. */
 export type QueryName = 'queue_sizes' | 'wallets';
@@ -77,7 +77,8 @@ interface Attempt<T> {
   readonly priority: RequestPriority;
   readonly path: string;
   readonly search?: URLSearchParams;
-  readonly schema: ZodType<T>;
+  /** A zod schema, or a decoder that agrees with one (wallet-states.ts). */
+  readonly schema: { safeParse(body: unknown): ZodSafeParseResult<T> };
 }
 
 export function createUpstreamClient(deps: UpstreamClientDeps): UpstreamClient {
@@ -208,7 +209,7 @@ export function createUpstreamClient(deps: UpstreamClientDeps): UpstreamClient {
       const search = new URLSearchParams();
       for (const address of addresses) search.append('address', address);
       return withFailover('wallets', signal, (u) =>
-        attempt(u, { query: 'wallets', priority: 'low', path: WALLET_STATES_PATH, search, schema: walletStatesResponseSchema }, signal),
+        attempt(u, { query: 'wallets', priority: 'low', path: WALLET_STATES_PATH, search, schema: walletStatesDecoder }, signal),
       );
     },
   };

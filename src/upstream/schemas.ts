@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { AddressBookEntry, ServedWalletState } from '../snapshot/types.js';
 import { parseSignedShard } from '../ton/shard.js';
 
 /**
@@ -69,26 +70,54 @@ export function errorMessageOf(body: unknown): string | undefined {
   return typeof parsed.data.result === 'string' ? parsed.data.result : undefined;
 }
 
-/** One account of a walletStates answer. Fields absent for uninit/frozen/nonexist accounts are optional. */
-export const walletStateSchema = z.object({
-  address: z.string(),
-  balance: z.string().regex(/^\d+$/, 'balance is not a decimal nanoton amount').nullish(),
-  code_hash: z.string().nullish(),
-  extra_currencies: z.record(z.string(), z.string().regex(/^\d+$/)).nullish(),
-  is_signature_allowed: z.boolean().nullish(),
-  is_wallet: z.boolean().nullish(),
-  last_transaction_hash: z.string().nullish(),
-  last_transaction_lt: z.string().regex(/^\d+$/, 'last_transaction_lt is not a decimal integer').nullish(),
-  seqno: z.number().int().nullish(),
-  status: z.string(),
-  wallet_id: z.number().int().nullish(),
-  wallet_type: z.string().nullish(),
-});
+/**
+ * One account of a walletStates answer. Fields absent for uninit/frozen/nonexist accounts
+ * are optional upstream; the output is the seed's twelve fields in the seed's order, with
+ * one rule for what the upstream left out: null, except extra_currencies, which is `{}`.
+ * `address` stays as the upstream printed it.
+ *
+ * The poll path decodes with decodeWalletStates (wallet-states.ts), which must agree with
+ * these schemas; they are the reference, and produce its error messages.
+ */
+export const walletStateSchema = z
+  .object({
+    address: z.string(),
+    balance: z.string().regex(/^\d+$/, 'balance is not a decimal nanoton amount').nullish(),
+    code_hash: z.string().nullish(),
+    extra_currencies: z.record(z.string(), z.string().regex(/^\d+$/)).nullish(),
+    is_signature_allowed: z.boolean().nullish(),
+    is_wallet: z.boolean().nullish(),
+    last_transaction_hash: z.string().nullish(),
+    last_transaction_lt: z.string().regex(/^\d+$/, 'last_transaction_lt is not a decimal integer').nullish(),
+    seqno: z.number().int().nullish(),
+    status: z.string(),
+    wallet_id: z.number().int().nullish(),
+    wallet_type: z.string().nullish(),
+  })
+  .transform(
+    (state): ServedWalletState => ({
+      address: state.address,
+      balance: state.balance ?? null,
+      code_hash: state.code_hash ?? null,
+      extra_currencies: state.extra_currencies ?? {},
+      is_signature_allowed: state.is_signature_allowed ?? null,
+      is_wallet: state.is_wallet ?? null,
+      last_transaction_hash: state.last_transaction_hash ?? null,
+      last_transaction_lt: state.last_transaction_lt ?? null,
+      seqno: state.seqno ?? null,
+      status: state.status,
+      wallet_id: state.wallet_id ?? null,
+      wallet_type: state.wallet_type ?? null,
+    }),
+  );
 
-export const addressBookEntrySchema = z.looseObject({
-  user_friendly: z.string().nullish(),
-  domain: z.string().nullish(),
-});
+/** An address book entry; user_friendly and domain come out null when left out. */
+export const addressBookEntrySchema = z
+  .looseObject({
+    user_friendly: z.string().nullish(),
+    domain: z.string().nullish(),
+  })
+  .transform((entry): AddressBookEntry => ({ ...entry, user_friendly: entry.user_friendly ?? null, domain: entry.domain ?? null }));
 
 export const walletStatesResponseSchema = z.object({
   wallets: z.array(walletStateSchema),
@@ -96,6 +125,4 @@ export const walletStatesResponseSchema = z.object({
   metadata: z.record(z.string(), z.unknown()).default({}),
 });
 
-export type UpstreamWalletState = z.output<typeof walletStateSchema>;
-export type UpstreamAddressBookEntry = z.output<typeof addressBookEntrySchema>;
 export type WalletStatesResponse = z.output<typeof walletStatesResponseSchema>;

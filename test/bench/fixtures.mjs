@@ -1,5 +1,6 @@
 // Synthetic but realistic data for the benchmarks: built from the compiled sources.
 import { createHash } from 'node:crypto';
+import { Address } from '@ton/core';
 
 const b64 = (s) => createHash('sha256').update(s).digest('base64');
 
@@ -26,7 +27,8 @@ export function walletStatesBody(from, to) {
       wallet_id: 698983191,
       wallet_type: 'wallet v4 r2',
     });
-    addressBook[address] = { user_friendly: null, domain: null, interfaces: ['wallet_v4r2'] };
+    // As toncenter: non-bounceable for wallets.
+    addressBook[address] = { user_friendly: Address.parseRaw(address).toString({ urlSafe: true, bounceable: false }), domain: null, interfaces: ['wallet_v4r2'] };
   }
   return JSON.stringify({ wallets, address_book: addressBook, metadata: {} });
 }

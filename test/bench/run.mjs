@@ -10,9 +10,9 @@ import { pino } from 'pino';
 import { createSnapshotPersister } from '../../dist/snapshot/persist.js';
 import { Pool } from 'undici';
 import { createWalletSeriesRenderer } from '../../dist/metrics/wallet-series.js';
-import { matchWalletAnswer } from '../../dist/poll/wallet-mapping.js';
+import { assembleWalletsSnapshot, matchWalletAnswer } from '../../dist/poll/wallet-mapping.js';
 import { parseAddress } from '../../dist/ton/address.js';
-import { walletStatesResponseSchema } from '../../dist/upstream/schemas.js';
+import { decodeWalletStates } from '../../dist/upstream/wallet-states.js';
 import { queueSnapshot, rawAddress, walletStatesBody } from './fixtures.mjs';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
@@ -90,15 +90,20 @@ function pollProcessing(total) {
   // As in the daemon: one renderer for the process, labels cached per watched wallet,
   // and the previous cycle's records passed in so unchanged wallets keep their state.
   const renderer = createWalletSeriesRenderer({ watchlist: () => watchlist, maxAgeSeconds: () => 300, testnet: () => false });
+  // What the daemon does per cycle once a body has arrived: JSON.parse, decode (the
+  // client's decoder), match by address against the previous cycle, assemble the snapshot
+  // in watchlist order, render the metrics.
   const cycle = (previous) => {
-    const records = new Map();
+    const found = new Map();
     for (const b of bodies) {
       const asked = watchlist.slice(b.from, b.from + 1000).map((w) => w.raw);
-      const answer = walletStatesResponseSchema.parse(JSON.parse(b.text));
-      matchWalletAnswer(asked, answer, { fetchedAt: Date.now(), upstream: 'bench' }, previous, records);
+      const decoded = decodeWalletStates(JSON.parse(b.text));
+      if (!decoded.success) throw decoded.error;
+      matchWalletAnswer(asked, decoded.data, { fetchedAt: Date.now(), upstream: 'bench' }, previous?.wallets, found);
     }
-    renderer.render({ queueSizes: null, wallets: { wallets: records, fetchedAt: Date.now() } }, Date.now());
-    return records;
+    const snapshot = assembleWalletsSnapshot(watchlist, found, previous?.wallets, Date.now());
+    renderer.render({ queueSizes: null, wallets: snapshot }, Date.now());
+    return snapshot;
   };
   // A daemon runs cycle after cycle: warm up first.
   let previous = cycle(undefined);
@@ -147,7 +152,9 @@ async function startupWith(wallets) {
   const records = new Map();
   for (let from = 0; from < wallets; from += 1000) {
     const asked = Array.from({ length: Math.min(1000, wallets - from) }, (_, i) => rawAddress(from + i));
-    matchWalletAnswer(asked, walletStatesResponseSchema.parse(JSON.parse(walletStatesBody(from, from + asked.length))), { fetchedAt: now, upstream: 'bench' }, undefined, records);
+    const decoded = decodeWalletStates(JSON.parse(walletStatesBody(from, from + asked.length)));
+    if (!decoded.success) throw decoded.error;
+    matchWalletAnswer(asked, decoded.data, { fetchedAt: now, upstream: 'bench' }, undefined, records);
   }
   const persister = createSnapshotPersister({ file: join(dir, 'snapshot.json'), logger: pino({ level: 'silent' }), now: Date.now });
   await persister.save({ queueSizes: { ...queueSnapshot(), fetchedAt: now }, wallets: { wallets: records, fetchedAt: now } });

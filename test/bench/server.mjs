@@ -11,7 +11,7 @@ import { matchWalletAnswer } from '../../dist/poll/wallet-mapping.js';
 import { createRoutes } from '../../dist/serve/routes.js';
 import { createHttpServer, listen } from '../../dist/serve/server.js';
 import { createSnapshotStore } from '../../dist/snapshot/store.js';
-import { walletStatesResponseSchema } from '../../dist/upstream/schemas.js';
+import { decodeWalletStates } from '../../dist/upstream/wallet-states.js';
 import { queueSnapshot, rawAddress, walletStatesBody } from './fixtures.mjs';
 
 const [mode, walletCount = '10000'] = process.argv.slice(2);
@@ -30,7 +30,9 @@ store.replaceQueueSizes(queueSnapshot());
 const records = new Map();
 for (let from = 0; from < count; from += 1000) {
   const asked = config.watchlist.slice(from, from + 1000).map((w) => w.raw);
-  const answer = walletStatesResponseSchema.parse(JSON.parse(walletStatesBody(from, Math.min(count, from + 1000))));
+  const decoded = decodeWalletStates(JSON.parse(walletStatesBody(from, Math.min(count, from + 1000))));
+  if (!decoded.success) throw decoded.error;
+  const answer = decoded.data;
   for (const [raw, record] of matchWalletAnswer(asked, answer, { fetchedAt: Date.now(), upstream: 'bench' }).found) records.set(raw, record);
 }
 store.replaceWallets({ wallets: records, fetchedAt: Date.now() });

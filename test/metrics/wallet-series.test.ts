@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createWalletSeriesRenderer, nanotonsToTons, renderWalletSeries } from '../../src/metrics/wallet-series.js';
+import { createLineWriter } from '../../src/metrics/line-writer.js';
+import { createWalletSeriesRenderer, renderWalletSeries, writeTons } from '../../src/metrics/wallet-series.js';
 import { ADDR, record, walletState, walletsSnapshot, watched } from '../helpers/wallets.js';
 
 const text = (chunks: readonly Buffer[]) => Buffer.concat(chunks).toString('utf8');
@@ -12,8 +13,14 @@ describe('wallet snapshot → metrics', () => {
     ['1500000000', '1.5'],
     ['1000000000', '1'],
     ['123456789012345678901', '123456789012.345678901'],
+    ['000150', '0.00000015'],
+    ['0000', '0'],
+    ['1000000000000', '1000'],
+    ['999999999', '0.999999999'],
   ])('formats %s nanotons as %s TON exactly', (nano, tons) => {
-    expect(nanotonsToTons(nano)).toBe(tons);
+    const out = createLineWriter(4);
+    writeTons(out, nano);
+    expect(out.take().toString()).toBe(tons);
   });
 
   it('exports every wallet series with the entry\'s labels', () => {

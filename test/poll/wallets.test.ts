@@ -4,6 +4,7 @@ import { createBatchSize, pollWallets, type WalletPollDeps } from '../../src/pol
 import type { WalletsSnapshot } from '../../src/snapshot/types.js';
 import { parseAddress } from '../../src/ton/address.js';
 import { createUpstreamClient } from '../../src/upstream/client.js';
+import { walletStatesResponseSchema } from '../../src/upstream/schemas.js';
 import { createLogSink } from '../helpers/log.js';
 import { startSim, type RunningSim } from '../helpers/sim.js';
 
@@ -116,7 +117,7 @@ describe('wallet poller progress', () => {
         clock += 4_000;
         return Promise.resolve({
           ok: true as const,
-          value: { upstream: 'fake', fetchedAt: clock, value: { wallets: batch.map((address) => ({ address, status: 'active', balance: '1' })), address_book: {}, metadata: {} } },
+          value: { upstream: 'fake', fetchedAt: clock, value: walletStatesResponseSchema.parse({ wallets: batch.map((address) => ({ address, status: 'active', balance: '1' })) }) },
         });
       },
     };

@@ -1,0 +1,109 @@
+/**
+ * Writes text-format samples straight into one growing buffer. The wallet series run to
+ * several hundred thousand lines per snapshot; building a string per line, joining them
+ * and encoding the result cost three copies and most of the garbage collector's time.
+ */
+export interface LineWriter {
+  /** Text as UTF-8, unescaped: metric names, our own punctuation, pre-escaped label sets. */
+  text(value: string): void;
+  /** Bytes encoded beforehand (label sets cached per wallet): one copy, no per-character work. */
+  bytes(value: Uint8Array): void;
+  /** `value[from..to)`, as text() would write it. */
+  textRange(value: string, from: number, to: number): void;
+  /** A label value, escaped as the format requires (backslash, double quote, newline). */
+  labelValue(value: string): void;
+  /** A number as String() would print it, without allocating for safe integers. */
+  integer(value: number): void;
+  /** The bytes written since the last take(), in a buffer of their own; the writer starts over. */
+  take(): Buffer;
+}
+
+const BACKSLASH = 0x5c;
+const QUOTE = 0x22;
+const NEWLINE = 0x0a;
+const EMPTY = Buffer.alloc(0);
+
+export function createLineWriter(initialBytes = 256 * 1024): LineWriter {
+  let buffer = Buffer.allocUnsafe(initialBytes);
+  let position = 0;
+  const digits = new Uint8Array(24);
+
+  const reserve = (bytes: number): void => {
+    if (position + bytes <= buffer.length) return;
+    const grown = Buffer.allocUnsafe(Math.max(buffer.length * 2, position + bytes));
+    buffer.copy(grown, 0, 0, position);
+    buffer = grown;
+  };
+
+  const textRange = (value: string, from: number, to: number): void => {
+    reserve(to - from);
+    const start = position;
+    for (let i = from; i < to; i += 1) {
+      const code = value.charCodeAt(i);
+      if (code >= 0x80) {
+        // Rare (names, upstream strings): let the encoder handle multi-byte characters.
+        position = start;
+        const rest = value.slice(from, to);
+        reserve(Buffer.byteLength(rest));
+        position += buffer.write(rest, position, 'utf8');
+        return;
+      }
+      buffer[position++] = code;
+    }
+  };
+
+  return {
+    text: (value) => textRange(value, 0, value.length),
+    textRange,
+    bytes(value) {
+      reserve(value.length);
+      buffer.set(value, position);
+      position += value.length;
+    },
+    labelValue(value) {
+      reserve(value.length * 2);
+      const start = position;
+      for (let i = 0; i < value.length; i += 1) {
+        const code = value.charCodeAt(i);
+        if (code === BACKSLASH || code === QUOTE) {
+          buffer[position++] = BACKSLASH;
+          buffer[position++] = code;
+        } else if (code === NEWLINE) {
+          buffer[position++] = BACKSLASH;
+          buffer[position++] = 0x6e; // n
+        } else if (code >= 0x80) {
+          position = start;
+          const escaped = value.replace(/[\\"]/g, '\\$&').replace(/\n/g, '\\n');
+          reserve(Buffer.byteLength(escaped));
+          position += buffer.write(escaped, position, 'utf8');
+          return;
+        } else {
+          buffer[position++] = code;
+        }
+      }
+    },
+    integer(value) {
+      if (!Number.isSafeInteger(value)) {
+        textRange(String(value), 0, String(value).length);
+        return;
+      }
+      reserve(digits.length);
+      let rest = Math.abs(value);
+      let at = digits.length;
+      do {
+        digits[--at] = 0x30 + (rest % 10);
+        rest = Math.floor(rest / 10);
+      } while (rest > 0);
+      if (value < 0) buffer[position++] = 0x2d; // -
+      buffer.set(digits.subarray(at), position);
+      position += digits.length - at;
+    },
+    take() {
+      if (position === 0) return EMPTY;
+      const out = Buffer.allocUnsafe(position);
+      buffer.copy(out, 0, 0, position);
+      position = 0;
+      return out;
+    },
+  };
+}

@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { createLineWriter } from '../../src/metrics/line-writer.js';
+import { escapeLabelValue } from '../../src/metrics/text-format.js';
+
+describe('line writer', () => {
+  // Deliberately tiny so that every case also exercises growing the buffer.
+  const writer = () => createLineWriter(2);
+
+  it.each(['', 'plain', 'a"b\\c\nd', 'кошелёк "горячий"', 'emoji 🦄 \\ "', '\n\n', 'x'.repeat(10_000)])('writes label value %j as escapeLabelValue does, in UTF-8', (value) => {
+    const out = writer();
+    out.text('before ');
+    out.labelValue(value);
+    out.text(' after');
+    expect(out.take().toString('utf8')).toBe(`before ${escapeLabelValue(value)} after`);
+  });
+
+  it.each(['ascii', 'naïve', '日本語', '🦄', ''])('writes text %j and ranges of it unchanged', (value) => {
+    const out = writer();
+    out.text(value);
+    out.textRange(`[${value}]`, 1, value.length + 1);
+    expect(out.take().toString('utf8')).toBe(value + value);
+  });
+
+  it.each([0, 7, -7, 10, 698983191, -2147483648, Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER, 1.5, 1e21, -0.25])('writes the number %d as String() does', (value) => {
+    const out = writer();
+    out.integer(value);
+    expect(out.take().toString()).toBe(String(value));
+  });
+
+  it('starts over after take(), and each taken buffer is its own', () => {
+    const out = writer();
+    out.text('first');
+    const first = out.take();
+    out.text('second');
+    expect(out.take().toString()).toBe('second');
+    expect(first.toString()).toBe('first');
+    expect(out.take().length).toBe(0);
+  });
+});

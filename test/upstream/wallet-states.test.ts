@@ -1,0 +1,103 @@
+import { describe, expect, it } from 'vitest';
+import { walletStatesResponseSchema } from '../../src/upstream/schemas.js';
+import { decodeWalletStates, decodeWalletStatesQuickly } from '../../src/upstream/wallet-states.js';
+import { fixture } from '../helpers/fixtures.js';
+
+/**
+ * The hand-written decoder must never accept what the zod schema refuses, nor decode
+ * differently from it. Every field of every account, and every part of the envelope, is
+ * set to values of the wrong shape, of odd but valid shapes, and deleted.
+ */
+
+/** Shaped as upstream-facts.md describes toncenter's answer: v5r1, v4r2, uninit, frozen, a jetton master. */
+const BODY = fixture('v3-wallet-states.json') as { wallets: Record<string, unknown>[] };
+const DELETE = Symbol('delete');
+
+const clone = <T>(value: T): T => structuredClone(value);
+const ODD_VALUES: unknown[] = [
+  DELETE, null, '', '12', '007', '-1', '1.5', '1e3', ' 12', '١٢', 'abc', 0, -1, 1.5, 2 ** 53, 2 ** 53 - 1, -(2 ** 31), NaN, true, false, [], ['1'], {}, { 1: '2' }, { 1: 2 }, { 1: 'x' }, { 1: '' },
+];
+const WALLET_FIELDS = [
+  'address', 'balance', 'code_hash', 'extra_currencies', 'is_signature_allowed', 'is_wallet', 'last_transaction_hash', 'last_transaction_lt', 'seqno', 'status', 'wallet_id', 'wallet_type', 'unknown_extra',
+];
+
+function set(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (value === DELETE) delete target[key];
+  else target[key] = clone(value);
+}
+
+function* mutations(): Generator<[string, unknown]> {
+  yield ['unchanged', clone(BODY)];
+  for (const [i] of BODY.wallets.entries()) {
+    for (const field of WALLET_FIELDS) {
+      for (const value of ODD_VALUES) {
+        const body = clone(BODY);
+        set(body.wallets[i] as Record<string, unknown>, field, value);
+        yield [`wallets[${i}].${field} = ${String(value === DELETE ? 'deleted' : JSON.stringify(value))}`, body];
+      }
+    }
+    for (const value of [null, 1, 'x', [], {}]) {
+      const body = clone(BODY);
+      (body.wallets as unknown[])[i] = value;
+      yield [`wallets[${i}] = ${JSON.stringify(value)}`, body];
+    }
+  }
+  const envelope: Record<string, unknown[]> = {
+    wallets: [DELETE, null, {}, 'x', [], [[]]],
+    address_book: [
+      DELETE, null, [], 'x', {}, { a: null }, { a: 1 }, { a: [] }, { a: { user_friendly: 1 } }, { a: { domain: 'd.ton' } }, { a: { user_friendly: null } }, { a: { user_friendly: 'UQ', domain: null, more: [1] } },
+      { constructor: { user_friendly: 'x', domain: null } }, JSON.parse('{"__proto__": {"user_friendly": "x", "domain": null}}'),
+    ],
+    metadata: [DELETE, null, [], 'x', { a: 1 }, { a: null }, { constructor: 'x' }, { constructor: {} }, JSON.parse('{"__proto__": {}}')],
+  };
+  for (const [key, values] of Object.entries(envelope)) {
+    for (const value of values) {
+      const body = clone(BODY) as unknown as Record<string, unknown>;
+      set(body, key, value);
+      yield [`${key} = ${value === DELETE ? 'deleted' : JSON.stringify(value)}`, body];
+    }
+  }
+  for (const body of [null, [], 'x', 1, {}]) yield [`body = ${JSON.stringify(body)}`, body];
+}
+
+describe('walletStates decoder', () => {
+  it('decodes toncenter\'s answer on its fast path, exactly as the zod schema does, field order included', () => {
+    const quick = decodeWalletStatesQuickly(clone(BODY));
+    const reference = walletStatesResponseSchema.parse(clone(BODY));
+    expect(quick).not.toBeNull();
+    expect(quick).toStrictEqual(reference);
+    expect(JSON.stringify(quick)).toBe(JSON.stringify(reference));
+    // The rule for fields left out: null, extra_currencies {}.
+    expect(quick?.wallets[3]).toMatchObject({ status: 'frozen', code_hash: null, seqno: null, wallet_type: null, extra_currencies: {} });
+  });
+
+  it('never accepts what zod refuses, never decodes differently, and leaves anything unusual to zod', () => {
+    let fast = 0;
+    let cases = 0;
+    for (const [name, body] of mutations()) {
+      cases += 1;
+      const reference = walletStatesResponseSchema.safeParse(clone(body));
+      const quick = decodeWalletStatesQuickly(clone(body));
+      if (quick !== null) {
+        fast += 1;
+        expect(reference.success, name).toBe(true);
+        expect(quick, name).toStrictEqual(reference.data);
+        expect(JSON.stringify(quick), name).toBe(JSON.stringify(reference.data));
+      }
+      const decoded = decodeWalletStates(clone(body));
+      expect(decoded.success, name).toBe(reference.success);
+      // Refused: zod's own issues, so the logged reason is zod's.
+      if (!decoded.success) expect(decoded.error.issues, name).toStrictEqual(reference.error?.issues);
+    }
+    // The fast path is taken for the ordinary variations, not only the unchanged body.
+    expect(cases).toBeGreaterThan(1500);
+    expect(fast).toBeGreaterThan(300);
+  });
+
+  it('does not change the parsed body when it fills in an address book entry', () => {
+    const body = { wallets: [], address_book: { a: { user_friendly: 'UQx' } } };
+    const decoded = decodeWalletStatesQuickly(body);
+    expect(decoded?.address_book['a']).toEqual({ user_friendly: 'UQx', domain: null });
+    expect(body.address_book.a).toEqual({ user_friendly: 'UQx' });
+  });
+});
