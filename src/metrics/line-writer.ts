@@ -12,6 +12,12 @@ export interface LineWriter {
   textRange(value: string, from: number, to: number): void;
   /** A label value, escaped as the format requires (backslash, double quote, newline). */
   labelValue(value: string): void;
+  /**
+   * A label value that repeats across many lines (status, wallet type): escaped and
+   * encoded once. The first REPEATED_VALUES distinct values are kept; others are written
+   * as labelValue() writes them.
+   */
+  repeatedLabelValue(value: string): void;
   /** A number as String() would print it, without allocating for safe integers. */
   integer(value: number): void;
   /** The bytes written since the last take(), in a buffer of their own; the writer starts over. */
@@ -22,11 +28,13 @@ const BACKSLASH = 0x5c;
 const QUOTE = 0x22;
 const NEWLINE = 0x0a;
 const EMPTY = Buffer.alloc(0);
+const REPEATED_VALUES = 256;
 
 export function createLineWriter(initialBytes = 256 * 1024): LineWriter {
   let buffer = Buffer.allocUnsafe(initialBytes);
   let position = 0;
   const digits = new Uint8Array(24);
+  const repeated = new Map<string, Buffer>();
 
   const reserve = (bytes: number): void => {
     if (position + bytes <= buffer.length) return;
@@ -52,35 +60,54 @@ export function createLineWriter(initialBytes = 256 * 1024): LineWriter {
     }
   };
 
+  const bytes = (value: Uint8Array): void => {
+    reserve(value.length);
+    buffer.set(value, position);
+    position += value.length;
+  };
+
+  const labelValue = (value: string): void => {
+    reserve(value.length * 2);
+    const start = position;
+    for (let i = 0; i < value.length; i += 1) {
+      const code = value.charCodeAt(i);
+      if (code === BACKSLASH || code === QUOTE) {
+        buffer[position++] = BACKSLASH;
+        buffer[position++] = code;
+      } else if (code === NEWLINE) {
+        buffer[position++] = BACKSLASH;
+        buffer[position++] = 0x6e; // n
+      } else if (code >= 0x80) {
+        position = start;
+        const escaped = value.replace(/[\\"]/g, '\\$&').replace(/\n/g, '\\n');
+        reserve(Buffer.byteLength(escaped));
+        position += buffer.write(escaped, position, 'utf8');
+        return;
+      } else {
+        buffer[position++] = code;
+      }
+    }
+  };
+
   return {
     text: (value) => textRange(value, 0, value.length),
     textRange,
-    bytes(value) {
-      reserve(value.length);
-      buffer.set(value, position);
-      position += value.length;
-    },
-    labelValue(value) {
-      reserve(value.length * 2);
-      const start = position;
-      for (let i = 0; i < value.length; i += 1) {
-        const code = value.charCodeAt(i);
-        if (code === BACKSLASH || code === QUOTE) {
-          buffer[position++] = BACKSLASH;
-          buffer[position++] = code;
-        } else if (code === NEWLINE) {
-          buffer[position++] = BACKSLASH;
-          buffer[position++] = 0x6e; // n
-        } else if (code >= 0x80) {
-          position = start;
-          const escaped = value.replace(/[\\"]/g, '\\$&').replace(/\n/g, '\\n');
-          reserve(Buffer.byteLength(escaped));
-          position += buffer.write(escaped, position, 'utf8');
+    bytes,
+    labelValue,
+    repeatedLabelValue(value) {
+      let encoded = repeated.get(value);
+      if (encoded === undefined) {
+        if (repeated.size >= REPEATED_VALUES) {
+          labelValue(value);
           return;
-        } else {
-          buffer[position++] = code;
         }
+        const start = position;
+        labelValue(value);
+        encoded = Buffer.from(buffer.subarray(start, position));
+        repeated.set(value, encoded);
+        return;
       }
+      bytes(encoded);
     },
     integer(value) {
       if (!Number.isSafeInteger(value)) {

@@ -95,7 +95,7 @@ const FAMILIES: readonly FamilyWriter[] = [
       if (data === ABSENT) return;
       open(out, this.family, base);
       out.text(',status="');
-      out.labelValue(data === UNKNOWN ? 'unknown' : data.status);
+      out.repeatedLabelValue(data === UNKNOWN ? 'unknown' : data.status);
       out.text('"} 1\n');
     },
   },
@@ -137,7 +137,7 @@ const FAMILIES: readonly FamilyWriter[] = [
       out.text(',user_friendly="');
       out.labelValue(addressBookEntry(record, wallet.address, testnet).user_friendly ?? '');
       out.text('",wallet_type="');
-      out.labelValue(data.wallet_type ?? '');
+      out.repeatedLabelValue(data.wallet_type ?? '');
       out.text('",wallet_id="');
       if (data.wallet_id !== null) out.integer(data.wallet_id);
       out.text('"} 1\n');
@@ -219,10 +219,11 @@ export function renderWalletSeries(options: {
   const caches = options.caches ?? createWalletSeriesCaches();
   const { watchlist, testnet } = options;
   const chunks: Chunk[] = [];
+  const recordOf = createRecordLookup(options.wallets?.wallets);
   for (let start = 0; start < watchlist.length; start += CHUNK_WALLETS) {
     const wallets = watchlist.slice(start, start + CHUNK_WALLETS);
     const records = wallets.map((w) => {
-      const record = options.wallets?.wallets.get(w.raw);
+      const record = recordOf(w.raw);
       return record && isFresh(record.fetchedAt, options.now, options.maxAgeSeconds) ? record : undefined;
     });
     const data = records.map((r): WalletData => (r === undefined ? ABSENT : (r.state ?? UNKNOWN)));
@@ -246,6 +247,25 @@ export function renderWalletSeries(options: {
 }
 
 const EMPTY = Buffer.alloc(0);
+
+/**
+ * Looks records up in watchlist order. The snapshot is kept in watchlist order, so this
+ * walks it alongside instead of hashing every address; a wallet out of step (the
+ * watchlist changed since the poll) is looked up by key.
+ */
+function createRecordLookup(records: ReadonlyMap<string, WalletRecord> | undefined): (raw: string) => WalletRecord | undefined {
+  if (records === undefined) return () => undefined;
+  const walk = records.entries();
+  let next = walk.next();
+  return (raw) => {
+    if (!next.done && next.value[0] === raw) {
+      const record = next.value[1];
+      next = walk.next();
+      return record;
+    }
+    return records.get(raw);
+  };
+}
 
 /**
  * Renders the wallet series once per (snapshot, watchlist) and again only when a wallet's

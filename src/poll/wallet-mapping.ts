@@ -60,6 +60,8 @@ export function matchWalletAnswer(
     const raw = rawKeyOf(state.address);
     if (raw !== null) byRaw.set(raw, state);
   }
+  // Usually `{}` for plain wallets: then no lookups at all.
+  const metadata = hasKeys(answer.metadata) ? answer.metadata : null;
   const missing: string[] = [];
   for (const raw of asked) {
     const decoded = byRaw.get(raw);
@@ -75,12 +77,17 @@ export function matchWalletAnswer(
       raw,
       state: before?.state && sameState(before.state, state) ? before.state : state,
       addressBook: answer.address_book[key] ?? (key === raw ? null : (answer.address_book[raw] ?? null)),
-      metadata: answer.metadata[key] ?? answer.metadata[raw],
+      metadata: metadata === null ? undefined : (metadata[key] ?? metadata[raw]),
       fetchedAt: meta.fetchedAt,
       upstream: meta.upstream,
     });
   }
   return { found, missing };
+}
+
+function hasKeys(object: object): boolean {
+  for (const key in object) if (Object.hasOwn(object, key)) return true;
+  return false;
 }
 
 /**
@@ -93,6 +100,16 @@ export function assembleWalletsSnapshot(
   previous: ReadonlyMap<string, WalletRecord> | undefined,
   fetchedAt: number,
 ): WalletsSnapshot {
+  // The common case: every wallet answered, batch after batch in watchlist order. Then
+  // the map the cycle filled is the snapshot already.
+  if (found.size === watchlist.length) {
+    let index = 0;
+    for (const raw of found.keys()) {
+      if (raw !== watchlist[index]?.raw) break;
+      index += 1;
+    }
+    if (index === watchlist.length) return { wallets: found, fetchedAt };
+  }
   const wallets = new Map<string, WalletRecord>();
   for (const { raw } of watchlist) {
     const record = found.get(raw) ?? previous?.get(raw);

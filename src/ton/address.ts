@@ -18,14 +18,27 @@ export type AddressParseResult =
   | { readonly ok: false; readonly reason: string };
 
 const RAW_FORM = /^-?\d{1,3}:[0-9a-fA-F]{64}$/;
-const CANONICAL_RAW = /^-?\d{1,3}:[0-9A-F]{64}$/;
-
 /**
- * Already the canonical key (raw, uppercase hex), as upstreams print addresses: hot paths
- * use it as-is without going through @ton/core.
+ * Already the canonical key, exactly as rawKey() prints it (workchain in decimal, 64
+ * uppercase hex digits), as upstreams print addresses: hot paths use it as-is without
+ * going through @ton/core. By hand rather than a regex: this runs once per wallet per poll.
  */
 export function isCanonicalRaw(text: string): boolean {
-  return CANONICAL_RAW.test(text);
+  const colon = text.length - 65;
+  if (colon < 1 || colon > 4 || text.charCodeAt(colon) !== 58 /* : */) return false;
+  const first = text.charCodeAt(0) === 45 /* - */ ? 1 : 0;
+  if (first === colon) return false;
+  // String(n) has no leading zero and no "-0".
+  if (text.charCodeAt(first) === 48 && (colon - first > 1 || first === 1)) return false;
+  for (let i = first; i < colon; i += 1) {
+    const code = text.charCodeAt(i);
+    if (code < 48 || code > 57) return false;
+  }
+  for (let i = colon + 1; i < text.length; i += 1) {
+    const code = text.charCodeAt(i);
+    if (!((code >= 48 && code <= 57) || (code >= 65 && code <= 70))) return false;
+  }
+  return true;
 }
 const FRIENDLY_FORM = /^[A-Za-z0-9+/_-]{48}$/;
 

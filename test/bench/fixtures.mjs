@@ -8,21 +8,25 @@ export function rawAddress(i) {
   return `0:${createHash('sha256').update(`bench:${i}`).digest('hex').toUpperCase()}`;
 }
 
-/** One upstream walletStates body for addresses [from, to), as toncenter sends it. */
-export function walletStatesBody(from, to) {
+/**
+ * One upstream walletStates body for addresses [from, to), as toncenter sends it. Each
+ * `generation` is a later state of the same accounts: every wallet has sent a transaction
+ * (new balance, seqno, lt and hash); the rest is as before.
+ */
+export function walletStatesBody(from, to, generation = 0) {
   const wallets = [];
   const addressBook = {};
   for (let i = from; i < to; i += 1) {
     const address = rawAddress(i);
     wallets.push({
       address,
-      balance: String(1_000_000_000n * BigInt(i + 1) + 123n),
+      balance: String(1_000_000_000n * BigInt(i + 1) + 123n - 1_000_000n * BigInt(generation)),
       code_hash: b64('code:v4r2'),
       extra_currencies: i % 7 === 0 ? { 100: String(i) } : undefined,
       is_wallet: true,
-      last_transaction_hash: b64(`tx:${i}`),
-      last_transaction_lt: String(50_000_000_000_000 + i),
-      seqno: i % 5000,
+      last_transaction_hash: b64(`tx:${i}:${generation}`),
+      last_transaction_lt: String(50_000_000_000_000 + i + 1_000_000 * generation),
+      seqno: (i % 5000) + generation,
       status: 'active',
       wallet_id: 698983191,
       wallet_type: 'wallet v4 r2',

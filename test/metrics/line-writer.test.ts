@@ -14,6 +14,16 @@ describe('line writer', () => {
     expect(out.take().toString('utf8')).toBe(`before ${escapeLabelValue(value)} after`);
   });
 
+  it('writes repeated label values as labelValue does, also past the number it keeps', () => {
+    const out = writer();
+    const values = Array.from({ length: 300 }, (_, i) => (i % 3 === 0 ? `v"${i}` : `статус ${i}`));
+    for (const value of [...values, ...values]) {
+      out.repeatedLabelValue(value);
+      out.text('|');
+    }
+    expect(out.take().toString('utf8')).toBe([...values, ...values].map((v) => `${escapeLabelValue(v)}|`).join(''));
+  });
+
   it.each(['ascii', 'naïve', '日本語', '🦄', ''])('writes text %j and ranges of it unchanged', (value) => {
     const out = writer();
     out.text(value);

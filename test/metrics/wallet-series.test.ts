@@ -64,6 +64,18 @@ describe('wallet snapshot → metrics', () => {
     expect(text(rendered)).toMatch(/user_friendly="0Q[^"]+",wallet_type="",wallet_id=""/);
   });
 
+  it('finds every wallet\'s record when the snapshot is not in watchlist order', () => {
+    const a = watched(ADDR.a);
+    const b = watched(ADDR.b);
+    const c = watched(ADDR.c);
+    const snapshot = walletsSnapshot([record(ADDR.c, walletState(ADDR.c, { balance: '3000000000' })), record(ADDR.a, walletState(ADDR.a, { balance: '1000000000' }))]);
+    const rendered = samples(renderWalletSeries({ wallets: snapshot, watchlist: [a, b, c], now: 1_000_000, maxAgeSeconds: 300, testnet: false }));
+    expect(rendered.filter((l) => l.startsWith('ton_wallet_balance_tons'))).toEqual([
+      `ton_wallet_balance_tons{address="${ADDR.a}",name="${a.name}"} 1`,
+      `ton_wallet_balance_tons{address="${ADDR.c}",name="${c.name}"} 3`,
+    ]);
+  });
+
   it('follows wallets being added, changed and removed, re-rendering only when something changed', () => {
     let watchlist = [watched(ADDR.a)];
     let snapshot = { queueSizes: null, wallets: walletsSnapshot([record(ADDR.a, walletState(ADDR.a))]) };

@@ -1,6 +1,6 @@
 import { Address } from '@ton/core';
 import { describe, expect, it } from 'vitest';
-import { parseAddress, userFriendly } from '../../src/ton/address.js';
+import { isCanonicalRaw, parseAddress, userFriendly } from '../../src/ton/address.js';
 
 const RAW = '0:29023DEB1272494B112310754AAC7DD0660B68FCC40C3A693C97BD9ACDA5E563';
 
@@ -49,5 +49,30 @@ describe('parseAddress', () => {
     const address = Address.parseRaw(RAW);
     expect(userFriendly(address, { bounceable: true, testnet: false })).toBe('EQApAj3rEnJJSxEjEHVKrH3QZgto_MQMOmk8l72azaXlY1zB');
     expect(userFriendly(address, { bounceable: false, testnet: false })).toBe('UQApAj3rEnJJSxEjEHVKrH3QZgto_MQMOmk8l72azaXlYwEE');
+  });
+});
+
+describe('isCanonicalRaw', () => {
+  const HEX = '29023DEB1272494B112310754AAC7DD0660B68FCC40C3A693C97BD9ACDA5E563';
+  it.each([
+    [`0:${HEX}`, true],
+    [`-1:${HEX}`, true],
+    [`0:${HEX.toLowerCase()}`, false],
+    [`0:${HEX.slice(0, 63)}a`, false],
+    [`00:${HEX}`, false],
+    [`-0:${HEX}`, false],
+    [`+0:${HEX}`, false],
+    [`:${HEX}`, false],
+    [`-:${HEX}`, false],
+    [`0:${HEX}0`, false],
+    [`0:${HEX.slice(1)}`, false],
+    [`0:${HEX.slice(0, 63)}G`, false],
+    [`0;${HEX}`, false],
+    ['EQApAj3rEnJJSxEjEHVKrH3QZgto_MQMOmk8l72azaXlY1zB', false],
+    ['', false],
+  ])('%s → %s, exactly when it is the key parseAddress makes of it', (text, canonical) => {
+    expect(isCanonicalRaw(text)).toBe(canonical);
+    const parsed = parseAddress(text);
+    expect(parsed.ok && parsed.value.raw === text).toBe(canonical);
   });
 });
