@@ -1,176 +1,23 @@
 import type { WatchedWallet } from '../config/watchlist.js';
-import { addressBookEntry } from '../snapshot/address-book.js';
 import { isFresh } from '../snapshot/store.js';
-import type { ServedWalletState, Snapshot, WalletRecord, WalletsSnapshot } from '../snapshot/types.js';
+import type { Snapshot, WalletRecord, WalletsSnapshot } from '../snapshot/types.js';
 import type { WalletSeriesRenderer } from './exposition.js';
-import { CHAIN_METRICS, type MetricFamily } from './registry.js';
 import { createLineWriter, type LineWriter } from './line-writer.js';
-import { escapeLabelValue, familyHeader } from './text-format.js';
-
-const ZEROS = Array.from({ length: 10 }, (_, n) => '0'.repeat(n));
-
-/** Nanotons (decimal string) → TON as an exact decimal: "1500000000" → "1.5". */
-export function writeTons(out: LineWriter, nanotons: string): void {
-  // Hot path (once per wallet per poll): index arithmetic, no intermediate strings.
-  const length = nanotons.length;
-  let start = 0;
-  while (start < length - 1 && nanotons.charCodeAt(start) === 48) start += 1;
-  let end = length;
-  if (length - start <= 9) {
-    if (length - start === 1 && nanotons.charCodeAt(start) === 48) {
-      out.text('0');
-      return;
-    }
-    while (nanotons.charCodeAt(end - 1) === 48) end -= 1;
-    out.text('0.');
-    out.text(ZEROS[9 - (length - start)] ?? '');
-    out.textRange(nanotons, start, end);
-    return;
-  }
-  const point = length - 9;
-  while (end > point && nanotons.charCodeAt(end - 1) === 48) end -= 1;
-  out.textRange(nanotons, start, point);
-  if (end > point) {
-    out.text('.');
-    out.textRange(nanotons, point, end);
-  }
-}
-
-/** `address="…",name="…"` plus the entry's own labels (sorted), escaped. */
-function baseLabels(wallet: WatchedWallet): string {
-  const own = Object.keys(wallet.labels)
-    .sort()
-    .map((k) => `,${k}="${escapeLabelValue(wallet.labels[k] ?? '')}"`)
-    .join('');
-  return `address="${wallet.raw}",name="${escapeLabelValue(wallet.name)}"${own}`;
-}
-
-/** Marks a wallet with no exported data (no record, or stale). */
-const ABSENT = Symbol('absent');
-/** Marks a wallet the upstream does not know. */
-const UNKNOWN = Symbol('unknown');
-
-type WalletData = ServedWalletState | typeof ABSENT | typeof UNKNOWN;
-
-/** What one family's lines are written from, for one wallet. */
-interface LineInput {
-  readonly wallet: WatchedWallet;
-  /** The wallet's base label pairs, escaped and encoded: `address="…",name="…",…`. */
-  readonly base: Buffer;
-  readonly data: WalletData;
-  readonly record: WalletRecord | undefined;
-  readonly testnet: boolean;
-}
-
-/** A family and how one wallet's lines of it are written (nothing when it has none). */
-interface FamilyWriter {
-  readonly family: MetricFamily;
-  write(out: LineWriter, input: LineInput): void;
-}
-
-/** `name{` of every family, encoded once. */
-const OPENINGS = new Map(Object.values(CHAIN_METRICS).map((family) => [family, Buffer.from(`${family.name}{`)]));
-
-/** Writes `name{base` ; the caller finishes the label set and the value. */
-function open(out: LineWriter, family: MetricFamily, base: Buffer): void {
-  out.bytes(OPENINGS.get(family) ?? Buffer.from(`${family.name}{`));
-  out.bytes(base);
-}
-
-/** In output order: min balance (config, shown even without data) first. */
-const FAMILIES: readonly FamilyWriter[] = [
-  {
-    family: CHAIN_METRICS.walletMinBalanceTons,
-    write(out, { wallet, base }) {
-      if (wallet.minBalanceTons === undefined) return;
-      open(out, this.family, base);
-      out.text('} ');
-      out.integer(wallet.minBalanceTons);
-      out.text('\n');
-    },
-  },
-  {
-    family: CHAIN_METRICS.walletStatus,
-    write(out, { base, data }) {
-      if (data === ABSENT) return;
-      open(out, this.family, base);
-      out.text(',status="');
-      out.repeatedLabelValue(data === UNKNOWN ? 'unknown' : data.status);
-      out.text('"} 1\n');
-    },
-  },
-  {
-    family: CHAIN_METRICS.walletBalanceTons,
-    write(out, { base, data }) {
-      if (typeof data === 'symbol' || data.balance === null) return;
-      open(out, this.family, base);
-      out.text('} ');
-      writeTons(out, data.balance);
-      out.text('\n');
-    },
-  },
-  {
-    family: CHAIN_METRICS.walletSeqno,
-    write(out, { base, data }) {
-      if (typeof data === 'symbol' || data.seqno === null) return;
-      open(out, this.family, base);
-      out.text('} ');
-      out.integer(data.seqno);
-      out.text('\n');
-    },
-  },
-  {
-    family: CHAIN_METRICS.walletLastTransactionLt,
-    write(out, { base, data }) {
-      if (typeof data === 'symbol' || data.last_transaction_lt === null) return;
-      open(out, this.family, base);
-      out.text('} ');
-      out.text(data.last_transaction_lt);
-      out.text('\n');
-    },
-  },
-  {
-    family: CHAIN_METRICS.walletInfo,
-    write(out, { wallet, base, data, record, testnet }) {
-      if (typeof data === 'symbol') return;
-      open(out, this.family, base);
-      out.text(',user_friendly="');
-      out.labelValue(addressBookEntry(record, wallet.address, testnet).user_friendly ?? '');
-      out.text('",wallet_type="');
-      out.repeatedLabelValue(data.wallet_type ?? '');
-      out.text('",wallet_id="');
-      if (data.wallet_id !== null) out.integer(data.wallet_id);
-      out.text('"} 1\n');
-    },
-  },
-  {
-    family: CHAIN_METRICS.walletExtraCurrencyBalance,
-    write(out, { base, data }) {
-      if (typeof data === 'symbol') return;
-      for (const currency in data.extra_currencies) {
-        open(out, this.family, base);
-        out.text(',currency="');
-        out.labelValue(currency);
-        out.text('"} ');
-        out.text(data.extra_currencies[currency] ?? '');
-        out.text('\n');
-      }
-    },
-  },
-];
+import { familyHeader } from './text-format.js';
+import { ABSENT, baseLabels, UNKNOWN, WALLET_FAMILIES, type LineInput, type WalletData } from './wallet-lines.js';
 
 /** Wallets per cached block of output. */
 const CHUNK_WALLETS = 1000;
 
 /**
- * One block of watched wallets, rendered and encoded: per family of FAMILIES, the lines
- * of these wallets. Reused while every wallet in the block, its state object and its
- * address-book name are the same as when it was rendered.
+ * One block of watched wallets, rendered and encoded: per family of WALLET_FAMILIES, the
+ * lines of these wallets. The block is kept whole while every wallet in it, its state
+ * object and its address-book name are the same as when it was rendered; when some
+ * changed, each family's part is kept if its lines would come out the same (a balance
+ * change re-renders the balance, seqno and lt lines of the block, not its status or info).
  */
 interface Chunk {
-  readonly wallets: readonly WatchedWallet[];
-  readonly data: readonly WalletData[];
-  readonly friendly: readonly (string | null | undefined)[];
+  readonly inputs: readonly LineInput[];
   readonly testnet: boolean;
   readonly families: readonly Buffer[];
 }
@@ -186,7 +33,14 @@ export function createWalletSeriesCaches(): WalletSeriesCaches {
   return { labels: new WeakMap(), writer: createLineWriter(), chunks: [] };
 }
 
-function renderChunk(wallets: readonly WatchedWallet[], records: readonly (WalletRecord | undefined)[], data: readonly WalletData[], testnet: boolean, caches: WalletSeriesCaches): Buffer[] {
+function renderChunk(
+  wallets: readonly WatchedWallet[],
+  records: readonly (WalletRecord | undefined)[],
+  data: readonly WalletData[],
+  testnet: boolean,
+  previous: Chunk | undefined,
+  caches: WalletSeriesCaches,
+): Chunk {
   const inputs: LineInput[] = wallets.map((wallet, i) => {
     let base = caches.labels.get(wallet);
     if (base === undefined) {
@@ -195,11 +49,16 @@ function renderChunk(wallets: readonly WatchedWallet[], records: readonly (Walle
     }
     return { wallet, base, data: data[i] ?? ABSENT, record: records[i], testnet };
   });
+  // Parts of the previous block can be kept only for the very same wallets.
+  const comparable = previous !== undefined && previous.testnet === testnet && previous.inputs.length === inputs.length && inputs.every((input, i) => previous.inputs[i]?.wallet === input.wallet);
   const out = caches.writer;
-  return FAMILIES.map((writer) => {
-    for (const input of inputs) writer.write(out, input);
+  const families = WALLET_FAMILIES.map((family, f) => {
+    const kept = comparable ? previous.families[f] : undefined;
+    if (kept !== undefined && inputs.every((input, i) => family.same(previous?.inputs[i] ?? input, input))) return kept;
+    for (const input of inputs) family.write(out, input);
     return out.take();
   });
+  return { inputs, testnet, families };
 }
 
 /**
@@ -227,18 +86,20 @@ export function renderWalletSeries(options: {
       return record && isFresh(record.fetchedAt, options.now, options.maxAgeSeconds) ? record : undefined;
     });
     const data = records.map((r): WalletData => (r === undefined ? ABSENT : (r.state ?? UNKNOWN)));
-    const friendly = records.map((r) => r?.addressBook?.user_friendly);
     const previous = caches.chunks[chunks.length];
-    const same =
+    const unchanged =
       previous !== undefined &&
       previous.testnet === testnet &&
-      previous.wallets.length === wallets.length &&
-      wallets.every((w, i) => previous.wallets[i] === w && previous.data[i] === data[i] && previous.friendly[i] === friendly[i]);
-    chunks.push(same ? previous : { wallets, data, friendly, testnet, families: renderChunk(wallets, records, data, testnet, caches) });
+      previous.inputs.length === wallets.length &&
+      wallets.every((w, i) => {
+        const before = previous.inputs[i];
+        return before !== undefined && before.wallet === w && before.data === data[i] && before.record?.addressBook?.user_friendly === records[i]?.addressBook?.user_friendly;
+      });
+    chunks.push(unchanged ? previous : renderChunk(wallets, records, data, testnet, previous, caches));
   }
   caches.chunks = chunks;
   const out: Buffer[] = [];
-  FAMILIES.forEach(({ family }, f) => {
+  WALLET_FAMILIES.forEach(({ family }, f) => {
     const parts = chunks.map((c) => c.families[f] ?? EMPTY).filter((b) => b.length > 0);
     if (parts.length === 0) return;
     out.push(Buffer.from(familyHeader(family)), ...parts);

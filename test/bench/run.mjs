@@ -93,11 +93,12 @@ function pollProcessing(total) {
   };
   // As in the daemon: one renderer for the process, labels cached per watched wallet,
   // and the previous cycle's records passed in so unchanged wallets keep their state.
-  const renderer = createWalletSeriesRenderer({ watchlist: () => watchlist, maxAgeSeconds: () => 300, testnet: () => false });
+  const newRenderer = () => createWalletSeriesRenderer({ watchlist: () => watchlist, maxAgeSeconds: () => 300, testnet: () => false });
+  const renderer = newRenderer();
   // What the daemon does per cycle once a body has arrived: JSON.parse, decode (the
   // client's decoder), match by address against the previous cycle, assemble the snapshot
   // in watchlist order, render the metrics.
-  const cycle = (bodies, previous) => {
+  const cycle = (bodies, previous, render = renderer) => {
     const found = new Map();
     for (const b of bodies) {
       const asked = watchlist.slice(b.from, b.from + 1000).map((w) => w.raw);
@@ -106,7 +107,7 @@ function pollProcessing(total) {
       matchWalletAnswer(asked, decoded.data, { fetchedAt: Date.now(), upstream: 'bench' }, previous?.wallets, found);
     }
     const snapshot = assembleWalletsSnapshot(watchlist, found, previous?.wallets, Date.now());
-    renderer.render({ queueSizes: null, wallets: snapshot }, Date.now());
+    render.render({ queueSizes: null, wallets: snapshot }, Date.now());
     return snapshot;
   };
   const [first, second] = generations;
@@ -129,8 +130,9 @@ function pollProcessing(total) {
   // … every wallet changed since the last cycle (generations alternate) …
   let turn = 0;
   const changed = averaged(() => (previous = cycle((turn += 1) % 2 === 1 ? second : first, previous)));
-  // … and the first cycle after a start without a snapshot: nothing to compare with.
-  const cold = averaged(() => cycle(first, undefined));
+  // … and the first cycle after a start without a snapshot: nothing to compare with, and
+  // nothing rendered or encoded yet.
+  const cold = averaged(() => cycle(first, undefined, newRenderer()));
   return { total, steady: total / steady, changed: total / changed, cold: total / cold, jsonParseOnly: total / baseline };
 }
 

@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { createLineWriter } from '../../src/metrics/line-writer.js';
-import { createWalletSeriesRenderer, renderWalletSeries, writeTons } from '../../src/metrics/wallet-series.js';
+import { writeTons } from '../../src/metrics/wallet-lines.js';
+import { createWalletSeriesCaches, createWalletSeriesRenderer, renderWalletSeries } from '../../src/metrics/wallet-series.js';
+import { createRandom } from '../../src/sim/random.js';
+import type { ServedWalletState, WalletRecord } from '../../src/snapshot/types.js';
 import { ADDR, record, walletState, walletsSnapshot, watched } from '../helpers/wallets.js';
 
 const text = (chunks: readonly Buffer[]) => Buffer.concat(chunks).toString('utf8');
@@ -99,5 +102,54 @@ describe('wallet snapshot → metrics', () => {
     // Turned stale: gone once maxAgeSeconds pass.
     expect(r(1_000_000 + 300_000)).toContain(ADDR.b);
     expect(r(1_000_000 + 300_001)).not.toContain('ton_wallet_balance_tons');
+  });
+
+  it('renders with its caches byte for byte what it renders without them, through random changes', () => {
+    const random = createRandom(11);
+    const pick = <T>(values: readonly T[]): T => random.pick(values);
+    // 2,500 wallets: three blocks, the last one partial.
+    const watchlist = Array.from({ length: 2500 }, (_, i) => {
+      const raw = `0:${i.toString(16).toUpperCase().padStart(64, '0')}`;
+      return watched(raw, { name: `w${i}`, minBalanceTons: i % 3 === 0 ? i : undefined, labels: i % 5 === 0 ? { team: `t"${i % 2}` } : {} });
+    });
+    const changes: ((state: ServedWalletState) => Partial<ServedWalletState>)[] = [
+      (s) => ({ balance: String(BigInt(s.balance ?? '0') + 1n) }),
+      (s) => ({ seqno: (s.seqno ?? 0) + 1 }),
+      (s) => ({ last_transaction_lt: String(BigInt(s.last_transaction_lt ?? '0') + 7n) }),
+      () => ({ status: pick(['active', 'uninit', 'frozen']) }),
+      () => ({ is_wallet: pick([true, false]) }),
+      () => ({ wallet_type: pick(['wallet v4 r2', 'wallet v5 r1', null]) }),
+      () => ({ wallet_id: pick([698983191, 2147483409, null]) }),
+      () => ({ extra_currencies: pick([{}, { '100': '5' }, { '100': '6', '239': '1' }]) }),
+      () => ({ balance: null, seqno: null, last_transaction_lt: null }),
+    ];
+    let records = new Map<string, WalletRecord>(watchlist.map((w, i) => [w.raw, record(w.raw, walletState(w.raw, { balance: String(i * 1_000_000) }))]));
+    const caches = createWalletSeriesCaches();
+    let current = watchlist;
+    for (let round = 0; round < 80; round += 1) {
+      const next = new Map(records);
+      // Mostly one or two changes, so that a family kept wrongly is not hidden by another
+      // change to the same block; now and then many.
+      const count = pick([1, 1, 2, 300]);
+      for (let k = 0; k < count; k += 1) {
+        const w = pick(watchlist);
+        const before = next.get(w.raw);
+        const roll = random.next();
+        if (roll < 0.05) next.delete(w.raw);
+        else if (roll < 0.1) next.set(w.raw, record(w.raw, null));
+        else if (roll < 0.15) next.set(w.raw, { ...(before ?? record(w.raw, walletState(w.raw))), addressBook: pick([{ user_friendly: 'UQx', domain: null }, { user_friendly: 'EQy', domain: null }, null]) });
+        else if (roll < 0.2) next.set(w.raw, record(w.raw, before?.state ?? walletState(w.raw), pick([1_000_000, 600_000])));
+        else {
+          const state = before?.state ?? walletState(w.raw);
+          next.set(w.raw, { ...(before ?? record(w.raw, state)), state: { ...state, ...pick(changes)(state) } });
+        }
+      }
+      records = next;
+      // Now and then the watchlist changes too: a wallet leaves, or the order shifts.
+      if (round % 17 === 16) current = current.filter((_, i) => i !== round * 13);
+      const testnet = round % 23 === 22;
+      const options = { wallets: { wallets: records, fetchedAt: 1_000_000 }, watchlist: current, now: 1_000_000, maxAgeSeconds: 300, testnet };
+      expect(text(renderWalletSeries({ ...options, caches })), `round ${round}`).toBe(text(renderWalletSeries(options)));
+    }
   });
 });

@@ -1,0 +1,191 @@
+import type { WatchedWallet } from '../config/watchlist.js';
+import { addressBookEntry } from '../snapshot/address-book.js';
+import type { ServedWalletState, WalletRecord } from '../snapshot/types.js';
+import { sameCurrencies } from '../snapshot/wallet-state.js';
+import type { LineWriter } from './line-writer.js';
+import { CHAIN_METRICS, type MetricFamily } from './registry.js';
+import { escapeLabelValue } from './text-format.js';
+
+/**
+ * The per-wallet families and how one wallet's lines of each are written, straight into
+ * a LineWriter; wallet-series.ts puts them together in blocks and caches them.
+ */
+
+const ZEROS = Array.from({ length: 10 }, (_, n) => '0'.repeat(n));
+
+/** Nanotons (decimal string) → TON as an exact decimal: "1500000000" → "1.5". */
+export function writeTons(out: LineWriter, nanotons: string): void {
+  // Hot path (once per wallet per poll): index arithmetic, no intermediate strings.
+  const length = nanotons.length;
+  let start = 0;
+  while (start < length - 1 && nanotons.charCodeAt(start) === 48) start += 1;
+  let end = length;
+  if (length - start <= 9) {
+    if (length - start === 1 && nanotons.charCodeAt(start) === 48) {
+      out.text('0');
+      return;
+    }
+    while (nanotons.charCodeAt(end - 1) === 48) end -= 1;
+    out.text('0.');
+    out.text(ZEROS[9 - (length - start)] ?? '');
+    out.textRange(nanotons, start, end);
+    return;
+  }
+  const point = length - 9;
+  while (end > point && nanotons.charCodeAt(end - 1) === 48) end -= 1;
+  out.textRange(nanotons, start, point);
+  if (end > point) {
+    out.text('.');
+    out.textRange(nanotons, point, end);
+  }
+}
+
+/** `address="…",name="…"` plus the entry's own labels (sorted), escaped. */
+export function baseLabels(wallet: WatchedWallet): string {
+  const own = Object.keys(wallet.labels)
+    .sort()
+    .map((k) => `,${k}="${escapeLabelValue(wallet.labels[k] ?? '')}"`)
+    .join('');
+  return `address="${wallet.raw}",name="${escapeLabelValue(wallet.name)}"${own}`;
+}
+
+/** Marks a wallet with no exported data (no record, or stale). */
+export const ABSENT = Symbol('absent');
+/** Marks a wallet the upstream does not know. */
+export const UNKNOWN = Symbol('unknown');
+
+export type WalletData = ServedWalletState | typeof ABSENT | typeof UNKNOWN;
+
+/** What one family's lines are written from, for one wallet. */
+export interface LineInput {
+  readonly wallet: WatchedWallet;
+  /** The wallet's base label pairs, escaped and encoded: `address="…",name="…",…`. */
+  readonly base: Buffer;
+  readonly data: WalletData;
+  readonly record: WalletRecord | undefined;
+  readonly testnet: boolean;
+}
+
+/** A family and how one wallet's lines of it are written (nothing when it has none). */
+export interface FamilyWriter {
+  readonly family: MetricFamily;
+  /**
+   * Whether this wallet's lines come out the same from both inputs (of the same watched
+   * wallet): then a block of them rendered before can be kept.
+   */
+  same(a: LineInput, b: LineInput): boolean;
+  write(out: LineWriter, input: LineInput): void;
+}
+
+/** Both without data alike, or both with data equal in what `equal` looks at. */
+function sameData(a: WalletData, b: WalletData, equal: (x: ServedWalletState, y: ServedWalletState) => boolean): boolean {
+  if (a === b) return true;
+  return typeof a !== 'symbol' && typeof b !== 'symbol' && equal(a, b);
+}
+
+/** What the user_friendly label is computed from (snapshot/address-book.ts). */
+function sameFriendlySource(a: LineInput, b: LineInput): boolean {
+  const bookA = a.record?.addressBook ?? null;
+  const bookB = b.record?.addressBook ?? null;
+  if (bookA !== null || bookB !== null) return bookA !== null && bookB !== null && bookA.user_friendly === bookB.user_friendly;
+  return sameData(a.data, b.data, (x, y) => x.is_wallet === y.is_wallet && x.status === y.status);
+}
+
+/** `name{` of every family, encoded once. */
+const OPENINGS = new Map(Object.values(CHAIN_METRICS).map((family) => [family, Buffer.from(`${family.name}{`)]));
+
+/** Writes `name{base` ; the caller finishes the label set and the value. */
+function open(out: LineWriter, family: MetricFamily, base: Buffer): void {
+  out.bytes(OPENINGS.get(family) ?? Buffer.from(`${family.name}{`));
+  out.bytes(base);
+}
+
+/** In output order: min balance (config, shown even without data) first. */
+export const WALLET_FAMILIES: readonly FamilyWriter[] = [
+  {
+    family: CHAIN_METRICS.walletMinBalanceTons,
+    // Configuration only: the same for the same watched wallet.
+    same: () => true,
+    write(out, { wallet, base }) {
+      if (wallet.minBalanceTons === undefined) return;
+      open(out, this.family, base);
+      out.text('} ');
+      out.integer(wallet.minBalanceTons);
+      out.text('\n');
+    },
+  },
+  {
+    family: CHAIN_METRICS.walletStatus,
+    same: (a, b) => sameData(a.data, b.data, (x, y) => x.status === y.status),
+    write(out, { base, data }) {
+      if (data === ABSENT) return;
+      open(out, this.family, base);
+      out.text(',status="');
+      out.repeatedLabelValue(data === UNKNOWN ? 'unknown' : data.status);
+      out.text('"} 1\n');
+    },
+  },
+  {
+    family: CHAIN_METRICS.walletBalanceTons,
+    same: (a, b) => sameData(a.data, b.data, (x, y) => x.balance === y.balance),
+    write(out, { base, data }) {
+      if (typeof data === 'symbol' || data.balance === null) return;
+      open(out, this.family, base);
+      out.text('} ');
+      writeTons(out, data.balance);
+      out.text('\n');
+    },
+  },
+  {
+    family: CHAIN_METRICS.walletSeqno,
+    same: (a, b) => sameData(a.data, b.data, (x, y) => x.seqno === y.seqno),
+    write(out, { base, data }) {
+      if (typeof data === 'symbol' || data.seqno === null) return;
+      open(out, this.family, base);
+      out.text('} ');
+      out.integer(data.seqno);
+      out.text('\n');
+    },
+  },
+  {
+    family: CHAIN_METRICS.walletLastTransactionLt,
+    same: (a, b) => sameData(a.data, b.data, (x, y) => x.last_transaction_lt === y.last_transaction_lt),
+    write(out, { base, data }) {
+      if (typeof data === 'symbol' || data.last_transaction_lt === null) return;
+      open(out, this.family, base);
+      out.text('} ');
+      out.text(data.last_transaction_lt);
+      out.text('\n');
+    },
+  },
+  {
+    family: CHAIN_METRICS.walletInfo,
+    same: (a, b) => sameData(a.data, b.data, (x, y) => x.wallet_type === y.wallet_type && x.wallet_id === y.wallet_id) && sameFriendlySource(a, b),
+    write(out, { wallet, base, data, record, testnet }) {
+      if (typeof data === 'symbol') return;
+      open(out, this.family, base);
+      out.text(',user_friendly="');
+      out.labelValue(addressBookEntry(record, wallet.address, testnet).user_friendly ?? '');
+      out.text('",wallet_type="');
+      out.repeatedLabelValue(data.wallet_type ?? '');
+      out.text('",wallet_id="');
+      if (data.wallet_id !== null) out.integer(data.wallet_id);
+      out.text('"} 1\n');
+    },
+  },
+  {
+    family: CHAIN_METRICS.walletExtraCurrencyBalance,
+    same: (a, b) => sameData(a.data, b.data, (x, y) => sameCurrencies(x.extra_currencies, y.extra_currencies)),
+    write(out, { base, data }) {
+      if (typeof data === 'symbol') return;
+      for (const currency in data.extra_currencies) {
+        open(out, this.family, base);
+        out.text(',currency="');
+        out.labelValue(currency);
+        out.text('"} ');
+        out.text(data.extra_currencies[currency] ?? '');
+        out.text('\n');
+      }
+    },
+  },
+];
