@@ -24,21 +24,9 @@ export function matchWalletAnswer(
   /** Where found records go; a new map when not given. */
   found: Map<string, WalletRecord> = new Map(),
 ): { found: Map<string, WalletRecord>; missing: string[] } {
-  // The state as decoded has the served shape already; keyed by the raw form it names.
-  const byRaw = new Map<string, ServedWalletState>();
-  for (const state of answer.wallets) {
-    const raw = rawKeyOf(state.address);
-    if (raw !== null) byRaw.set(raw, state);
-  }
   // Usually `{}` for plain wallets: then no lookups at all.
   const metadata = hasKeys(answer.metadata) ? answer.metadata : null;
-  const missing: string[] = [];
-  for (const raw of asked) {
-    const decoded = byRaw.get(raw);
-    if (decoded === undefined) {
-      missing.push(raw);
-      continue;
-    }
+  const take = (raw: string, decoded: ServedWalletState): void => {
     const key = decoded.address;
     // Served under the raw key: toncenter prints it that way, anything else is rewritten.
     const state = key === raw ? decoded : { ...decoded, address: raw };
@@ -51,6 +39,35 @@ export function matchWalletAnswer(
       fetchedAt: meta.fetchedAt,
       upstream: meta.upstream,
     });
+  };
+  // First by the address as printed: toncenter prints the raw uppercase form, our key, so
+  // the common case reads no address at all. The decoded state has the served shape.
+  const asPrinted = new Map<string, ServedWalletState>();
+  for (const state of answer.wallets) asPrinted.set(state.address, state);
+  let matched = 0;
+  const notFound: string[] = [];
+  for (const raw of asked) {
+    const decoded = asPrinted.get(raw);
+    if (decoded === undefined) notFound.push(raw);
+    else {
+      // Counted once per account, should an address be asked twice.
+      if (!found.has(raw)) matched += 1;
+      take(raw, decoded);
+    }
+  }
+  // Then, only if the answer has accounts left over, by the raw form each one names (an
+  // upstream that prints lowercase or user-friendly forms).
+  if (notFound.length === 0 || matched === asPrinted.size) return { found, missing: notFound };
+  const byRaw = new Map<string, ServedWalletState>();
+  for (const state of answer.wallets) {
+    const raw = rawKeyOf(state.address);
+    if (raw !== null) byRaw.set(raw, state);
+  }
+  const missing: string[] = [];
+  for (const raw of notFound) {
+    const decoded = byRaw.get(raw);
+    if (decoded === undefined) missing.push(raw);
+    else take(raw, decoded);
   }
   return { found, missing };
 }

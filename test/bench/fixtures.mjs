@@ -34,6 +34,8 @@ export function walletStatesBody(from, to, generation = 0) {
     // As toncenter: non-bounceable for wallets.
     addressBook[address] = { user_friendly: Address.parseRaw(address).toString({ urlSafe: true, bounceable: false }), domain: null, interfaces: ['wallet_v4r2'] };
   }
+  // Real upstreams answer in no particular order: here, sorted by address (hash order).
+  wallets.sort((a, b) => (a.address < b.address ? -1 : 1));
   return JSON.stringify({ wallets, address_book: addressBook, metadata: {} });
 }
 

@@ -1,0 +1,74 @@
+import { Address } from '@ton/core';
+import { describe, expect, it } from 'vitest';
+import { assembleWalletsSnapshot, matchWalletAnswer } from '../../src/poll/wallet-mapping.js';
+import type { WalletRecord } from '../../src/snapshot/types.js';
+import { walletStatesResponseSchema } from '../../src/upstream/schemas.js';
+import { ADDR, record, walletState } from '../helpers/wallets.js';
+
+const META = { fetchedAt: 5_000, upstream: 'sim' };
+const friendly = (raw: string) => Address.parseRaw(raw).toString({ urlSafe: true, bounceable: false });
+const answer = (body: unknown) => walletStatesResponseSchema.parse(body);
+const upstreamState = (address: string, extra: Record<string, unknown> = {}) => ({ address, status: 'active', balance: '1500000000', ...extra });
+
+describe('matching a walletStates answer to the addresses asked', () => {
+  it('matches by address whatever the order, and reports the accounts left out', () => {
+    const { found, missing } = matchWalletAnswer(
+      [ADDR.a, ADDR.b, ADDR.c],
+      answer({ wallets: [upstreamState(ADDR.c, { balance: '3' }), upstreamState(ADDR.a, { balance: '1' })], address_book: { [ADDR.a]: { user_friendly: 'UQa', domain: null } } }),
+      META,
+    );
+    expect([...found.keys()]).toEqual([ADDR.a, ADDR.c]);
+    expect(found.get(ADDR.a)).toMatchObject({ raw: ADDR.a, state: { address: ADDR.a, balance: '1' }, addressBook: { user_friendly: 'UQa', domain: null }, fetchedAt: 5_000, upstream: 'sim' });
+    expect(found.get(ADDR.c)?.addressBook).toBeNull();
+    expect(missing).toEqual([ADDR.b]);
+  });
+
+  it.each([
+    ['lowercase raw', ADDR.a.toLowerCase()],
+    ['user-friendly', friendly(ADDR.a)],
+  ])('finds an account the upstream printed in %s form, and serves it under the raw key', (_, printed) => {
+    const { found, missing } = matchWalletAnswer(
+      [ADDR.b, ADDR.a],
+      answer({ wallets: [upstreamState(ADDR.b), upstreamState(printed, { balance: '7' })], address_book: { [printed]: { user_friendly: 'UQa', domain: 'a.ton' } }, metadata: { [printed]: { is_indexed: true } } }),
+      META,
+    );
+    expect(missing).toEqual([]);
+    expect(found.get(ADDR.a)).toMatchObject({ state: { address: ADDR.a, balance: '7' }, addressBook: { user_friendly: 'UQa', domain: 'a.ton' }, metadata: { is_indexed: true } });
+    // The served state keeps the seed's field order with the address rewritten in place.
+    expect(Object.keys(found.get(ADDR.a)?.state ?? {})[0]).toBe('address');
+  });
+
+  it('finds a non-canonical form even when the same address is asked twice', () => {
+    const { found, missing } = matchWalletAnswer([ADDR.b, ADDR.b, ADDR.a], answer({ wallets: [upstreamState(ADDR.b), upstreamState(ADDR.a.toLowerCase())] }), META);
+    expect(missing).toEqual([]);
+    expect([...found.keys()].sort()).toEqual([ADDR.a, ADDR.b].sort());
+  });
+
+  it('keeps the previous state object when nothing changed, and takes the new one otherwise', () => {
+    const before = record(ADDR.a, walletState(ADDR.a, { balance: '1500000000', code_hash: null, extra_currencies: {}, is_signature_allowed: null, is_wallet: null, last_transaction_hash: null, last_transaction_lt: null, seqno: null, wallet_id: null, wallet_type: null }));
+    const previous = new Map<string, WalletRecord>([[ADDR.a, before]]);
+    const same = matchWalletAnswer([ADDR.a], answer({ wallets: [upstreamState(ADDR.a)] }), META, previous);
+    expect(same.found.get(ADDR.a)?.state).toBe(before.state);
+    const changed = matchWalletAnswer([ADDR.a], answer({ wallets: [upstreamState(ADDR.a, { balance: '1' })] }), META, previous);
+    expect(changed.found.get(ADDR.a)?.state).not.toBe(before.state);
+    expect(changed.found.get(ADDR.a)?.state?.balance).toBe('1');
+  });
+});
+
+describe('assembling the cycle\'s snapshot', () => {
+  const r = (raw: string, fetchedAt = 5_000) => record(raw, walletState(raw), fetchedAt);
+
+  it('reuses the cycle\'s map when every wallet answered in watchlist order', () => {
+    const found = new Map([ADDR.a, ADDR.b].map((raw) => [raw, r(raw)]));
+    expect(assembleWalletsSnapshot([{ raw: ADDR.a }, { raw: ADDR.b }], found, undefined, 9).wallets).toBe(found);
+  });
+
+  it('puts wallets in watchlist order, keeps last values for those not answered, and drops those no longer watched', () => {
+    const found = new Map([ADDR.b, ADDR.a].map((raw) => [raw, r(raw)]));
+    const previous = new Map([ADDR.c, 'gone'].map((raw) => [raw, r(raw, 1_000)]));
+    const snapshot = assembleWalletsSnapshot([{ raw: ADDR.a }, { raw: ADDR.c }, { raw: ADDR.b }], found, previous, 9);
+    expect([...snapshot.wallets.keys()]).toEqual([ADDR.a, ADDR.c, ADDR.b]);
+    expect(snapshot.wallets.get(ADDR.c)?.fetchedAt).toBe(1_000);
+    expect(snapshot.fetchedAt).toBe(9);
+  });
+});
