@@ -1,5 +1,5 @@
 import { isCanonicalRaw, parseAddress } from '../ton/address.js';
-import type { ServedWalletState, WalletRecord, WalletsSnapshot } from '../snapshot/types.js';
+import type { AddressBookEntry, ServedWalletState, WalletRecord, WalletsSnapshot } from '../snapshot/types.js';
 import { sameState } from '../snapshot/wallet-state.js';
 import type { WalletStatesResponse } from '../upstream/schemas.js';
 
@@ -34,7 +34,7 @@ export function matchWalletAnswer(
     found.set(raw, {
       raw,
       state: before?.state && sameState(before.state, state) ? before.state : state,
-      addressBook: answer.address_book[key] ?? (key === raw ? null : (answer.address_book[raw] ?? null)),
+      addressBook: keptEntry(answer.address_book[key] ?? (key === raw ? null : (answer.address_book[raw] ?? null)), before?.addressBook),
       metadata: metadata === null ? undefined : (metadata[key] ?? metadata[raw]),
       fetchedAt: meta.fetchedAt,
       upstream: meta.upstream,
@@ -70,6 +70,23 @@ export function matchWalletAnswer(
     else take(raw, decoded);
   }
   return { found, missing };
+}
+
+/**
+ * The previous address book entry when the new one says the same (it rarely changes), so
+ * the snapshot keeps one copy and the parsed one dies young.
+ */
+function keptEntry(next: AddressBookEntry | null, before: AddressBookEntry | null | undefined): AddressBookEntry | null {
+  if (next === null || !before) return next;
+  let count = 0;
+  for (const key in next) {
+    const a = next[key];
+    const b = before[key];
+    if (a !== b && !(Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((item, i) => item === b[i]))) return next;
+    count += 1;
+  }
+  for (const key in before) if (Object.hasOwn(before, key)) count -= 1;
+  return count === 0 ? before : next;
 }
 
 function hasKeys(object: object): boolean {

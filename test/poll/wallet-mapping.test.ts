@@ -53,6 +53,24 @@ describe('matching a walletStates answer to the addresses asked', () => {
     expect(changed.found.get(ADDR.a)?.state).not.toBe(before.state);
     expect(changed.found.get(ADDR.a)?.state?.balance).toBe('1');
   });
+
+  it('keeps the previous address book entry when the new one says the same', () => {
+    const entry = { user_friendly: 'UQa', domain: null, interfaces: ['wallet_v4r2'] };
+    const previous = new Map<string, WalletRecord>([[ADDR.a, record(ADDR.a, walletState(ADDR.a), 1_000, { addressBook: entry })]]);
+    const match = (book: Record<string, unknown>) => matchWalletAnswer([ADDR.a], answer({ wallets: [upstreamState(ADDR.a)], address_book: { [ADDR.a]: book } }), META, previous).found.get(ADDR.a)?.addressBook;
+    expect(match({ user_friendly: 'UQa', domain: null, interfaces: ['wallet_v4r2'] })).toBe(entry);
+    for (const changed of [
+      { user_friendly: 'UQb', domain: null, interfaces: ['wallet_v4r2'] },
+      { user_friendly: 'UQa', domain: 'a.ton', interfaces: ['wallet_v4r2'] },
+      { user_friendly: 'UQa', domain: null, interfaces: ['wallet_v5r1'] },
+      { user_friendly: 'UQa', domain: null, interfaces: [] },
+      { user_friendly: 'UQa', domain: null },
+      { user_friendly: 'UQa', domain: null, interfaces: ['wallet_v4r2'], more: 1 },
+    ]) {
+      expect(match(changed), JSON.stringify(changed)).not.toBe(entry);
+      expect(match(changed), JSON.stringify(changed)).toEqual(changed);
+    }
+  });
 });
 
 describe('assembling the cycle\'s snapshot', () => {
