@@ -115,15 +115,25 @@ function pollProcessing(total) {
   let previous = cycle(first, undefined);
   measure(() => first.forEach((b) => JSON.parse(b.text)));
   // Baseline: JSON.parse alone, the floor of any processing.
-  const baseline = measure(() => first.forEach((b) => JSON.parse(b.text)));
+  const baseline = Math.min(...[0, 1, 2].map(() => measure(() => first.forEach((b) => JSON.parse(b.text)))));
   // Each kind is measured over three consecutive cycles after one of the same kind, so the
-  // garbage collector's debt from one kind does not land on the other.
+  // garbage collector's debt from one kind does not land on the other, and each cycle's
+  // share of it is counted. The best of three such rounds is kept, as with the HTTP runs:
+  // other tenants of this shared machine only ever add CPU time.
   const CYCLES = 3;
+  const ROUNDS = 3;
   const averaged = (work) => {
     work();
-    return measure(() => {
-      for (let i = 0; i < CYCLES; i += 1) work();
-    }) / CYCLES;
+    let best = Infinity;
+    for (let round = 0; round < ROUNDS; round += 1) {
+      best = Math.min(
+        best,
+        measure(() => {
+          for (let i = 0; i < CYCLES; i += 1) work();
+        }) / CYCLES,
+      );
+    }
+    return best;
   };
   // The steady state: wallets that did not change keep their state and metric lines …
   const steady = averaged(() => (previous = cycle(first, previous)));
