@@ -6,7 +6,7 @@ import { createMetricsExposition, type MetricsExposition } from './metrics/expos
 import { createSelfMetrics, type SelfMetrics } from './metrics/registry.js';
 import { createWalletSeriesRenderer } from './metrics/wallet-series.js';
 import { pollQueueSizes } from './poll/queue-sizes.js';
-import { createBatchSize, pollWallets, type BatchSize } from './poll/wallets.js';
+import { createBatchSize, pollWallets, walletConcurrency, type BatchSize } from './poll/wallets.js';
 import { createScheduler, type ScheduledJob, type Scheduler } from './poll/scheduler.js';
 import { createPollStatus, type PollStatus } from './poll/status.js';
 import { createRoutes } from './serve/routes.js';
@@ -143,6 +143,8 @@ export function createDaemon(deps: DaemonDeps): Daemon {
               now,
               watchlist: current.watchlist,
               batchSize,
+              // The primary upstream's budget: failover is the exception.
+              concurrency: walletConcurrency(current.upstreams[0]?.rps ?? 1),
               previous: () => store.current().wallets,
               publish: (snapshot) => (store.replaceWallets(snapshot), persistAfter()),
             },

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Address } from '@ton/core';
-import { parseAddress, rawKey, userFriendly } from '../ton/address.js';
+import { isCanonicalRaw, parseAddress, rawKey, userFriendly } from '../ton/address.js';
 import type { Random } from './random.js';
 
 /**
@@ -36,7 +36,16 @@ export const INDEXER_ROW_LIMIT = 1000;
 const KIND_CYCLE: readonly SimAccountKind[] = ['v4r2', 'v4r2', 'v5r1', 'v4r2', 'v3r2', 'uninit', 'v5r1', 'contract', 'v4r2', 'frozen', 'v4r2', 'v5r1', 'uninit', 'v4r2', 'contract', 'v3r2', 'v4r2', 'v5r1', 'v4r2', 'nonexist'];
 const WALLET_TYPE: Partial<Record<SimAccountKind, string>> = { v4r2: 'wallet v4 r2', v5r1: 'wallet v5 r1', v3r2: 'wallet v3 r2' };
 const WALLET_ID: Partial<Record<SimAccountKind, number>> = { v4r2: 698983191, v5r1: 2147483409, v3r2: 698983191 };
-const codeHash = (kind: string): string => createHash('sha256').update(`code:${kind}`).digest('base64');
+const codeHashes = new Map<string, string>();
+/** Memoised: the simulator answers 1000 accounts per request, many times a second. */
+const codeHash = (kind: string): string => {
+  let hash = codeHashes.get(kind);
+  if (hash === undefined) {
+    hash = createHash('sha256').update(`code:${kind}`).digest('base64');
+    codeHashes.set(kind, hash);
+  }
+  return hash;
+};
 
 export function createSimWallets(options: { random: Random; seed: number; count: number; testnet: boolean; maxUrlBytes: number }): SimWallets {
   const { random, seed } = options;
@@ -57,6 +66,8 @@ export function createSimWallets(options: { random: Random; seed: number; count:
     });
   }
   const byRaw = new Map(accounts.map((a) => [a.raw, a]));
+  /** An account's kind never changes, so neither does its user-friendly form. */
+  const friendlyForms = new WeakMap<SimAccount, string>();
 
   const state = (a: SimAccount): Record<string, unknown> => {
     const isWallet = a.kind in WALLET_TYPE;
@@ -101,13 +112,17 @@ export function createSimWallets(options: { random: Random; seed: number; count:
       }
       const given = url.searchParams.getAll('address').flatMap((v) => v.split(',')).filter((v) => v !== '');
       if (given.length === 0) return error(422, 'address of account is required');
-      const wanted: string[] = [];
+      const wanted = new Set<string>();
       for (const text of given) {
+        if (isCanonicalRaw(text)) {
+          wanted.add(text);
+          continue;
+        }
         const parsed = parseAddress(text);
         if (!parsed.ok) return error(422, `failed to parse address ${text}: ${parsed.reason}`);
-        if (!wanted.includes(parsed.value.raw)) wanted.push(parsed.value.raw);
+        wanted.add(parsed.value.raw);
       }
-      const found = wanted.flatMap((raw) => byRaw.get(raw) ?? []).slice(0, INDEXER_ROW_LIMIT);
+      const found = [...wanted].flatMap((raw) => byRaw.get(raw) ?? []).slice(0, INDEXER_ROW_LIMIT);
       for (let i = found.length - 1; i > 0; i -= 1) {
         const j = random.int(0, i);
         [found[i], found[j]] = [found[j] as SimAccount, found[i] as SimAccount];
@@ -116,7 +131,12 @@ export function createSimWallets(options: { random: Random; seed: number; count:
       const metadata: Record<string, unknown> = {};
       for (const a of found) {
         const bounceable = !(a.kind in WALLET_TYPE) && a.kind !== 'uninit';
-        addressBook[a.raw] = { user_friendly: userFriendly(a.address, { bounceable, testnet: options.testnet }), domain: null, interfaces: a.kind in WALLET_TYPE ? [`wallet_${a.kind}`] : [] };
+        let friendly = friendlyForms.get(a);
+        if (friendly === undefined) {
+          friendly = userFriendly(a.address, { bounceable, testnet: options.testnet });
+          friendlyForms.set(a, friendly);
+        }
+        addressBook[a.raw] = { user_friendly: friendly, domain: null, interfaces: a.kind in WALLET_TYPE ? [`wallet_${a.kind}`] : [] };
         if (a.kind === 'contract') {
           metadata[a.raw] = { is_indexed: true, token_info: [{ type: 'jetton_masters', name: 'Simulated Jetton', symbol: 'SIMJ', valid: true }] };
         }

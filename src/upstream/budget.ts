@@ -1,5 +1,8 @@
 /**
- * A token bucket per upstream: `rps` tokens per second, burst = rps (at least one). Waiters
+ * A token bucket per upstream: `rps` tokens per second, burst = half of rps (at least
+ * one). The upstream's own limiter allows a burst of about rps; spending only half of it
+ * leaves the rest for requests that arrive bunched up (an event loop busy for a moment,
+ * several batches in flight), so they do not earn a 429. Waiters
  * are served by priority, then in arrival order, so the queue-size poll overtakes queued
  * wallet batches. `holdUntil` pauses the bucket when an upstream says Retry-After.
  */
@@ -25,7 +28,7 @@ interface Waiter {
 
 export function createRequestBudget(options: { rps: number; now: () => number }): RequestBudget {
   const { rps, now } = options;
-  const capacity = Math.max(1, rps);
+  const capacity = Math.max(1, Math.floor(rps / 2));
   let tokens = capacity;
   let refilledAt = now();
   let heldUntil = 0;

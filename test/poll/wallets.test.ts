@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { WatchedWallet } from '../../src/config/watchlist.js';
-import { createBatchSize, pollWallets, type WalletPollDeps } from '../../src/poll/wallets.js';
+import { createBatchSize, pollWallets, walletConcurrency, type WalletPollDeps } from '../../src/poll/wallets.js';
 import type { WalletsSnapshot } from '../../src/snapshot/types.js';
 import { parseAddress } from '../../src/ton/address.js';
 import { createUpstreamClient } from '../../src/upstream/client.js';
@@ -21,7 +21,7 @@ describe('wallet poller against the simulator', () => {
     await running?.stop();
   });
 
-  const setup = async (accounts: number, maxUrlBytes: number, batch: number) => {
+  const setup = async (accounts: number, maxUrlBytes: number, batch: number, concurrency = 1) => {
     running = await startSim({ accounts, maxUrlBytes });
     const log = createLogSink();
     const requests: string[] = [];
@@ -43,6 +43,7 @@ describe('wallet poller against the simulator', () => {
       batchSize,
       previous: () => snapshot,
       publish: (s) => (snapshot = s),
+      concurrency,
     });
     return { sim: running.sim, deps, requests, log, batchSize, snapshot: () => snapshot };
   };
@@ -68,6 +69,21 @@ describe('wallet poller against the simulator', () => {
     t.requests.length = 0;
     await pollWallets(t.deps(watchlist));
     expect(t.requests).not.toContain('414');
+  });
+
+  it('with batches in flight together, shrinks once per size and still answers every wallet', async () => {
+    const t = await setup(3000, 8192, 1000, 4);
+    const watchlist = t.sim.wallets.accounts().map((a) => watch(a.raw));
+    const outcome = await pollWallets(t.deps(watchlist));
+    expect(outcome).toEqual({ ok: true, fetched: 3000, unknown: 0, failed: 0 });
+    // Three 1000-batches refused together shrink the size once, not three times.
+    expect(t.batchSize.get()).toBe(62);
+    expect(t.log.lines().filter((l) => l['msg'] === 'upstream refused the URL length; walletBatchSize shrunk and remembered').map((l) => l['to'])).toEqual([500, 250, 125, 62]);
+    const wallets = t.snapshot()?.wallets;
+    expect([...(wallets?.keys() ?? [])]).toEqual(watchlist.map((w) => w.raw));
+    for (const account of t.sim.wallets.accounts()) {
+      if (account.kind !== 'nonexist') expect(wallets?.get(account.raw)?.state?.balance).toBe(account.balance.toString());
+    }
   });
 
   it('asks again for what a silently truncated answer left out', async () => {
@@ -102,6 +118,42 @@ describe('wallet poller against the simulator', () => {
     const outcome = await pollWallets(t.deps(t.sim.wallets.accounts().map((a) => watch(a.raw))));
     expect(outcome).toMatchObject({ ok: false, error: expect.stringMatching(/^network/) });
     expect(t.snapshot()).toBeNull();
+  });
+});
+
+describe('wallet poller concurrency', () => {
+  it.each([
+    [1, 1],
+    [2, 1],
+    [3, 2],
+    [10, 5],
+    [20, 8],
+    [1000, 8],
+  ])('keeps %d rps busy with %d batches in flight', (rps, expected) => {
+    expect(walletConcurrency(rps)).toBe(expected);
+  });
+
+  it('has at most `concurrency` batches in flight, and a cycle as long as the slowest chain of them', async () => {
+    const log = createLogSink('info');
+    const addresses = Array.from({ length: 40 }, (_, i) => `0:${(i + 1).toString(16).toUpperCase().padStart(64, '0')}`);
+    let inFlight = 0;
+    let most = 0;
+    const client = {
+      fetchQueueSizes: () => Promise.reject(new Error('not used')),
+      fetchWalletStates: async (batch: readonly string[]) => {
+        inFlight += 1;
+        most = Math.max(most, inFlight);
+        await new Promise((r) => setTimeout(r, 20));
+        inFlight -= 1;
+        return { ok: true as const, value: { upstream: 'fake', fetchedAt: 1, value: walletStatesResponseSchema.parse({ wallets: batch.map((address) => ({ address, status: 'active' })) }) } };
+      },
+    };
+    let published: WalletsSnapshot | null = null;
+    const outcome = await pollWallets({ client, logger: log.logger, now: () => Date.now(), watchlist: addresses.map((a) => watch(a)), batchSize: createBatchSize(5), concurrency: 3, previous: () => null, publish: (s) => (published = s) });
+    expect(outcome).toEqual({ ok: true, fetched: 40, unknown: 0, failed: 0 });
+    expect(most).toBe(3);
+    // Answers came back out of order; the snapshot is in watchlist order all the same.
+    expect([...(published as WalletsSnapshot | null)?.wallets.keys() ?? []]).toEqual(addresses);
   });
 });
 

@@ -9,15 +9,24 @@ describe('request budget', () => {
     vi.useRealTimers();
   });
 
-  it('never hands out more than rps per second, burst = rps', async () => {
-    const budget = createRequestBudget({ rps: 2, now: () => Date.now() });
+  it('never hands out more than rps per second, burst = half of rps', async () => {
+    const budget = createRequestBudget({ rps: 4, now: () => Date.now() });
     const grantedAt: number[] = [];
     const all = Array.from({ length: 7 }, () => budget.acquire('low').then(() => grantedAt.push(Date.now())));
     await vi.advanceTimersByTimeAsync(5_000);
     await Promise.all(all);
-    expect(grantedAt.map((t) => t - 1_000_000)).toEqual([0, 0, 500, 1000, 1500, 2000, 2500]);
+    expect(grantedAt.map((t) => t - 1_000_000)).toEqual([0, 0, 250, 500, 750, 1000, 1250]);
     // After the burst, grants are spaced 1/rps apart: over any span, at most burst + rps × span.
-    for (let i = 3; i < grantedAt.length; i += 1) expect((grantedAt[i] ?? 0) - (grantedAt[i - 1] ?? 0)).toBe(500);
+    for (let i = 3; i < grantedAt.length; i += 1) expect((grantedAt[i] ?? 0) - (grantedAt[i - 1] ?? 0)).toBe(250);
+  });
+
+  it('has a burst of one at 1 rps', async () => {
+    const budget = createRequestBudget({ rps: 1, now: () => Date.now() });
+    const grantedAt: number[] = [];
+    const all = Array.from({ length: 3 }, () => budget.acquire('low').then(() => grantedAt.push(Date.now())));
+    await vi.advanceTimersByTimeAsync(3_000);
+    await Promise.all(all);
+    expect(grantedAt.map((t) => t - 1_000_000)).toEqual([0, 1000, 2000]);
   });
 
   it('serves high priority before queued low-priority waiters', async () => {
