@@ -42,10 +42,8 @@ export function writeTons(out: LineWriter, nanotons: string): void {
 
 /** `address="…",name="…"` plus the entry's own labels (sorted), escaped. */
 export function baseLabels(wallet: WatchedWallet): string {
-  const own = Object.keys(wallet.labels)
-    .sort()
-    .map((k) => `,${k}="${escapeLabelValue(wallet.labels[k] ?? '')}"`)
-    .join('');
+  const names = Object.keys(wallet.labels);
+  const own = names.length === 0 ? '' : names.sort().map((name) => `,${name}="${escapeLabelValue(wallet.labels[name] ?? '')}"`).join('');
   return `address="${wallet.raw}",name="${escapeLabelValue(wallet.name)}"${own}`;
 }
 

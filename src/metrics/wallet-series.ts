@@ -22,16 +22,51 @@ interface Chunk {
   readonly families: readonly Buffer[];
 }
 
-/** Caches shared across renders: encoded labels per watched wallet, encoded blocks of output. */
+/** Caches shared across renders: encoded blocks of output, with their wallets' encoded labels. */
 export interface WalletSeriesCaches {
-  readonly labels: WeakMap<WatchedWallet, Buffer>;
   readonly writer: LineWriter;
   chunks: Chunk[];
 }
 
 export function createWalletSeriesCaches(): WalletSeriesCaches {
-  return { labels: new WeakMap(), writer: createLineWriter(), chunks: [] };
+  return { writer: createLineWriter(), chunks: [] };
 }
+
+/**
+ * Each wallet's base label set, encoded: taken from the previous block when the same
+ * wallet sat at the same place (the watchlist did not change), else encoded now, all of
+ * the block's in one buffer when they are plain ASCII (as addresses and most names are).
+ */
+function encodedLabels(wallets: readonly WatchedWallet[], previous: Chunk | undefined): Buffer[] {
+  const bases: (Buffer | undefined)[] = wallets.map((wallet, i) => {
+    const before = previous?.inputs[i];
+    return before?.wallet === wallet ? before.base : undefined;
+  });
+  const fresh: number[] = [];
+  const texts: string[] = [];
+  bases.forEach((base, index) => {
+    if (base !== undefined) return;
+    fresh.push(index);
+    texts.push(baseLabels(wallets[index] as WatchedWallet));
+  });
+  if (fresh.length === 0) return bases as Buffer[];
+  const joined = texts.join('');
+  if (NOT_ASCII.test(joined)) {
+    fresh.forEach((index, k) => (bases[index] = Buffer.from(texts[k] ?? '')));
+    return bases as Buffer[];
+  }
+  // One byte per character: offsets in the string are offsets in the buffer.
+  const block = Buffer.from(joined, 'latin1');
+  let offset = 0;
+  fresh.forEach((index, k) => {
+    const length = texts[k]?.length ?? 0;
+    bases[index] = block.subarray(offset, offset + length);
+    offset += length;
+  });
+  return bases as Buffer[];
+}
+
+const NOT_ASCII = /[\u0080-\uffff]/;
 
 function renderChunk(
   wallets: readonly WatchedWallet[],
@@ -41,14 +76,8 @@ function renderChunk(
   previous: Chunk | undefined,
   caches: WalletSeriesCaches,
 ): Chunk {
-  const inputs: LineInput[] = wallets.map((wallet, i) => {
-    let base = caches.labels.get(wallet);
-    if (base === undefined) {
-      base = Buffer.from(baseLabels(wallet));
-      caches.labels.set(wallet, base);
-    }
-    return { wallet, base, data: data[i] ?? ABSENT, record: records[i], testnet };
-  });
+  const bases = encodedLabels(wallets, previous);
+  const inputs: LineInput[] = wallets.map((wallet, i) => ({ wallet, base: bases[i] as Buffer, data: data[i] ?? ABSENT, record: records[i], testnet }));
   // Parts of the previous block can be kept only for the very same wallets.
   const comparable = previous !== undefined && previous.testnet === testnet && previous.inputs.length === inputs.length && inputs.every((input, i) => previous.inputs[i]?.wallet === input.wallet);
   const out = caches.writer;

@@ -110,7 +110,8 @@ describe('wallet snapshot → metrics', () => {
     // 2,500 wallets: three blocks, the last one partial.
     const watchlist = Array.from({ length: 2500 }, (_, i) => {
       const raw = `0:${i.toString(16).toUpperCase().padStart(64, '0')}`;
-      return watched(raw, { name: `w${i}`, minBalanceTons: i % 3 === 0 ? i : undefined, labels: i % 5 === 0 ? { team: `t"${i % 2}` } : {} });
+      // Names and labels plain, escaped, and (in the middle block) not ASCII.
+      return watched(raw, { name: i > 1000 && i < 1010 ? `кошелёк ${i}` : `w${i}`, minBalanceTons: i % 3 === 0 ? i : undefined, labels: i % 5 === 0 ? { team: `t"${i % 2}`, zone: 'eu' } : {} });
     });
     const changes: ((state: ServedWalletState) => Partial<ServedWalletState>)[] = [
       (s) => ({ balance: String(BigInt(s.balance ?? '0') + 1n) }),
@@ -149,7 +150,9 @@ describe('wallet snapshot → metrics', () => {
       if (round % 17 === 16) current = current.filter((_, i) => i !== round * 13);
       const testnet = round % 23 === 22;
       const options = { wallets: { wallets: records, fetchedAt: 1_000_000 }, watchlist: current, now: 1_000_000, maxAgeSeconds: 300, testnet };
-      expect(text(renderWalletSeries({ ...options, caches })), `round ${round}`).toBe(text(renderWalletSeries(options)));
+      const rendered = text(renderWalletSeries({ ...options, caches }));
+      expect(rendered, `round ${round}`).toBe(text(renderWalletSeries(options)));
+      if (round === 0) expect(rendered).toContain('name="кошелёк 1005",team="t\\"1",zone="eu"');
     }
   });
 });
