@@ -5,15 +5,17 @@ import { basename, dirname, join } from 'node:path';
 /**
  * Writes a file atomically: temp file in the same folder, fsync, rename, fsync of the
  * folder. A crash at any instant leaves the previous or the new content, never a mix.
+ * `content` may come in parts (a large file encoded piece by piece), written in order.
  */
-export async function writeAtomically(file: string, text: string): Promise<void> {
+export async function writeAtomically(file: string, content: string | readonly Uint8Array[]): Promise<void> {
   const folder = dirname(file);
   await mkdir(folder, { recursive: true });
   const temp = join(folder, `.${basename(file)}.${randomBytes(4).toString('hex')}.tmp`);
   try {
     const handle = await open(temp, 'w', 0o644);
     try {
-      await handle.writeFile(text, 'utf8');
+      if (typeof content === 'string') await handle.writeFile(content, 'utf8');
+      else for (const part of content) await handle.write(part);
       await handle.sync();
     } finally {
       await handle.close();

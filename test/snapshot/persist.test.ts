@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,6 +7,7 @@ import { createSnapshotPersister, walletsFileOf } from '../../src/snapshot/persi
 import type { Snapshot } from '../../src/snapshot/types.js';
 import { queueSnapshot } from '../helpers/fixtures.js';
 import { createLogSink } from '../helpers/log.js';
+import { walletState } from '../helpers/wallets.js';
 
 describe('snapshot persistence', () => {
   let dir: string;
@@ -38,6 +40,19 @@ describe('snapshot persistence', () => {
     expect(loaded?.queueSizes).toEqual(snapshot.queueSizes);
     expect([...(loaded?.wallets?.wallets.values() ?? [])]).toEqual([{ raw: '0:AB', state: null, addressBook: null, fetchedAt: 5, upstream: 'x' }]);
     expect((await readdir(join(dir, 'nested'))).sort()).toEqual(['snapshot.json', 'snapshot.wallets.json']);
+  });
+
+  it.each([0, 1000, 1001, 2500])('round-trips %d wallets, written in pieces, as one valid JSON file', async (count) => {
+    const { p, file } = persister();
+    const records = Array.from({ length: count }, (_, i) => {
+      const raw = `0:${i.toString(16).toUpperCase().padStart(64, '0')}`;
+      return { raw, state: walletState(raw, { seqno: i }), addressBook: { user_friendly: `UQ${i}`, domain: null, interfaces: ['wallet_v4r2'] }, metadata: i % 2 ? { is_indexed: true } : undefined, fetchedAt: 5 + i, upstream: 'x' };
+    });
+    await p.save({ queueSizes: null, wallets: { fetchedAt: 9, wallets: new Map(records.map((r) => [r.raw, r])) } });
+    expect(() => JSON.parse(readFileSync(walletsFileOf(file), 'utf8')) as unknown).not.toThrow();
+    const loaded = await persister(file).p.load();
+    expect(loaded?.wallets?.fetchedAt).toBe(9);
+    expect([...(loaded?.wallets?.wallets.values() ?? [])]).toEqual(records.map((r) => JSON.parse(JSON.stringify(r)) as unknown));
   });
 
   it('rewrites only the part that changed', async () => {
