@@ -1,6 +1,6 @@
 import type { WatchedWallet } from '../config/watchlist.js';
-import { addressBookEntry } from '../snapshot/address-book.js';
-import type { ServedWalletState, WalletRecord } from '../snapshot/types.js';
+import { addressBookEntryOf } from '../snapshot/address-book.js';
+import type { AddressBookEntry, ServedWalletState } from '../snapshot/types.js';
 import { sameCurrencies } from '../snapshot/wallet-state.js';
 import type { LineWriter } from './line-writer.js';
 import { CHAIN_METRICS, type MetricFamily } from './registry.js';
@@ -60,7 +60,8 @@ export interface LineInput {
   /** The wallet's base label pairs, escaped and encoded: `address="…",name="…",…`. */
   readonly base: Buffer;
   readonly data: WalletData;
-  readonly record: WalletRecord | undefined;
+  /** The record's address book entry; the record itself is not kept (a block outlives its snapshot). */
+  readonly addressBook: AddressBookEntry | null;
   readonly testnet: boolean;
 }
 
@@ -83,8 +84,8 @@ function sameData(a: WalletData, b: WalletData, equal: (x: ServedWalletState, y:
 
 /** What the user_friendly label is computed from (snapshot/address-book.ts). */
 function sameFriendlySource(a: LineInput, b: LineInput): boolean {
-  const bookA = a.record?.addressBook ?? null;
-  const bookB = b.record?.addressBook ?? null;
+  const bookA = a.addressBook;
+  const bookB = b.addressBook;
   if (bookA !== null || bookB !== null) return bookA !== null && bookB !== null && bookA.user_friendly === bookB.user_friendly;
   return sameData(a.data, b.data, (x, y) => x.is_wallet === y.is_wallet && x.status === y.status);
 }
@@ -159,11 +160,11 @@ export const WALLET_FAMILIES: readonly FamilyWriter[] = [
   {
     family: CHAIN_METRICS.walletInfo,
     same: (a, b) => sameData(a.data, b.data, (x, y) => x.wallet_type === y.wallet_type && x.wallet_id === y.wallet_id) && sameFriendlySource(a, b),
-    write(out, { wallet, base, data, record, testnet }) {
+    write(out, { wallet, base, data, addressBook, testnet }) {
       if (typeof data === 'symbol') return;
       open(out, this.family, base);
       out.text(',user_friendly="');
-      out.labelValue(addressBookEntry(record, wallet.address, testnet).user_friendly ?? '');
+      out.labelValue(addressBookEntryOf(addressBook, data, wallet.address, testnet).user_friendly ?? '');
       out.text('",wallet_type="');
       out.repeatedLabelValue(data.wallet_type ?? '');
       out.text('",wallet_id="');

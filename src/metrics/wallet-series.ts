@@ -77,7 +77,7 @@ function renderChunk(
   caches: WalletSeriesCaches,
 ): Chunk {
   const bases = encodedLabels(wallets, previous);
-  const inputs: LineInput[] = wallets.map((wallet, i) => ({ wallet, base: bases[i] as Buffer, data: data[i] ?? ABSENT, record: records[i], testnet }));
+  const inputs: LineInput[] = wallets.map((wallet, i) => ({ wallet, base: bases[i] as Buffer, data: data[i] ?? ABSENT, addressBook: records[i]?.addressBook ?? null, testnet }));
   // Parts of the previous block can be kept only for the very same wallets.
   const comparable = previous !== undefined && previous.testnet === testnet && previous.inputs.length === inputs.length && inputs.every((input, i) => previous.inputs[i]?.wallet === input.wallet);
   const out = caches.writer;
@@ -122,7 +122,7 @@ export function renderWalletSeries(options: {
       previous.inputs.length === wallets.length &&
       wallets.every((w, i) => {
         const before = previous.inputs[i];
-        return before !== undefined && before.wallet === w && before.data === data[i] && before.record?.addressBook?.user_friendly === records[i]?.addressBook?.user_friendly;
+        return before !== undefined && before.wallet === w && before.data === data[i] && (before.addressBook === (records[i]?.addressBook ?? null) || before.addressBook?.user_friendly === records[i]?.addressBook?.user_friendly);
       });
     chunks.push(unchanged ? previous : renderChunk(wallets, records, data, testnet, previous, caches));
   }

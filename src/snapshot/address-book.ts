@@ -1,6 +1,6 @@
 import type { Address } from '@ton/core';
 import { userFriendly } from '../ton/address.js';
-import type { AddressBookEntry, WalletRecord } from './types.js';
+import type { AddressBookEntry, ServedWalletState, WalletRecord } from './types.js';
 
 /**
  * The address book entry for an address: the upstream's when the snapshot has one, else
@@ -8,8 +8,12 @@ import type { AddressBookEntry, WalletRecord } from './types.js';
  * bounceable otherwise and for accounts the snapshot does not know; no domain.
  */
 export function addressBookEntry(record: WalletRecord | undefined, address: Address, testnet: boolean): AddressBookEntry {
-  if (record?.addressBook) return record.addressBook;
-  const state = record?.state;
+  return addressBookEntryOf(record?.addressBook ?? null, record?.state, address, testnet);
+}
+
+/** addressBookEntry() from a record's two parts. */
+export function addressBookEntryOf(book: AddressBookEntry | null, state: ServedWalletState | null | undefined, address: Address, testnet: boolean): AddressBookEntry {
+  if (book) return book;
   const nonBounceable = state !== null && state !== undefined && (state.is_wallet === true || state.status === 'uninit');
   return { user_friendly: userFriendly(address, { bounceable: !nonBounceable, testnet }), domain: null };
 }
