@@ -1,3 +1,5 @@
+import { escapeLabelValue } from './text-format.js';
+
 /**
  * Writes text-format samples straight into one growing buffer. The wallet series run to
  * several hundred thousand lines per snapshot; building a string per line, joining them
@@ -79,7 +81,7 @@ export function createLineWriter(initialBytes = 256 * 1024): LineWriter {
         buffer[position++] = 0x6e; // n
       } else if (code >= 0x80) {
         position = start;
-        const escaped = value.replace(/[\\"]/g, '\\$&').replace(/\n/g, '\\n');
+        const escaped = escapeLabelValue(value);
         reserve(Buffer.byteLength(escaped));
         position += buffer.write(escaped, position, 'utf8');
         return;
@@ -111,7 +113,8 @@ export function createLineWriter(initialBytes = 256 * 1024): LineWriter {
     },
     integer(value) {
       if (!Number.isSafeInteger(value)) {
-        textRange(String(value), 0, String(value).length);
+        const printed = String(value);
+        textRange(printed, 0, printed.length);
         return;
       }
       reserve(digits.length);

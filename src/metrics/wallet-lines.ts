@@ -99,6 +99,25 @@ function open(out: LineWriter, family: MetricFamily, base: Buffer): void {
   out.bytes(base);
 }
 
+type SampledField = 'balance' | 'seqno' | 'last_transaction_lt';
+
+/** A family with one sample per wallet whose state has `field`: `name{base} value`. */
+function stateSample<K extends SampledField>(family: MetricFamily, field: K, value: (out: LineWriter, fieldValue: NonNullable<ServedWalletState[K]>) => void): FamilyWriter {
+  return {
+    family,
+    same: (a, b) => sameData(a.data, b.data, (x, y) => x[field] === y[field]),
+    write(out, { base, data }) {
+      if (typeof data === 'symbol') return;
+      const fieldValue = data[field];
+      if (fieldValue === null) return;
+      open(out, family, base);
+      out.text('} ');
+      value(out, fieldValue);
+      out.text('\n');
+    },
+  };
+}
+
 /** In output order: min balance (config, shown even without data) first. */
 export const WALLET_FAMILIES: readonly FamilyWriter[] = [
   {
@@ -124,39 +143,9 @@ export const WALLET_FAMILIES: readonly FamilyWriter[] = [
       out.text('"} 1\n');
     },
   },
-  {
-    family: CHAIN_METRICS.walletBalanceTons,
-    same: (a, b) => sameData(a.data, b.data, (x, y) => x.balance === y.balance),
-    write(out, { base, data }) {
-      if (typeof data === 'symbol' || data.balance === null) return;
-      open(out, this.family, base);
-      out.text('} ');
-      writeTons(out, data.balance);
-      out.text('\n');
-    },
-  },
-  {
-    family: CHAIN_METRICS.walletSeqno,
-    same: (a, b) => sameData(a.data, b.data, (x, y) => x.seqno === y.seqno),
-    write(out, { base, data }) {
-      if (typeof data === 'symbol' || data.seqno === null) return;
-      open(out, this.family, base);
-      out.text('} ');
-      out.integer(data.seqno);
-      out.text('\n');
-    },
-  },
-  {
-    family: CHAIN_METRICS.walletLastTransactionLt,
-    same: (a, b) => sameData(a.data, b.data, (x, y) => x.last_transaction_lt === y.last_transaction_lt),
-    write(out, { base, data }) {
-      if (typeof data === 'symbol' || data.last_transaction_lt === null) return;
-      open(out, this.family, base);
-      out.text('} ');
-      out.text(data.last_transaction_lt);
-      out.text('\n');
-    },
-  },
+  stateSample(CHAIN_METRICS.walletBalanceTons, 'balance', writeTons),
+  stateSample(CHAIN_METRICS.walletSeqno, 'seqno', (out, seqno) => out.integer(seqno)),
+  stateSample(CHAIN_METRICS.walletLastTransactionLt, 'last_transaction_lt', (out, lt) => out.text(lt)),
   {
     family: CHAIN_METRICS.walletInfo,
     same: (a, b) => sameData(a.data, b.data, (x, y) => x.wallet_type === y.wallet_type && x.wallet_id === y.wallet_id) && sameFriendlySource(a, b),

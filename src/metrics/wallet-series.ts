@@ -1,6 +1,6 @@
 import type { WatchedWallet } from '../config/watchlist.js';
 import { isFresh } from '../snapshot/store.js';
-import type { Snapshot, WalletRecord, WalletsSnapshot } from '../snapshot/types.js';
+import type { AddressBookEntry, Snapshot, WalletRecord, WalletsSnapshot } from '../snapshot/types.js';
 import type { WalletSeriesRenderer } from './exposition.js';
 import { createLineWriter, type LineWriter } from './line-writer.js';
 import { familyHeader } from './text-format.js';
@@ -70,14 +70,14 @@ const NOT_ASCII = /[\u0080-\uffff]/;
 
 function renderChunk(
   wallets: readonly WatchedWallet[],
-  records: readonly (WalletRecord | undefined)[],
+  books: readonly (AddressBookEntry | null)[],
   data: readonly WalletData[],
   testnet: boolean,
   previous: Chunk | undefined,
   caches: WalletSeriesCaches,
 ): Chunk {
   const bases = encodedLabels(wallets, previous);
-  const inputs: LineInput[] = wallets.map((wallet, i) => ({ wallet, base: bases[i] as Buffer, data: data[i] ?? ABSENT, addressBook: records[i]?.addressBook ?? null, testnet }));
+  const inputs: LineInput[] = wallets.map((wallet, i) => ({ wallet, base: bases[i] as Buffer, data: data[i] ?? ABSENT, addressBook: books[i] ?? null, testnet }));
   // Parts of the previous block can be kept only for the very same wallets.
   const comparable = previous !== undefined && previous.testnet === testnet && previous.inputs.length === inputs.length && inputs.every((input, i) => previous.inputs[i]?.wallet === input.wallet);
   const out = caches.writer;
@@ -115,6 +115,7 @@ export function renderWalletSeries(options: {
       return record && isFresh(record.fetchedAt, options.now, options.maxAgeSeconds) ? record : undefined;
     });
     const data = records.map((r): WalletData => (r === undefined ? ABSENT : (r.state ?? UNKNOWN)));
+    const books = records.map((r) => r?.addressBook ?? null);
     const previous = caches.chunks[chunks.length];
     const unchanged =
       previous !== undefined &&
@@ -122,9 +123,9 @@ export function renderWalletSeries(options: {
       previous.inputs.length === wallets.length &&
       wallets.every((w, i) => {
         const before = previous.inputs[i];
-        return before !== undefined && before.wallet === w && before.data === data[i] && (before.addressBook === (records[i]?.addressBook ?? null) || before.addressBook?.user_friendly === records[i]?.addressBook?.user_friendly);
+        return before !== undefined && before.wallet === w && before.data === data[i] && before.addressBook?.user_friendly === books[i]?.user_friendly;
       });
-    chunks.push(unchanged ? previous : renderChunk(wallets, records, data, testnet, previous, caches));
+    chunks.push(unchanged ? previous : renderChunk(wallets, books, data, testnet, previous, caches));
   }
   caches.chunks = chunks;
   const out: Buffer[] = [];

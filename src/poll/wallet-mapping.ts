@@ -1,6 +1,6 @@
 import { isCanonicalRaw, parseAddress } from '../ton/address.js';
 import type { AddressBookEntry, ServedWalletState, WalletRecord, WalletsSnapshot } from '../snapshot/types.js';
-import { sameState } from '../snapshot/wallet-state.js';
+import { sameAddressBookEntry, sameState } from '../snapshot/wallet-state.js';
 import type { WalletStatesResponse } from '../upstream/schemas.js';
 
 /** The canonical key of an address as an upstream printed it; null when unreadable. */
@@ -77,16 +77,7 @@ export function matchWalletAnswer(
  * the snapshot keeps one copy and the parsed one dies young.
  */
 function keptEntry(next: AddressBookEntry | null, before: AddressBookEntry | null | undefined): AddressBookEntry | null {
-  if (next === null || !before) return next;
-  let count = 0;
-  for (const key in next) {
-    const a = next[key];
-    const b = before[key];
-    if (a !== b && !(Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((item, i) => item === b[i]))) return next;
-    count += 1;
-  }
-  for (const key in before) if (Object.hasOwn(before, key)) count -= 1;
-  return count === 0 ? before : next;
+  return next !== null && before && sameAddressBookEntry(next, before) ? before : next;
 }
 
 function hasKeys(object: object): boolean {

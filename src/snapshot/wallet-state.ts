@@ -1,21 +1,35 @@
-import type { ServedWalletState } from './types.js';
+import type { AddressBookEntry, ServedWalletState } from './types.js';
 
 /**
- * Equality of served wallet states. A state equal to the previous one keeps the previous
- * object (poll/wallet-mapping.ts), and everything derived from it is reused by identity.
+ * Equality of served wallet states and address book entries. One equal to the previous
+ * keeps the previous object (poll/wallet-mapping.ts), and everything derived from it is
+ * reused by identity.
  */
 
-export function sameCurrencies(a: Readonly<Record<string, string>>, b: Readonly<Record<string, string>>): boolean {
+/** Same own keys, and `equal` values under each; without allocating an array of keys. */
+function sameEntries(a: Readonly<Record<string, unknown>>, b: Readonly<Record<string, unknown>>, equal: (x: unknown, y: unknown) => boolean): boolean {
   if (a === b) return true;
   let count = 0;
   for (const key in a) {
-    if (a[key] !== b[key]) return false;
+    if (!equal(a[key], b[key])) return false;
     count += 1;
   }
-  // Counting b's keys without allocating an array of them.
-  // eslint-disable-next-line @typescript-eslint/no-unused-vars
-  for (const _ in b) count -= 1;
+  for (const key in b) if (Object.hasOwn(b, key)) count -= 1;
   return count === 0;
+}
+
+const identical = (x: unknown, y: unknown): boolean => x === y;
+/** Equal, or arrays of equal items (an address book entry's `interfaces`). */
+const equalOrSameItems = (x: unknown, y: unknown): boolean =>
+  x === y || (Array.isArray(x) && Array.isArray(y) && x.length === y.length && x.every((item, i) => item === y[i]));
+
+export function sameCurrencies(a: Readonly<Record<string, string>>, b: Readonly<Record<string, string>>): boolean {
+  return sameEntries(a, b, identical);
+}
+
+/** Whether two address book entries say the same (extra keys such as `interfaces` included). */
+export function sameAddressBookEntry(a: AddressBookEntry, b: AddressBookEntry): boolean {
+  return sameEntries(a, b, equalOrSameItems);
 }
 
 /** Field by field, without allocating: this runs once per wallet per poll. */

@@ -70,6 +70,50 @@ export function errorMessageOf(body: unknown): string | undefined {
   return typeof parsed.data.result === 'string' ? parsed.data.result : undefined;
 }
 
+/** A validated account's fields as an upstream sends them: anything but address and status may be left out. */
+export interface UpstreamWalletFields {
+  readonly address: string;
+  readonly balance?: string | null | undefined;
+  readonly code_hash?: string | null | undefined;
+  readonly extra_currencies?: Readonly<Record<string, string>> | null | undefined;
+  readonly is_signature_allowed?: boolean | null | undefined;
+  readonly is_wallet?: boolean | null | undefined;
+  readonly last_transaction_hash?: string | null | undefined;
+  readonly last_transaction_lt?: string | null | undefined;
+  readonly seqno?: number | null | undefined;
+  readonly status: string;
+  readonly wallet_id?: number | null | undefined;
+  readonly wallet_type?: string | null | undefined;
+}
+
+const NO_CURRENCIES: Readonly<Record<string, string>> = Object.freeze({});
+
+/**
+ * The seed's twelve fields in the seed's order, with the one rule for what the upstream
+ * left out: null, except extra_currencies, which is `{}`.
+ */
+export function servedWalletState(state: UpstreamWalletFields): ServedWalletState {
+  return {
+    address: state.address,
+    balance: state.balance ?? null,
+    code_hash: state.code_hash ?? null,
+    extra_currencies: state.extra_currencies ?? NO_CURRENCIES,
+    is_signature_allowed: state.is_signature_allowed ?? null,
+    is_wallet: state.is_wallet ?? null,
+    last_transaction_hash: state.last_transaction_hash ?? null,
+    last_transaction_lt: state.last_transaction_lt ?? null,
+    seqno: state.seqno ?? null,
+    status: state.status,
+    wallet_id: state.wallet_id ?? null,
+    wallet_type: state.wallet_type ?? null,
+  };
+}
+
+/** An address book entry as served: user_friendly and domain null when left out, the rest kept. */
+export function filledAddressBookEntry<T extends { user_friendly?: string | null | undefined; domain?: string | null | undefined }>(entry: T): AddressBookEntry {
+  return { ...entry, user_friendly: entry.user_friendly ?? null, domain: entry.domain ?? null };
+}
+
 /**
  * One account of a walletStates answer. Fields absent for uninit/frozen/nonexist accounts
  * are optional upstream; the output is the seed's twelve fields in the seed's order, with
@@ -94,22 +138,7 @@ export const walletStateSchema = z
     wallet_id: z.number().int().nullish(),
     wallet_type: z.string().nullish(),
   })
-  .transform(
-    (state): ServedWalletState => ({
-      address: state.address,
-      balance: state.balance ?? null,
-      code_hash: state.code_hash ?? null,
-      extra_currencies: state.extra_currencies ?? {},
-      is_signature_allowed: state.is_signature_allowed ?? null,
-      is_wallet: state.is_wallet ?? null,
-      last_transaction_hash: state.last_transaction_hash ?? null,
-      last_transaction_lt: state.last_transaction_lt ?? null,
-      seqno: state.seqno ?? null,
-      status: state.status,
-      wallet_id: state.wallet_id ?? null,
-      wallet_type: state.wallet_type ?? null,
-    }),
-  );
+  .transform(servedWalletState);
 
 /** An address book entry; user_friendly and domain come out null when left out. */
 export const addressBookEntrySchema = z
@@ -117,7 +146,7 @@ export const addressBookEntrySchema = z
     user_friendly: z.string().nullish(),
     domain: z.string().nullish(),
   })
-  .transform((entry): AddressBookEntry => ({ ...entry, user_friendly: entry.user_friendly ?? null, domain: entry.domain ?? null }));
+  .transform(filledAddressBookEntry);
 
 export const walletStatesResponseSchema = z.object({
   wallets: z.array(walletStateSchema),

@@ -1,6 +1,6 @@
 import type { ZodSafeParseResult } from 'zod';
 import type { AddressBookEntry, ServedWalletState } from '../snapshot/types.js';
-import { walletStatesResponseSchema, type WalletStatesResponse } from './schemas.js';
+import { filledAddressBookEntry, servedWalletState, walletStatesResponseSchema, type UpstreamWalletFields, type WalletStatesResponse } from './schemas.js';
 
 /**
  * Decoding a walletStates answer: the wallet poll's hot path. A zod parse allocates a few
@@ -20,8 +20,6 @@ export function decodeWalletStates(body: unknown): ZodSafeParseResult<WalletStat
 /** For the client: the decoder with a zod schema's face. */
 export const walletStatesDecoder = { safeParse: decodeWalletStates };
 
-const EMPTY: Readonly<Record<string, never>> = Object.freeze({});
-
 /** The answer, decoded as walletStatesResponseSchema would; null when not sure it would accept it. */
 export function decodeWalletStatesQuickly(body: unknown): WalletStatesResponse | null {
   if (!isObject(body)) return null;
@@ -35,7 +33,7 @@ export function decodeWalletStatesQuickly(body: unknown): WalletStatesResponse |
   }
   let entries: Record<string, AddressBookEntry> = book as Record<string, AddressBookEntry>;
   for (const key in book) {
-    const entry = addressBookEntry(book[key]);
+    const entry = bookEntry(book[key]);
     if (entry === null) return null;
     if (entry !== book[key]) {
       // Only when an entry needed filling in: a copy, so the parsed body is never changed.
@@ -56,30 +54,16 @@ function walletState(value: unknown): ServedWalletState | null {
   if (!optional(is_signature_allowed, isBoolean) || !optional(is_wallet, isBoolean)) return null;
   if (!optional(seqno, Number.isSafeInteger) || !optional(wallet_id, Number.isSafeInteger)) return null;
   if (!optional(extra_currencies, isCurrencyAmounts)) return null;
-  // The seed's order; what the upstream left out is null, extra_currencies `{}`.
-  return {
-    address,
-    balance: (balance as string | undefined) ?? null,
-    code_hash: (code_hash as string | undefined) ?? null,
-    extra_currencies: (extra_currencies as Record<string, string> | undefined) ?? EMPTY,
-    is_signature_allowed: (is_signature_allowed as boolean | undefined) ?? null,
-    is_wallet: (is_wallet as boolean | undefined) ?? null,
-    last_transaction_hash: (last_transaction_hash as string | undefined) ?? null,
-    last_transaction_lt: (last_transaction_lt as string | undefined) ?? null,
-    seqno: (seqno as number | undefined) ?? null,
-    status,
-    wallet_id: (wallet_id as number | undefined) ?? null,
-    wallet_type: (wallet_type as string | undefined) ?? null,
-  };
+  return servedWalletState(value as UpstreamWalletFields);
 }
 
 /** The entry itself when complete; a filled-in copy when user_friendly or domain is left out. */
-function addressBookEntry(value: unknown): AddressBookEntry | null {
+function bookEntry(value: unknown): AddressBookEntry | null {
   if (!isObject(value)) return null;
   const { user_friendly: friendly, domain } = value as { user_friendly?: unknown; domain?: unknown };
   if (!optional(friendly, isString) || !optional(domain, isString)) return null;
   if (friendly !== undefined && domain !== undefined) return value as AddressBookEntry;
-  return { ...value, user_friendly: (friendly as string | null | undefined) ?? null, domain: (domain as string | null | undefined) ?? null };
+  return filledAddressBookEntry(value as { user_friendly?: string | null; domain?: string | null });
 }
 
 /** `nullish()`: absent, null, or passing the check. */
