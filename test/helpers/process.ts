@@ -81,6 +81,6 @@ export function findTool(name: string): string | null {
   const found = spawnSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' });
   const path = found.status === 0 ? found.stdout.trim() : '';
   if (path !== '') return path;
-  if (process.env['CI']) throw new Error(`${name} is required under CI=true (install Debian's prometheus package)`);
+  if (process.env['CI']) throw new Error(`${name} is required under CI=true (.ci/run installs it from Debian's packages)`);
   return null;
 }
