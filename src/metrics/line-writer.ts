@@ -10,6 +10,11 @@ export interface LineWriter {
   text(value: string): void;
   /** Bytes encoded beforehand (label sets cached per wallet): one copy, no per-character work. */
   bytes(value: Uint8Array): void;
+  /**
+   * Text known to be ASCII (a raw address, digits checked on decoding): copied by the
+   * runtime in one call, not character by character. Anything else would be mangled.
+   */
+  ascii(value: string): void;
   /** `value[from..to)`, as text() would write it. */
   textRange(value: string, from: number, to: number): void;
   /** A label value, escaped as the format requires (backslash, double quote, newline). */
@@ -22,6 +27,8 @@ export interface LineWriter {
   repeatedLabelValue(value: string): void;
   /** A number as String() would print it, without allocating for safe integers. */
   integer(value: number): void;
+  /** How many bytes were written since the last take(). */
+  size(): number;
   /** The bytes written since the last take(), in a buffer of their own; the writer starts over. */
   take(): Buffer;
 }
@@ -47,19 +54,21 @@ export function createLineWriter(initialBytes = 256 * 1024): LineWriter {
 
   const textRange = (value: string, from: number, to: number): void => {
     reserve(to - from);
-    const start = position;
+    // Locals in the loop: the closure's variables are not kept in registers.
+    const out = buffer;
+    let at = position;
     for (let i = from; i < to; i += 1) {
       const code = value.charCodeAt(i);
       if (code >= 0x80) {
         // Rare (names, upstream strings): let the encoder handle multi-byte characters.
-        position = start;
         const rest = value.slice(from, to);
         reserve(Buffer.byteLength(rest));
         position += buffer.write(rest, position, 'utf8');
         return;
       }
-      buffer[position++] = code;
+      out[at++] = code;
     }
+    position = at;
   };
 
   const bytes = (value: Uint8Array): void => {
@@ -70,29 +79,34 @@ export function createLineWriter(initialBytes = 256 * 1024): LineWriter {
 
   const labelValue = (value: string): void => {
     reserve(value.length * 2);
-    const start = position;
+    const out = buffer;
+    let at = position;
     for (let i = 0; i < value.length; i += 1) {
       const code = value.charCodeAt(i);
       if (code === BACKSLASH || code === QUOTE) {
-        buffer[position++] = BACKSLASH;
-        buffer[position++] = code;
+        out[at++] = BACKSLASH;
+        out[at++] = code;
       } else if (code === NEWLINE) {
-        buffer[position++] = BACKSLASH;
-        buffer[position++] = 0x6e; // n
+        out[at++] = BACKSLASH;
+        out[at++] = 0x6e; // n
       } else if (code >= 0x80) {
-        position = start;
         const escaped = escapeLabelValue(value);
         reserve(Buffer.byteLength(escaped));
         position += buffer.write(escaped, position, 'utf8');
         return;
       } else {
-        buffer[position++] = code;
+        out[at++] = code;
       }
     }
+    position = at;
   };
 
   return {
     text: (value) => textRange(value, 0, value.length),
+    ascii(value) {
+      reserve(value.length);
+      position += buffer.write(value, position, value.length, 'latin1');
+    },
     textRange,
     bytes,
     labelValue,
@@ -128,6 +142,7 @@ export function createLineWriter(initialBytes = 256 * 1024): LineWriter {
       buffer.set(digits.subarray(at), position);
       position += digits.length - at;
     },
+    size: () => position,
     take() {
       if (position === 0) return EMPTY;
       const out = Buffer.allocUnsafe(position);

@@ -4,7 +4,6 @@ import type { AddressBookEntry, ServedWalletState } from '../snapshot/types.js';
 import { sameCurrencies } from '../snapshot/wallet-state.js';
 import type { LineWriter } from './line-writer.js';
 import { CHAIN_METRICS, type MetricFamily } from './registry.js';
-import { escapeLabelValue } from './text-format.js';
 
 /**
  * The per-wallet families and how one wallet's lines of each are written, straight into
@@ -40,11 +39,22 @@ export function writeTons(out: LineWriter, nanotons: string): void {
   }
 }
 
-/** `address="…",name="…"` plus the entry's own labels (sorted), escaped. */
-export function baseLabels(wallet: WatchedWallet): string {
+/** Writes `address="…",name="…"` plus the entry's own labels (sorted), escaped. */
+export function writeBaseLabels(out: LineWriter, wallet: WatchedWallet): void {
+  out.text('address="');
+  out.ascii(wallet.raw);
+  out.text('",name="');
+  out.labelValue(wallet.name);
+  out.text('"');
   const names = Object.keys(wallet.labels);
-  const own = names.length === 0 ? '' : names.sort().map((name) => `,${name}="${escapeLabelValue(wallet.labels[name] ?? '')}"`).join('');
-  return `address="${wallet.raw}",name="${escapeLabelValue(wallet.name)}"${own}`;
+  if (names.length === 0) return;
+  for (const name of names.sort()) {
+    out.text(',');
+    out.text(name);
+    out.text('="');
+    out.labelValue(wallet.labels[name] ?? '');
+    out.text('"');
+  }
 }
 
 /** Marks a wallet with no exported data (no record, or stale). */

@@ -4,7 +4,7 @@ import type { AddressBookEntry, Snapshot, WalletRecord, WalletsSnapshot } from '
 import type { WalletSeriesRenderer } from './exposition.js';
 import { createLineWriter, type LineWriter } from './line-writer.js';
 import { familyHeader } from './text-format.js';
-import { ABSENT, baseLabels, UNKNOWN, WALLET_FAMILIES, type LineInput, type WalletData } from './wallet-lines.js';
+import { ABSENT, UNKNOWN, WALLET_FAMILIES, type LineInput, type WalletData, writeBaseLabels } from './wallet-lines.js';
 
 /** Wallets per cached block of output. */
 const CHUNK_WALLETS = 1000;
@@ -34,39 +34,36 @@ export function createWalletSeriesCaches(): WalletSeriesCaches {
 
 /**
  * Each wallet's base label set, encoded: taken from the previous block when the same
- * wallet sat at the same place (the watchlist did not change), else encoded now, all of
- * the block's in one buffer when they are plain ASCII (as addresses and most names are).
+ * wallet sat at the same place (the watchlist did not change), else written now, all of
+ * the block's new ones into one buffer. The writer holds nothing when this is called:
+ * every family's lines are taken as soon as they are written.
  */
-function encodedLabels(wallets: readonly WatchedWallet[], previous: Chunk | undefined): Buffer[] {
-  const bases: (Buffer | undefined)[] = wallets.map((wallet, i) => {
+function encodedLabels(wallets: readonly WatchedWallet[], previous: Chunk | undefined, out: LineWriter): Buffer[] {
+  const bases = new Array<Buffer>(wallets.length);
+  // Where each new label set ends in the writer; -1 for a kept one.
+  const ends: number[] = [];
+  let fresh = 0;
+  wallets.forEach((wallet, i) => {
     const before = previous?.inputs[i];
-    return before?.wallet === wallet ? before.base : undefined;
+    if (before?.wallet === wallet) {
+      bases[i] = before.base;
+      ends.push(-1);
+      return;
+    }
+    writeBaseLabels(out, wallet);
+    ends.push(out.size());
+    fresh += 1;
   });
-  const fresh: number[] = [];
-  const texts: string[] = [];
-  bases.forEach((base, index) => {
-    if (base !== undefined) return;
-    fresh.push(index);
-    texts.push(baseLabels(wallets[index] as WatchedWallet));
+  if (fresh === 0) return bases;
+  const block = out.take();
+  let start = 0;
+  ends.forEach((end, i) => {
+    if (end < 0) return;
+    bases[i] = block.subarray(start, end);
+    start = end;
   });
-  if (fresh.length === 0) return bases as Buffer[];
-  const joined = texts.join('');
-  if (NOT_ASCII.test(joined)) {
-    fresh.forEach((index, k) => (bases[index] = Buffer.from(texts[k] ?? '')));
-    return bases as Buffer[];
-  }
-  // One byte per character: offsets in the string are offsets in the buffer.
-  const block = Buffer.from(joined, 'latin1');
-  let offset = 0;
-  fresh.forEach((index, k) => {
-    const length = texts[k]?.length ?? 0;
-    bases[index] = block.subarray(offset, offset + length);
-    offset += length;
-  });
-  return bases as Buffer[];
+  return bases;
 }
-
-const NOT_ASCII = /[\u0080-\uffff]/;
 
 function renderChunk(
   wallets: readonly WatchedWallet[],
@@ -76,7 +73,7 @@ function renderChunk(
   previous: Chunk | undefined,
   caches: WalletSeriesCaches,
 ): Chunk {
-  const bases = encodedLabels(wallets, previous);
+  const bases = encodedLabels(wallets, previous, caches.writer);
   const inputs: LineInput[] = wallets.map((wallet, i) => ({ wallet, base: bases[i] as Buffer, data: data[i] ?? ABSENT, addressBook: books[i] ?? null, testnet }));
   // Parts of the previous block can be kept only for the very same wallets.
   const comparable = previous !== undefined && previous.testnet === testnet && previous.inputs.length === inputs.length && inputs.every((input, i) => previous.inputs[i]?.wallet === input.wallet);

@@ -50,9 +50,11 @@ export function matchWalletAnswer(
     const decoded = asPrinted.get(raw);
     if (decoded === undefined) notFound.push(raw);
     else {
-      // Counted once per account, should an address be asked twice.
-      if (!found.has(raw)) matched += 1;
+      // Counted once per account, should an address be asked twice (found grows only for
+      // a key it did not hold: no second lookup).
+      const before = found.size;
       take(raw, decoded);
+      if (found.size > before) matched += 1;
     }
   }
   // Then, only if the answer has accounts left over, by the raw form each one names (an

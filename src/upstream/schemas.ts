@@ -89,6 +89,24 @@ export interface UpstreamWalletFields {
 const NO_CURRENCIES: Readonly<Record<string, string>> = Object.freeze({});
 
 /**
+ * Strings that repeat across most accounts (status, wallet type, code hash): one copy of
+ * each kept, so 100,000 states hold a handful of strings instead of 300,000, and equal
+ * values compare as the same string. Bounded: past SHARED_LIMIT distinct values, new
+ * ones are kept as they came.
+ */
+const SHARED_LIMIT = 4096;
+const sharedStrings = new Map<string, string>();
+
+export function shared(value: string): string {
+  const known = sharedStrings.get(value);
+  if (known !== undefined) return known;
+  if (sharedStrings.size < SHARED_LIMIT) sharedStrings.set(value, value);
+  return value;
+}
+
+const sharedOrNull = (value: string | null | undefined): string | null => (value === undefined || value === null ? null : shared(value));
+
+/**
  * The seed's twelve fields in the seed's order, with the one rule for what the upstream
  * left out: null, except extra_currencies, which is `{}`.
  */
@@ -96,16 +114,16 @@ export function servedWalletState(state: UpstreamWalletFields): ServedWalletStat
   return {
     address: state.address,
     balance: state.balance ?? null,
-    code_hash: state.code_hash ?? null,
+    code_hash: sharedOrNull(state.code_hash),
     extra_currencies: state.extra_currencies ?? NO_CURRENCIES,
     is_signature_allowed: state.is_signature_allowed ?? null,
     is_wallet: state.is_wallet ?? null,
     last_transaction_hash: state.last_transaction_hash ?? null,
     last_transaction_lt: state.last_transaction_lt ?? null,
     seqno: state.seqno ?? null,
-    status: state.status,
+    status: shared(state.status),
     wallet_id: state.wallet_id ?? null,
-    wallet_type: state.wallet_type ?? null,
+    wallet_type: sharedOrNull(state.wallet_type),
   };
 }
 

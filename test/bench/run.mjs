@@ -112,8 +112,9 @@ function pollProcessing(total) {
     return snapshot;
   };
   const [first, second] = generations;
-  // A daemon runs cycle after cycle: warm up first.
-  let previous = cycle(first, undefined);
+  // A daemon runs cycle after cycle: warm up first (the code compiled, as in a daemon
+  // past its first minutes).
+  cycle(first, undefined, newRenderer());
   measure(() => first.forEach((b) => JSON.parse(b.text)));
   // Baseline: JSON.parse alone, the floor of any processing.
   const baseline = Math.min(...[0, 1, 2].map(() => measure(() => first.forEach((b) => JSON.parse(b.text)))));
@@ -136,14 +137,16 @@ function pollProcessing(total) {
     }
     return best;
   };
-  // The steady state: wallets that did not change keep their state and metric lines …
+  // The first cycle after a start without a snapshot: no previous states to compare with,
+  // nothing rendered or encoded yet, and nothing else held (measured first, before any
+  // cycle's snapshot is kept) …
+  const cold = averaged(() => cycle(first, undefined, newRenderer()));
+  // … the steady state: wallets that did not change keep their state and metric lines …
+  let previous = cycle(first, undefined);
   const steady = averaged(() => (previous = cycle(first, previous)));
-  // … every wallet changed since the last cycle (generations alternate) …
+  // … and every wallet changed since the last cycle (generations alternate).
   let turn = 0;
   const changed = averaged(() => (previous = cycle((turn += 1) % 2 === 1 ? second : first, previous)));
-  // … and the first cycle after a start without a snapshot: nothing to compare with, and
-  // nothing rendered or encoded yet.
-  const cold = averaged(() => cycle(first, undefined, newRenderer()));
   return { total, steady: total / steady, changed: total / changed, cold: total / cold, jsonParseOnly: total / baseline };
 }
 
@@ -257,6 +260,7 @@ async function cycleAgainstSimulator(wallets, rps, cycles = 2) {
   const scrape = async () => (await pool.request({ path: '/metrics', method: 'GET' })).body.text();
   const result = await new Promise((resolve, reject) => {
     const durations = [];
+    let first = NaN;
     let cpuFrom = NaN;
     let pending = '';
     let queue = Promise.resolve();
@@ -271,14 +275,17 @@ async function cycleAgainstSimulator(wallets, rps, cycles = 2) {
         queue = queue.then(async () => {
           const text = await scrape();
           if (Number.isNaN(cpuFrom)) {
-            // The first cycle started from nothing: measure the ones after it.
+            // The first cycle starts from nothing (no snapshot, nothing compiled or
+            // rendered yet): its duration is reported on its own, and the CPU of the
+            // cycles after it.
+            first = seconds;
             cpuFrom = cpuSecondsOf(daemon.pid);
             return;
           }
           durations.push(seconds);
           if (durations.length === cycles) {
             clearTimeout(timer);
-            resolve({ durations, cpu: cpuSecondsOf(daemon.pid) - cpuFrom, tooMany: sample(text, 'tonwatch_upstream_requests_total', ['code="429"']) });
+            resolve({ first, durations, cpu: cpuSecondsOf(daemon.pid) - cpuFrom, tooMany: sample(text, 'tonwatch_upstream_requests_total', ['code="429"']) });
           }
         }, reject);
       }
@@ -295,7 +302,8 @@ async function cycleAgainstSimulator(wallets, rps, cycles = 2) {
 const fmt = (n, d = 0) => n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
 console.log(`tonwatch benchmarks: ${cpus()[0]?.model ?? 'unknown CPU'} × ${cpus().length}, Node ${process.version}, ${SECONDS} s per run\n`);
 
-if (process.env.BENCH_ONLY !== 'startup') {
+const only = process.env.BENCH_ONLY;
+if (only === undefined || only === 'processing') {
   const processing = pollProcessing(100_000);
   const verdict = (rate) => (rate >= 100_000 ? 'met' : 'MISSED');
   console.log(`poll processing (parse, validate, snapshot, metrics), ${fmt(processing.total)} wallet states per cycle, in states per CPU-second (target ≥ 100,000):`);
@@ -305,17 +313,17 @@ if (process.env.BENCH_ONLY !== 'startup') {
   console.log(`  baseline, JSON.parse alone: ${fmt(processing.jsonParseOnly)}`);
 }
 
-if (process.env.BENCH_ONLY !== 'startup') {
+if (only === undefined || only === 'processing' || only === 'cycle') {
   const rps = 20;
   const run = await cycleAgainstSimulator(100_000, rps);
-  const worst = Math.max(...run.durations);
+  const worst = Math.max(run.first, ...run.durations);
   console.log(
-    `wallet cycle against the simulator, ${fmt(run.wallets)} wallets at ${rps} rps: ${run.durations.map((d) => `${fmt(d, 2)} s`).join(', ')} (bound 1.05 × ${Math.ceil(run.wallets / 1000)} / ${rps} = ${fmt(run.bound, 2)} s) ${worst <= run.bound ? 'met' : 'MISSED'}; 429s: ${run.tooMany}; daemon CPU over those cycles: ${fmt(run.statesPerCpuSecond)} states per CPU-second`,
+    `wallet cycle against the simulator, ${fmt(run.wallets)} wallets at ${rps} rps: first ${fmt(run.first, 2)} s, then ${run.durations.map((d) => `${fmt(d, 2)} s`).join(', ')} (bound 1.05 × ${Math.ceil(run.wallets / 1000)} / ${rps} = ${fmt(run.bound, 2)} s) ${worst <= run.bound ? 'met' : 'MISSED'}; 429s: ${run.tooMany}; daemon CPU over the cycles after the first: ${fmt(run.statesPerCpuSecond)} states per CPU-second`,
   );
 }
 
-if (process.env.BENCH_ONLY === 'processing') process.exit(0);
-if (process.env.BENCH_ONLY === 'startup') {
+if (only === 'processing' || only === 'cycle') process.exit(0);
+if (only === 'startup') {
   console.log(`start to serving a persisted snapshot: ${fmt(await startupWith(10_000))} ms`);
   process.exit(0);
 }

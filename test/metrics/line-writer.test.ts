@@ -37,6 +37,19 @@ describe('line writer', () => {
     expect(out.take().toString()).toBe(String(value));
   });
 
+  it('writes ASCII text in one copy, and counts what it has written since take()', () => {
+    const out = writer();
+    const raw = `0:${'AB12'.repeat(16)}`;
+    out.text('address="');
+    expect(out.size()).toBe(9);
+    out.ascii(raw);
+    out.ascii('');
+    out.text('"');
+    expect(out.size()).toBe(9 + raw.length + 1);
+    expect(out.take().toString('utf8')).toBe(`address="${raw}"`);
+    expect(out.size()).toBe(0);
+  });
+
   it('starts over after take(), and each taken buffer is its own', () => {
     const out = writer();
     out.text('first');
