@@ -38,6 +38,10 @@ const QUOTE = 0x22;
 const NEWLINE = 0x0a;
 const EMPTY = Buffer.alloc(0);
 const REPEATED_VALUES = 256;
+/** From this length on, a label value with nothing to escape is copied by the runtime. */
+const NATIVE_FROM = 24;
+/** Printable ASCII but `"` and `\\`: written as it is. */
+const PLAIN_ASCII = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
 
 export function createLineWriter(initialBytes = 256 * 1024): LineWriter {
   let buffer = Buffer.allocUnsafe(initialBytes);
@@ -78,6 +82,13 @@ export function createLineWriter(initialBytes = 256 * 1024): LineWriter {
   };
 
   const labelValue = (value: string): void => {
+    if (value.length >= NATIVE_FROM && PLAIN_ASCII.test(value)) {
+      // Long and nothing to escape (a user-friendly address): one copy by the runtime
+      // beats a character loop.
+      reserve(value.length);
+      position += buffer.write(value, position, value.length, 'latin1');
+      return;
+    }
     reserve(value.length * 2);
     const out = buffer;
     let at = position;

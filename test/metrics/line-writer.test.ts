@@ -6,7 +6,10 @@ describe('line writer', () => {
   // Deliberately tiny so that every case also exercises growing the buffer.
   const writer = () => createLineWriter(2);
 
-  it.each(['', 'plain', 'a"b\\c\nd', 'кошелёк "горячий"', 'emoji 🦄 \\ "', '\n\n', 'x'.repeat(10_000)])('writes label value %j as escapeLabelValue does, in UTF-8', (value) => {
+  // Long values take a different path (copied whole when there is nothing to escape):
+  // some with something to escape at the very end.
+  const long = ['x'.repeat(10_000), `EQ${'Ab-_9'.repeat(9)}x`, `${'q'.repeat(40)}"`, `${'b'.repeat(40)}\\`, `${'n'.repeat(40)}\n`, 'ü'.repeat(40), `${'t'.repeat(30)}\tend`];
+  it.each(['', 'plain', 'a"b\\c\nd', 'кошелёк "горячий"', 'emoji 🦄 \\ "', '\n\n', ...long])('writes label value %j as escapeLabelValue does, in UTF-8', (value) => {
     const out = writer();
     out.text('before ');
     out.labelValue(value);
