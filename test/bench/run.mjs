@@ -10,11 +10,10 @@ import { clearTimeout } from 'node:timers';
 import { pino } from 'pino';
 import { createSnapshotPersister } from '../../dist/snapshot/persist.js';
 import { Pool } from 'undici';
-import { createWalletSeriesRenderer } from '../../dist/metrics/wallet-series.js';
-import { assembleWalletsSnapshot, matchWalletAnswer } from '../../dist/poll/wallet-mapping.js';
-import { parseAddress } from '../../dist/ton/address.js';
+import { matchWalletAnswer } from '../../dist/poll/wallet-mapping.js';
 import { decodeWalletStates } from '../../dist/upstream/wallet-states.js';
 import { queueSnapshot, rawAddress, walletStatesBody } from './fixtures.mjs';
+import { measure, processingWorkload } from './processing.mjs';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const MAX_REQUESTS = 200_000;
@@ -76,41 +75,11 @@ async function compare(name, pathKey, wallets, connections = 8) {
 }
 
 function pollProcessing(total) {
-  // Two generations of the same accounts: in the second, every wallet has sent a transaction.
-  const generations = [0, 1].map((generation) => {
-    const bodies = [];
-    for (let from = 0; from < total; from += 1000) bodies.push({ from, text: walletStatesBody(from, Math.min(total, from + 1000), generation) });
-    return bodies;
-  });
-  const watchlist = Array.from({ length: total }, (_, i) => {
-    const parsed = parseAddress(rawAddress(i));
-    return { raw: parsed.value.raw, address: parsed.value.address, name: `w${i}`, labels: {}, minBalanceTons: undefined };
-  });
-  const measure = (work) => {
-    const before = process.cpuUsage();
-    work();
-    const used = process.cpuUsage(before);
-    return (used.user + used.system) / 1e6;
-  };
-  // As in the daemon: one renderer for the process, labels cached per watched wallet,
-  // and the previous cycle's records passed in so unchanged wallets keep their state.
-  const newRenderer = () => createWalletSeriesRenderer({ watchlist: () => watchlist, maxAgeSeconds: () => 300, testnet: () => false });
+  const { answers: generations, newRenderer, cycle: run } = processingWorkload(total);
   const renderer = newRenderer();
-  // What the daemon does per cycle once a body has arrived: JSON.parse, decode (the
-  // client's decoder), match by address against the previous cycle, assemble the snapshot
-  // in watchlist order, render the metrics.
-  const cycle = (bodies, previous, render = renderer) => {
-    const found = new Map();
-    for (const b of bodies) {
-      const asked = watchlist.slice(b.from, b.from + 1000).map((w) => w.raw);
-      const decoded = decodeWalletStates(JSON.parse(b.text));
-      if (!decoded.success) throw decoded.error;
-      matchWalletAnswer(asked, decoded.data, { fetchedAt: Date.now(), upstream: 'bench' }, previous?.wallets, found);
-    }
-    const snapshot = assembleWalletsSnapshot(watchlist, found, previous?.wallets, Date.now());
-    render.render({ queueSizes: null, wallets: snapshot }, Date.now());
-    return snapshot;
-  };
+  // Cycles use the process's one renderer unless given a new one; the previous cycle's
+  // records are passed in so unchanged wallets keep their state.
+  const cycle = (bodies, previous, render = renderer) => run(bodies, previous, render);
   const [first, second] = generations;
   // A daemon runs cycle after cycle: warm up first (the code compiled, as in a daemon
   // past its first minutes).
@@ -137,9 +106,9 @@ function pollProcessing(total) {
     }
     return best;
   };
-  // The first cycle after a start without a snapshot: no previous states to compare with,
-  // nothing rendered or encoded yet, and nothing else held (measured first, before any
-  // cycle's snapshot is kept) …
+  // Nothing cached, as in the first cycle after a start without a snapshot: no previous
+  // states to compare with, nothing rendered or encoded yet, and nothing else held
+  // (measured first, before any cycle's snapshot is kept) …
   const cold = averaged(() => cycle(first, undefined, newRenderer()));
   // … the steady state: wallets that did not change keep their state and metric lines …
   let previous = cycle(first, undefined);
@@ -148,6 +117,23 @@ function pollProcessing(total) {
   let turn = 0;
   const changed = averaged(() => (previous = cycle((turn += 1) % 2 === 1 ? second : first, previous)));
   return { total, steady: total / steady, changed: total / changed, cold: total / cold, jsonParseOnly: total / baseline };
+}
+
+/**
+ * CPU seconds of one processing cycle in a fresh process (nothing compiled, the heap not
+ * grown): a daemon's very first cycle. Best of three processes.
+ */
+async function firstCycleInFreshProcess(total) {
+  let best = Infinity;
+  for (let run = 0; run < 3; run += 1) {
+    const child = spawn(process.execPath, [...process.execArgv, new URL('./first-cycle.mjs', import.meta.url).pathname, String(total)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let text = '';
+    child.stdout.on('data', (c) => (text += c));
+    const code = await new Promise((resolve) => child.once('exit', resolve));
+    if (code !== 0) throw new Error(`first-cycle.mjs exited with ${code}`);
+    best = Math.min(best, JSON.parse(text).seconds);
+  }
+  return best;
 }
 
 /** RSS of a tonwatch server holding `wallets` wallets after serving /metrics three times. */
@@ -309,8 +295,10 @@ if (only === undefined || only === 'processing') {
   console.log(`poll processing (parse, validate, snapshot, metrics), ${fmt(processing.total)} wallet states per cycle, in states per CPU-second (target ≥ 100,000):`);
   console.log(`  steady state, no wallet changed: ${fmt(processing.steady)} ${verdict(processing.steady)}`);
   console.log(`  every wallet changed since the last cycle: ${fmt(processing.changed)} ${verdict(processing.changed)}`);
-  console.log(`  first cycle after a start without a snapshot: ${fmt(processing.cold)} ${verdict(processing.cold)}`);
+  console.log(`  nothing cached, as in the first cycle after a start without a snapshot: ${fmt(processing.cold)} ${verdict(processing.cold)}`);
   console.log(`  baseline, JSON.parse alone: ${fmt(processing.jsonParseOnly)}`);
+  const fresh = await firstCycleInFreshProcess(processing.total);
+  console.log(`  for information, a fresh process's very first cycle (code not compiled yet, heap not grown): ${fmt(processing.total / fresh)} (${fmt(fresh, 2)} CPU-s)`);
 }
 
 if (only === undefined || only === 'processing' || only === 'cycle') {
