@@ -1,4 +1,3 @@
-import type { Address } from '@ton/core';
 import { parseAddress, type ParsedAddress } from '../ton/address.js';
 import type { ConfigProblem } from './problems.js';
 import type { WatchlistEntryConfig } from './schema.js';
@@ -7,7 +6,6 @@ import type { WatchlistEntryConfig } from './schema.js';
 export interface WatchedWallet {
   /** Raw uppercase form: the key everywhere (snapshot, metrics, served responses). */
   readonly raw: string;
-  readonly address: Address;
   /** The `name` label; the address as written when the entry has none. */
   readonly name: string;
   /** Extra labels put on every series of this wallet. */
@@ -56,7 +54,7 @@ export function buildWatchlist(sources: readonly WatchlistSource[], warnings: st
   for (const { entry, origin, parsed: known } of sources) {
     const parsed = known ? { ok: true as const, value: known } : parseAddress(entry.address);
     if (!parsed.ok) continue; // reported by the schema or the file parser
-    const { raw, address } = parsed.value;
+    const { raw } = parsed.value;
     const existing = byRaw.get(raw);
     if (existing) {
       warnings.push(`${origin}: duplicate of ${existing.origin} (${raw}); merged`);
@@ -74,7 +72,7 @@ export function buildWatchlist(sources: readonly WatchlistSource[], warnings: st
     byRaw.set(raw, {
       origin,
       named: entry.name !== undefined,
-      wallet: { raw, address, name: entry.name ?? entry.address.trim(), labels: entry.labels, minBalanceTons: entry.minBalanceTons },
+      wallet: { raw, name: entry.name ?? entry.address.trim(), labels: entry.labels, minBalanceTons: entry.minBalanceTons },
     });
   }
   return [...byRaw.values()].map((v) => v.wallet);

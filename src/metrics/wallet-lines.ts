@@ -163,7 +163,7 @@ export const WALLET_FAMILIES: readonly FamilyWriter[] = [
       if (typeof data === 'symbol') return;
       open(out, this.family, base);
       out.text(',user_friendly="');
-      out.labelValue(addressBookEntryOf(addressBook, data, wallet.address, testnet).user_friendly ?? '');
+      out.labelValue(addressBookEntryOf(addressBook, data, wallet.raw, testnet).user_friendly ?? '');
       out.text('",wallet_type="');
       out.repeatedLabelValue(data.wallet_type ?? '');
       out.text('",wallet_id="');

@@ -2,7 +2,7 @@ import { addressBookEntry } from '../snapshot/address-book.js';
 import { isFresh } from '../snapshot/store.js';
 import type { WalletRecord, WalletsSnapshot } from '../snapshot/types.js';
 import { jsonResponse, retryAfterSeconds, snapshotHeaders, type ServedResponse } from './response.js';
-import { addressOf, parseWalletQuery } from './wallet-query.js';
+import { parseWalletQuery } from './wallet-query.js';
 
 /**
  * `GET /api/v3/walletStates?address=…` from the snapshot, in the seed's format:
@@ -74,12 +74,12 @@ export function createWalletStatesHandler(): WalletStatesHandler {
       const key = `"${requested.raw}"`;
       if (record && isFresh(record.fetchedAt, request.now, request.maxAgeSeconds)) {
         validUntil = Math.min(validUntil, record.fetchedAt + maxAgeMs + 1);
-        const parts = fragmentsOf(record, key, request.testnet, () => addressBookEntry(record, addressOf(requested), request.testnet));
+        const parts = fragmentsOf(record, key, request.testnet, () => addressBookEntry(record, requested.raw, request.testnet));
         if (parts.state !== null) wallets.push(parts.state);
         book.push(parts.book);
         if (parts.metadata !== null) metadata.push(parts.metadata);
       } else {
-        book.push(`${key}:${JSON.stringify(addressBookEntry(undefined, addressOf(requested), request.testnet))}`);
+        book.push(`${key}:${JSON.stringify(addressBookEntry(undefined, requested.raw, request.testnet))}`);
       }
     }
     return { body: Buffer.from(`{"wallets":[${wallets.join(',')}],"address_book":{${book.join(',')}},"metadata":{${metadata.join(',')}}}`), validUntil };

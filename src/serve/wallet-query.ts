@@ -1,20 +1,12 @@
-import { Address } from '@ton/core';
 import { MAX_ADDRESSES_PER_REQUEST } from '../config/schema.js';
-import { isCanonicalRaw, parseAddress } from '../ton/address.js';
+import { parseAddress, type ParsedAddress } from '../ton/address.js';
 
-/** One requested address, canonical. `address` is null when it came in raw form (made on demand). */
-export interface RequestedAddress {
-  readonly raw: string;
-  readonly address: Address | null;
-}
+/** One requested address, canonical. */
+export type RequestedAddress = ParsedAddress;
 
 export type WalletQuery =
   | { readonly ok: true; readonly addresses: readonly RequestedAddress[] }
   | { readonly ok: false; readonly error: string };
-
-export function addressOf(requested: RequestedAddress): Address {
-  return requested.address ?? Address.parseRaw(requested.raw);
-}
 
 /** x-www-form-urlencoded value decoding: `+` is a space (parseAddress reads it back as `+`). */
 function decodeValue(value: string): string | null {
@@ -50,13 +42,9 @@ export function parseWalletQuery(query: string): WalletQuery {
   const seen = new Set<string>();
   const addresses: RequestedAddress[] = [];
   for (const value of values) {
-    let requested: RequestedAddress;
-    if (isCanonicalRaw(value)) requested = { raw: value, address: null };
-    else {
-      const parsed = parseAddress(value);
-      if (!parsed.ok) return { ok: false, error: `invalid address ${value.slice(0, 100)}: ${parsed.reason}` };
-      requested = parsed.value;
-    }
+    const parsed = parseAddress(value);
+    if (!parsed.ok) return { ok: false, error: `invalid address ${value.slice(0, 100)}: ${parsed.reason}` };
+    const requested = parsed.value;
     if (seen.has(requested.raw)) continue;
     seen.add(requested.raw);
     addresses.push(requested);

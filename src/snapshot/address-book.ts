@@ -1,5 +1,4 @@
-import type { Address } from '@ton/core';
-import { userFriendly } from '../ton/address.js';
+import { addressOfRaw, userFriendly } from '../ton/address.js';
 import type { AddressBookEntry, ServedWalletState, WalletRecord } from './types.js';
 
 /**
@@ -7,13 +6,13 @@ import type { AddressBookEntry, ServedWalletState, WalletRecord } from './types.
  * computed locally the way toncenter does: non-bounceable for wallets and uninit accounts,
  * bounceable otherwise and for accounts the snapshot does not know; no domain.
  */
-export function addressBookEntry(record: WalletRecord | undefined, address: Address, testnet: boolean): AddressBookEntry {
-  return addressBookEntryOf(record?.addressBook ?? null, record?.state, address, testnet);
+export function addressBookEntry(record: WalletRecord | undefined, raw: string, testnet: boolean): AddressBookEntry {
+  return addressBookEntryOf(record?.addressBook ?? null, record?.state, raw, testnet);
 }
 
-/** addressBookEntry() from a record's two parts. */
-export function addressBookEntryOf(book: AddressBookEntry | null, state: ServedWalletState | null | undefined, address: Address, testnet: boolean): AddressBookEntry {
+/** addressBookEntry() from a record's two parts; `raw` is the canonical key. */
+export function addressBookEntryOf(book: AddressBookEntry | null, state: ServedWalletState | null | undefined, raw: string, testnet: boolean): AddressBookEntry {
   if (book) return book;
   const nonBounceable = state !== null && state !== undefined && (state.is_wallet === true || state.status === 'uninit');
-  return { user_friendly: userFriendly(address, { bounceable: !nonBounceable, testnet }), domain: null };
+  return { user_friendly: userFriendly(addressOfRaw(raw), { bounceable: !nonBounceable, testnet }), domain: null };
 }

@@ -10,7 +10,6 @@ import { Address } from '@ton/core';
 export interface ParsedAddress {
   /** `0:29023DEB…E563`: workchain in decimal, 64 uppercase hex digits. */
   readonly raw: string;
-  readonly address: Address;
 }
 
 export type AddressParseResult =
@@ -54,17 +53,18 @@ export function rawKey(address: Address): string {
 export function parseAddress(input: string): AddressParseResult {
   const text = input.trim();
   if (text.length === 0) return { ok: false, reason: 'empty address' };
+  // Already canonical (as watchlist files and upstreams mostly print it): rawKey(parseRaw)
+  // would give the same text back, so no Address is made (each holds five closures).
+  if (isCanonicalRaw(text)) return { ok: true, value: { raw: text } };
   try {
     if (RAW_FORM.test(text)) {
-      const address = Address.parseRaw(text);
-      return { ok: true, value: { raw: rawKey(address), address } };
+      return { ok: true, value: { raw: rawKey(Address.parseRaw(text)) } };
     }
     const friendly = text.replaceAll(' ', '+');
     if (!FRIENDLY_FORM.test(friendly)) {
       return { ok: false, reason: 'not a raw (wc:hex) or 48-character user-friendly address' };
     }
-    const { address } = Address.parseFriendly(friendly);
-    return { ok: true, value: { raw: rawKey(address), address } };
+    return { ok: true, value: { raw: rawKey(Address.parseFriendly(friendly).address) } };
   } catch (cause) {
     return { ok: false, reason: cause instanceof Error ? cause.message : String(cause) };
   }
@@ -73,6 +73,11 @@ export function parseAddress(input: string): AddressParseResult {
 export interface FriendlyFormOptions {
   readonly bounceable: boolean;
   readonly testnet: boolean;
+}
+
+/** The Address of a canonical key, made when needed (user-friendly forms). */
+export function addressOfRaw(raw: string): Address {
+  return Address.parseRaw(raw);
 }
 
 /** The user-friendly base64url form, as toncenter's address book prints it. */

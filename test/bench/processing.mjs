@@ -30,7 +30,7 @@ export function processingWorkload(total, generations = 2) {
   });
   const watchlist = Array.from({ length: total }, (_, i) => {
     const parsed = parseAddress(rawAddress(i));
-    return { raw: parsed.value.raw, address: parsed.value.address, name: `w${i}`, labels: {}, minBalanceTons: undefined };
+    return { raw: parsed.value.raw, name: `w${i}`, labels: {}, minBalanceTons: undefined };
   });
   // As in the daemon: one renderer for the process, labels cached per watched wallet.
   const newRenderer = () => createWalletSeriesRenderer({ watchlist: () => watchlist, maxAgeSeconds: () => 300, testnet: () => false });

@@ -312,7 +312,7 @@ if (only === undefined || only === 'processing' || only === 'cycle') {
 
 if (only === 'processing' || only === 'cycle') process.exit(0);
 if (only === 'startup') {
-  console.log(`start to serving a persisted snapshot: ${fmt(await startupWith(10_000))} ms`);
+  console.log(`start to serving a persisted snapshot: ${fmt(await startupWith(Number(process.env.BENCH_STARTUP_WALLETS ?? 10_000)))} ms`);
   process.exit(0);
 }
 

@@ -11,7 +11,7 @@ export const ADDR = {
 export function watched(raw: string, extra: Partial<WatchedWallet> = {}): WatchedWallet {
   const parsed = parseAddress(raw);
   if (!parsed.ok) throw new Error(parsed.reason);
-  return { raw: parsed.value.raw, address: parsed.value.address, name: raw.slice(0, 6), labels: {}, minBalanceTons: undefined, ...extra };
+  return { raw: parsed.value.raw, name: raw.slice(0, 6), labels: {}, minBalanceTons: undefined, ...extra };
 }
 
 export function walletState(raw: string, extra: Partial<ServedWalletState> = {}): ServedWalletState {

@@ -11,7 +11,7 @@ import { startSim, type RunningSim } from '../helpers/sim.js';
 const watch = (raw: string, name = raw): WatchedWallet => {
   const parsed = parseAddress(raw);
   if (!parsed.ok) throw new Error(parsed.reason);
-  return { raw: parsed.value.raw, address: parsed.value.address, name, labels: {}, minBalanceTons: undefined };
+  return { raw: parsed.value.raw, name, labels: {}, minBalanceTons: undefined };
 };
 const unknownAddress = (i: number) => `0:${i.toString(16).toUpperCase().padStart(64, 'F')}`;
 

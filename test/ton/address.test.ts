@@ -1,6 +1,6 @@
 import { Address } from '@ton/core';
 import { describe, expect, it } from 'vitest';
-import { isCanonicalRaw, parseAddress, userFriendly } from '../../src/ton/address.js';
+import { isCanonicalRaw, parseAddress, rawKey, userFriendly } from '../../src/ton/address.js';
 
 const RAW = '0:29023DEB1272494B112310754AAC7DD0660B68FCC40C3A693C97BD9ACDA5E563';
 
@@ -74,5 +74,8 @@ describe('isCanonicalRaw', () => {
     expect(isCanonicalRaw(text)).toBe(canonical);
     const parsed = parseAddress(text);
     expect(parsed.ok && parsed.value.raw === text).toBe(canonical);
+    // parseAddress takes canonical text as it is, without @ton/core: @ton/core agrees.
+    if (canonical) expect(rawKey(Address.parseRaw(text))).toBe(text);
+    else if (parsed.ok && /^-?\d+:/.test(text)) expect(parsed.value.raw).toBe(rawKey(Address.parseRaw(text)));
   });
 });
