@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
-import { z } from 'zod';
+import type { ZodSafeParseResult } from 'zod';
 import { readIfPresent, setAside, writeAtomically } from './atomic-file.js';
+import { decodeQueueFile, decodeWalletsFile, FORMAT, VERSION } from './file-format.js';
 import type { QueueSizesSnapshot, Snapshot, WalletRecord, WalletsSnapshot } from './types.js';
 
 /**
@@ -10,56 +11,6 @@ import type { QueueSizesSnapshot, Snapshot, WalletRecord, WalletsSnapshot } from
  * once per wallet cycle). A broken or foreign file found at start is renamed aside
  * (`<file>.broken-<time>`) and reported; the other part still loads.
  */
-
-const FORMAT = 'tonwatch-snapshot';
-const VERSION = 2;
-
-const shardQueueSchema = z.object({
-  workchain: z.number().int(),
-  shard: z.string(),
-  seqno: z.number().int(),
-  rootHash: z.string(),
-  fileHash: z.string(),
-  size: z.number().int().nonnegative(),
-});
-
-const walletStateSchema = z.object({
-  address: z.string(),
-  balance: z.string().nullable(),
-  code_hash: z.string().nullable(),
-  extra_currencies: z.record(z.string(), z.string()),
-  is_signature_allowed: z.boolean().nullable(),
-  is_wallet: z.boolean().nullable(),
-  last_transaction_hash: z.string().nullable(),
-  last_transaction_lt: z.string().nullable(),
-  seqno: z.number().int().nullable(),
-  status: z.string(),
-  wallet_id: z.number().int().nullable(),
-  wallet_type: z.string().nullable(),
-});
-
-const walletRecordSchema = z.object({
-  raw: z.string(),
-  state: walletStateSchema.nullable(),
-  addressBook: z.looseObject({ user_friendly: z.string().nullable(), domain: z.string().nullable() }).nullable(),
-  metadata: z.unknown().optional(),
-  fetchedAt: z.number(),
-  upstream: z.string(),
-});
-
-const queueFileSchema = z.object({
-  format: z.literal(FORMAT),
-  version: z.literal(VERSION),
-  part: z.literal('queue_sizes'),
-  queueSizes: z.object({ fetchedAt: z.number(), upstream: z.string(), extMsgQueueSizeLimit: z.number().int().nonnegative(), shards: z.array(shardQueueSchema) }),
-});
-
-const walletsFileSchema = z.object({
-  format: z.literal(FORMAT),
-  version: z.literal(VERSION),
-  part: z.literal('wallets'),
-  wallets: z.object({ fetchedAt: z.number(), records: z.array(walletRecordSchema) }),
-});
 
 export interface SnapshotPersister {
   /** Loads both files; null when neither holds anything usable. */
@@ -126,7 +77,7 @@ export function createSnapshotPersister(options: { file: string; logger: Logger;
   };
 
   /** Reads and validates one part; a broken or foreign file is set aside. */
-  async function loadPart<T>(target: string, schema: z.ZodType<T>): Promise<T | null> {
+  async function loadPart<T>(target: string, decode: (value: unknown) => ZodSafeParseResult<T>): Promise<T | null> {
     const read = await readIfPresent(target);
     if (read.kind === 'absent') return null;
     if (read.kind === 'unreadable') {
@@ -135,7 +86,7 @@ export function createSnapshotPersister(options: { file: string; logger: Logger;
     }
     let problem: string;
     try {
-      const parsed = schema.safeParse(JSON.parse(read.text));
+      const parsed = decode(JSON.parse(read.text));
       if (parsed.success) return parsed.data;
       problem = `not a ${FORMAT} v${VERSION} file: ${parsed.error.issues[0]?.path.join('.') ?? ''} ${parsed.error.issues[0]?.message ?? ''}`;
     } catch (err) {
@@ -152,7 +103,7 @@ export function createSnapshotPersister(options: { file: string; logger: Logger;
 
   return {
     async load() {
-      const [queue, wallets] = await Promise.all([loadPart(file, queueFileSchema), loadPart(walletsFile, walletsFileSchema)]);
+      const [queue, wallets] = await Promise.all([loadPart(file, decodeQueueFile), loadPart(walletsFile, decodeWalletsFile)]);
       if (!queue && !wallets) return null;
       const snapshot: Snapshot = {
         queueSizes: queue?.queueSizes ?? null,

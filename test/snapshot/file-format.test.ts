@@ -1,0 +1,163 @@
+import { describe, expect, it } from 'vitest';
+import { decodeWalletsFile, decodeWalletsFileQuickly, walletsFileSchema } from '../../src/snapshot/file-format.js';
+
+/**
+ * The hand-written check of the wallets file must never accept what the zod schema
+ * refuses, nor give anything but what zod gives (key order included): every field of
+ * every record, of its state and address book entry, and of the envelope is set to values
+ * of the wrong shape, of odd but valid shapes, deleted, and moved.
+ */
+
+const HASH = 'te6cckEBAQEAAgAAAEysuc0=';
+const FILE = {
+  format: 'tonwatch-snapshot',
+  version: 2,
+  part: 'wallets',
+  wallets: {
+    fetchedAt: 1795000000000,
+    records: [
+      {
+        raw: '0:29023DEB1272494B112310754AAC7DD0660B68FCC40C3A693C97BD9ACDA5E563',
+        state: {
+          address: '0:29023DEB1272494B112310754AAC7DD0660B68FCC40C3A693C97BD9ACDA5E563',
+          balance: '1500000000',
+          code_hash: HASH,
+          extra_currencies: { 100: '5', 7: '1' },
+          is_signature_allowed: true,
+          is_wallet: true,
+          last_transaction_hash: HASH,
+          last_transaction_lt: '51000000000001',
+          seqno: 12,
+          status: 'active',
+          wallet_id: 2147483409,
+          wallet_type: 'wallet v5 r1',
+        },
+        addressBook: { user_friendly: 'UQApAj3rEnJJSxEjEHVKrH3QZgto_MQMOmk8l72azaXlYwEE', domain: null, interfaces: ['wallet_v5r1'] },
+        fetchedAt: 1795000000000,
+        upstream: 'toncenter',
+      },
+      {
+        raw: '-1:3333333333333333333333333333333333333333333333333333333333333333',
+        state: {
+          address: '-1:3333333333333333333333333333333333333333333333333333333333333333',
+          balance: null,
+          code_hash: null,
+          extra_currencies: {},
+          is_signature_allowed: null,
+          is_wallet: false,
+          last_transaction_hash: null,
+          last_transaction_lt: null,
+          seqno: null,
+          status: 'uninit',
+          wallet_id: null,
+          wallet_type: null,
+        },
+        addressBook: null,
+        metadata: { '-1:3333333333333333333333333333333333333333333333333333333333333333': { is_indexed: true } },
+        fetchedAt: 1794999990000,
+        upstream: 'backup',
+      },
+      { raw: '0:4444444444444444444444444444444444444444444444444444444444444444', state: null, addressBook: null, fetchedAt: 1794999990000, upstream: 'toncenter' },
+    ],
+  },
+};
+const DELETE = Symbol('delete');
+const clone = <T>(value: T): T => structuredClone(value);
+const ODD_VALUES: unknown[] = [DELETE, undefined, null, '', '12', 0, -1, 1.5, 2 ** 53, 2 ** 53 - 1, true, false, [], ['1'], {}, { 1: '2' }, { 1: 2 }, { a: null }];
+type Json = Record<string, unknown>;
+
+function set(target: Json, key: string, value: unknown): void {
+  if (value === DELETE) delete target[key];
+  else target[key] = clone(value);
+}
+
+/** The same object with `key` moved to the end. */
+function moved(target: Json, key: string): Json {
+  const { [key]: value, ...rest } = target;
+  return { ...rest, [key]: value };
+}
+
+function* mutations(): Generator<[string, unknown]> {
+  yield ['unchanged', clone(FILE)];
+  const records = (file: unknown): Json[] => (file as { wallets: { records: Json[] } }).wallets.records;
+  for (const [i, record] of FILE.wallets.records.entries()) {
+    for (const field of [...Object.keys(record), 'metadata', 'unknown_extra']) {
+      for (const value of ODD_VALUES) {
+        const file = clone(FILE);
+        set(records(file)[i] as Json, field, value);
+        yield [`records[${i}].${field} = ${String(value === DELETE ? 'deleted' : JSON.stringify(value))}`, file];
+      }
+      const file = clone(FILE);
+      records(file)[i] = moved(records(file)[i] as Json, field);
+      yield [`records[${i}] with ${field} moved last`, file];
+    }
+    for (const part of ['state', 'addressBook'] as const) {
+      const inner = record[part] as Json | null;
+      if (inner === null) continue;
+      for (const field of [...Object.keys(inner), 'unknown_extra']) {
+        for (const value of ODD_VALUES) {
+          const file = clone(FILE);
+          set(records(file)[i]?.[part] as Json, field, value);
+          yield [`records[${i}].${part}.${field} = ${String(value === DELETE ? 'deleted' : JSON.stringify(value))}`, file];
+        }
+        const file = clone(FILE);
+        (records(file)[i] as Json)[part] = moved(records(file)[i]?.[part] as Json, field);
+        yield [`records[${i}].${part} with ${field} moved last`, file];
+      }
+    }
+    for (const value of [null, 1, 'x', [], {}, JSON.parse('{"__proto__": {}}')]) {
+      const file = clone(FILE);
+      records(file)[i] = value;
+      yield [`records[${i}] = ${JSON.stringify(value)}`, file];
+    }
+  }
+  const file = clone(FILE);
+  (records(file)[0]?.state as Json).extra_currencies = JSON.parse('{"__proto__": "1"}');
+  yield ['extra_currencies with a __proto__ key', file];
+  const envelope: Record<string, unknown[]> = {
+    format: [DELETE, 'tonwatch', 1],
+    version: [DELETE, 1, 3, '2'],
+    part: [DELETE, 'queue_sizes'],
+    wallets: [DELETE, null, [], {}, { fetchedAt: 1, records: {} }, { fetchedAt: '1', records: [] }, { fetchedAt: 1, records: [], more: 1 }],
+    more: ['x'],
+  };
+  for (const [key, values] of Object.entries(envelope)) {
+    for (const value of values) {
+      const changed = clone(FILE) as unknown as Json;
+      set(changed, key, value);
+      yield [`${key} = ${value === DELETE ? 'deleted' : JSON.stringify(value)}`, changed];
+    }
+  }
+  for (const value of [null, [], 'x', 1, {}]) yield [`file = ${JSON.stringify(value)}`, value];
+}
+
+describe('wallets file check', () => {
+  it('reads a file tonwatch wrote on its fast path, exactly as the zod schema does', () => {
+    const quick = decodeWalletsFileQuickly(clone(FILE));
+    const reference = walletsFileSchema.parse(clone(FILE));
+    expect(quick).not.toBeNull();
+    expect(quick).toStrictEqual(reference);
+    expect(JSON.stringify(quick)).toBe(JSON.stringify(reference));
+  });
+
+  it('never accepts what zod refuses, never reads differently, and leaves anything unusual to zod', () => {
+    let fast = 0;
+    let cases = 0;
+    for (const [name, file] of mutations()) {
+      cases += 1;
+      const reference = walletsFileSchema.safeParse(clone(file));
+      const quick = decodeWalletsFileQuickly(clone(file));
+      if (quick !== null) {
+        fast += 1;
+        expect(reference.success, name).toBe(true);
+        expect(quick, name).toStrictEqual(reference.data);
+        expect(JSON.stringify(quick), name).toBe(JSON.stringify(reference.data));
+      }
+      // Whichever path it takes, decodeWalletsFile's verdict is zod's.
+      expect(decodeWalletsFile(clone(file)).success, name).toBe(reference.success);
+    }
+    expect(cases).toBeGreaterThan(500);
+    // Sanity: the fast path does take valid variations, not only the unchanged file.
+    expect(fast).toBeGreaterThan(20);
+  });
+});
