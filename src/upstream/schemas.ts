@@ -97,7 +97,7 @@ const NO_CURRENCIES: Readonly<Record<string, string>> = Object.freeze({});
 const SHARED_LIMIT = 4096;
 const sharedStrings = new Map<string, string>();
 
-export function shared(value: string): string {
+function shared(value: string): string {
   const known = sharedStrings.get(value);
   if (known !== undefined) return known;
   if (sharedStrings.size < SHARED_LIMIT) sharedStrings.set(value, value);
