@@ -81,12 +81,17 @@ export function createLineWriter(initialBytes = 256 * 1024): LineWriter {
     position += value.length;
   };
 
+  /** One byte per character, copied by the runtime: for text known to be ASCII. */
+  const ascii = (value: string): void => {
+    reserve(value.length);
+    position += buffer.write(value, position, value.length, 'latin1');
+  };
+
   const labelValue = (value: string): void => {
     if (value.length >= NATIVE_FROM && PLAIN_ASCII.test(value)) {
       // Long and nothing to escape (a user-friendly address): one copy by the runtime
       // beats a character loop.
-      reserve(value.length);
-      position += buffer.write(value, position, value.length, 'latin1');
+      ascii(value);
       return;
     }
     reserve(value.length * 2);
@@ -114,10 +119,7 @@ export function createLineWriter(initialBytes = 256 * 1024): LineWriter {
 
   return {
     text: (value) => textRange(value, 0, value.length),
-    ascii(value) {
-      reserve(value.length);
-      position += buffer.write(value, position, value.length, 'latin1');
-    },
+    ascii,
     textRange,
     bytes,
     labelValue,

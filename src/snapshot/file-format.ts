@@ -1,4 +1,5 @@
 import { z, type ZodSafeParseResult } from 'zod';
+import { isObject, isPlainRecord } from '../plain-json.js';
 
 /**
  * The snapshot files' format (see persist.ts). The zod schemas are the reference; the
@@ -88,37 +89,36 @@ export function decodeWalletsFileQuickly(value: unknown): WalletsFile | null {
 }
 
 function isRecordAsParsed(value: unknown): boolean {
-  if (!isPlainObject(value)) return false;
+  if (!isPlainRecord(value)) return false;
   const keys = Object.keys(value);
   if (!sameList(keys, RECORD_KEYS) && !sameList(keys, RECORD_KEYS_WITHOUT_METADATA)) return false;
-  const { raw, state, addressBook, fetchedAt, upstream } = value as Record<string, unknown>;
+  const { raw, state, addressBook, fetchedAt, upstream } = value;
   return typeof raw === 'string' && isNumber(fetchedAt) && typeof upstream === 'string' && (state === null || isStateAsParsed(state)) && (addressBook === null || isBookAsParsed(addressBook));
 }
 
 function isStateAsParsed(value: unknown): boolean {
-  if (!isPlainObject(value) || !sameList(Object.keys(value), STATE_KEYS)) return false;
-  const state = value as Record<string, unknown>;
+  if (!isPlainRecord(value) || !sameList(Object.keys(value), STATE_KEYS)) return false;
   return (
-    typeof state.address === 'string' &&
-    typeof state.status === 'string' &&
-    stringOrNull(state.balance) &&
-    stringOrNull(state.code_hash) &&
-    stringOrNull(state.last_transaction_hash) &&
-    stringOrNull(state.last_transaction_lt) &&
-    stringOrNull(state.wallet_type) &&
-    booleanOrNull(state.is_signature_allowed) &&
-    booleanOrNull(state.is_wallet) &&
-    integerOrNull(state.seqno) &&
-    integerOrNull(state.wallet_id) &&
-    isStringRecord(state.extra_currencies)
+    typeof value.address === 'string' &&
+    typeof value.status === 'string' &&
+    stringOrNull(value.balance) &&
+    stringOrNull(value.code_hash) &&
+    stringOrNull(value.last_transaction_hash) &&
+    stringOrNull(value.last_transaction_lt) &&
+    stringOrNull(value.wallet_type) &&
+    booleanOrNull(value.is_signature_allowed) &&
+    booleanOrNull(value.is_wallet) &&
+    integerOrNull(value.seqno) &&
+    integerOrNull(value.wallet_id) &&
+    isStringRecord(value.extra_currencies)
   );
 }
 
 /** zod's looseObject puts the known keys first: user_friendly, domain, then the rest. */
 function isBookAsParsed(value: unknown): boolean {
-  if (!isPlainObject(value)) return false;
+  if (!isPlainRecord(value)) return false;
   const keys = Object.keys(value);
-  const { user_friendly: friendly, domain } = value as Record<string, unknown>;
+  const { user_friendly: friendly, domain } = value;
   return keys[0] === 'user_friendly' && keys[1] === 'domain' && stringOrNull(friendly) && stringOrNull(domain);
 }
 
@@ -128,17 +128,13 @@ function sameList(a: readonly string[], b: readonly string[]): boolean {
   return true;
 }
 
-const isObject = (value: unknown): value is object => typeof value === 'object' && value !== null && !Array.isArray(value);
-/** An ordinary object: keys named `constructor` or `__proto__` are left to zod, which treats them specially. */
-const isPlainObject = (value: unknown): value is object =>
-  isObject(value) && Object.getPrototypeOf(value) === Object.prototype && !Object.hasOwn(value, 'constructor') && !Object.hasOwn(value, '__proto__');
 const isNumber = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
 const stringOrNull = (value: unknown): boolean => value === null || typeof value === 'string';
 const booleanOrNull = (value: unknown): boolean => value === null || typeof value === 'boolean';
 const integerOrNull = (value: unknown): boolean => value === null || Number.isSafeInteger(value);
 
 function isStringRecord(value: unknown): boolean {
-  if (!isPlainObject(value)) return false;
-  for (const key in value) if (typeof (value as Record<string, unknown>)[key] !== 'string') return false;
+  if (!isPlainRecord(value)) return false;
+  for (const key in value) if (typeof value[key] !== 'string') return false;
   return true;
 }

@@ -1,4 +1,5 @@
 import type { ZodSafeParseResult } from 'zod';
+import { isObject, isPlainRecord } from '../plain-json.js';
 import type { AddressBookEntry, ServedWalletState } from '../snapshot/types.js';
 import { filledAddressBookEntry, servedWalletState, walletStatesResponseSchema, type UpstreamWalletFields, type WalletStatesResponse } from './schemas.js';
 
@@ -70,18 +71,6 @@ function bookEntry(value: unknown): AddressBookEntry | null {
 const optional = (value: unknown, check: (value: unknown) => boolean): boolean => value === undefined || value === null || check(value);
 const isString = (value: unknown): boolean => typeof value === 'string';
 const isBoolean = (value: unknown): boolean => typeof value === 'boolean';
-
-/** zod's isObject: what z.object accepts. */
-const isObject = (value: unknown): value is object => typeof value === 'object' && value !== null && !Array.isArray(value);
-
-/**
- * What z.record certainly accepts: an ordinary object. Objects with an own `constructor`
- * or `__proto__` key are left to zod, whose plain-object test and copying treat them
- * specially.
- */
-function isPlainRecord(value: unknown): value is Record<string, unknown> {
-  return isObject(value) && Object.getPrototypeOf(value) === Object.prototype && !Object.hasOwn(value, 'constructor') && !Object.hasOwn(value, '__proto__');
-}
 
 /** /^\d+$/ without the regex engine: this runs a few times per wallet. */
 function isDigits(value: unknown): boolean {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { decodeWalletsFile, decodeWalletsFileQuickly, walletsFileSchema } from '../../src/snapshot/file-format.js';
+import { clone, DELETE, expectAgreement, set, shown } from '../helpers/zod-agreement.js';
 
 /**
  * The hand-written check of the wallets file must never accept what the zod schema
@@ -61,15 +62,8 @@ const FILE = {
     ],
   },
 };
-const DELETE = Symbol('delete');
-const clone = <T>(value: T): T => structuredClone(value);
 const ODD_VALUES: unknown[] = [DELETE, undefined, null, '', '12', 0, -1, 1.5, 2 ** 53, 2 ** 53 - 1, true, false, [], ['1'], {}, { 1: '2' }, { 1: 2 }, { a: null }];
 type Json = Record<string, unknown>;
-
-function set(target: Json, key: string, value: unknown): void {
-  if (value === DELETE) delete target[key];
-  else target[key] = clone(value);
-}
 
 /** The same object with `key` moved to the end. */
 function moved(target: Json, key: string): Json {
@@ -85,7 +79,7 @@ function* mutations(): Generator<[string, unknown]> {
       for (const value of ODD_VALUES) {
         const file = clone(FILE);
         set(records(file)[i] as Json, field, value);
-        yield [`records[${i}].${field} = ${String(value === DELETE ? 'deleted' : JSON.stringify(value))}`, file];
+        yield [`records[${i}].${field} = ${shown(value)}`, file];
       }
       const file = clone(FILE);
       records(file)[i] = moved(records(file)[i] as Json, field);
@@ -98,7 +92,7 @@ function* mutations(): Generator<[string, unknown]> {
         for (const value of ODD_VALUES) {
           const file = clone(FILE);
           set(records(file)[i]?.[part] as Json, field, value);
-          yield [`records[${i}].${part}.${field} = ${String(value === DELETE ? 'deleted' : JSON.stringify(value))}`, file];
+          yield [`records[${i}].${part}.${field} = ${shown(value)}`, file];
         }
         const file = clone(FILE);
         (records(file)[i] as Json)[part] = moved(records(file)[i]?.[part] as Json, field);
@@ -125,7 +119,7 @@ function* mutations(): Generator<[string, unknown]> {
     for (const value of values) {
       const changed = clone(FILE) as unknown as Json;
       set(changed, key, value);
-      yield [`${key} = ${value === DELETE ? 'deleted' : JSON.stringify(value)}`, changed];
+      yield [`${key} = ${shown(value)}`, changed];
     }
   }
   for (const value of [null, [], 'x', 1, {}]) yield [`file = ${JSON.stringify(value)}`, value];
@@ -141,21 +135,8 @@ describe('wallets file check', () => {
   });
 
   it('never accepts what zod refuses, never reads differently, and leaves anything unusual to zod', () => {
-    let fast = 0;
-    let cases = 0;
-    for (const [name, file] of mutations()) {
-      cases += 1;
-      const reference = walletsFileSchema.safeParse(clone(file));
-      const quick = decodeWalletsFileQuickly(clone(file));
-      if (quick !== null) {
-        fast += 1;
-        expect(reference.success, name).toBe(true);
-        expect(quick, name).toStrictEqual(reference.data);
-        expect(JSON.stringify(quick), name).toBe(JSON.stringify(reference.data));
-      }
-      // Whichever path it takes, decodeWalletsFile's verdict is zod's.
-      expect(decodeWalletsFile(clone(file)).success, name).toBe(reference.success);
-    }
+    // Whichever path it takes, decodeWalletsFile's verdict is zod's.
+    const { cases, fast } = expectAgreement(mutations(), { schema: walletsFileSchema, quick: decodeWalletsFileQuickly, decode: decodeWalletsFile });
     expect(cases).toBeGreaterThan(500);
     // Sanity: the fast path does take valid variations, not only the unchanged file.
     expect(fast).toBeGreaterThan(20);

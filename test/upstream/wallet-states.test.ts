@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { walletStatesResponseSchema } from '../../src/upstream/schemas.js';
 import { decodeWalletStates, decodeWalletStatesQuickly } from '../../src/upstream/wallet-states.js';
 import { fixture } from '../helpers/fixtures.js';
+import { clone, DELETE, expectAgreement, set, shown } from '../helpers/zod-agreement.js';
 
 /**
  * The hand-written decoder must never accept what the zod schema refuses, nor decode
@@ -11,20 +12,13 @@ import { fixture } from '../helpers/fixtures.js';
 
 /** Shaped as upstream-facts.md describes toncenter's answer: v5r1, v4r2, uninit, frozen, a jetton master. */
 const BODY = fixture('v3-wallet-states.json') as { wallets: Record<string, unknown>[] };
-const DELETE = Symbol('delete');
 
-const clone = <T>(value: T): T => structuredClone(value);
 const ODD_VALUES: unknown[] = [
   DELETE, null, '', '12', '007', '-1', '1.5', '1e3', ' 12', '١٢', 'abc', 0, -1, 1.5, 2 ** 53, 2 ** 53 - 1, -(2 ** 31), NaN, true, false, [], ['1'], {}, { 1: '2' }, { 1: 2 }, { 1: 'x' }, { 1: '' },
 ];
 const WALLET_FIELDS = [
   'address', 'balance', 'code_hash', 'extra_currencies', 'is_signature_allowed', 'is_wallet', 'last_transaction_hash', 'last_transaction_lt', 'seqno', 'status', 'wallet_id', 'wallet_type', 'unknown_extra',
 ];
-
-function set(target: Record<string, unknown>, key: string, value: unknown): void {
-  if (value === DELETE) delete target[key];
-  else target[key] = clone(value);
-}
 
 function* mutations(): Generator<[string, unknown]> {
   yield ['unchanged', clone(BODY)];
@@ -33,7 +27,7 @@ function* mutations(): Generator<[string, unknown]> {
       for (const value of ODD_VALUES) {
         const body = clone(BODY);
         set(body.wallets[i] as Record<string, unknown>, field, value);
-        yield [`wallets[${i}].${field} = ${String(value === DELETE ? 'deleted' : JSON.stringify(value))}`, body];
+        yield [`wallets[${i}].${field} = ${shown(value)}`, body];
       }
     }
     for (const value of [null, 1, 'x', [], {}]) {
@@ -54,7 +48,7 @@ function* mutations(): Generator<[string, unknown]> {
     for (const value of values) {
       const body = clone(BODY) as unknown as Record<string, unknown>;
       set(body, key, value);
-      yield [`${key} = ${value === DELETE ? 'deleted' : JSON.stringify(value)}`, body];
+      yield [`${key} = ${shown(value)}`, body];
     }
   }
   for (const body of [null, [], 'x', 1, {}]) yield [`body = ${JSON.stringify(body)}`, body];
@@ -72,23 +66,8 @@ describe('walletStates decoder', () => {
   });
 
   it('never accepts what zod refuses, never decodes differently, and leaves anything unusual to zod', () => {
-    let fast = 0;
-    let cases = 0;
-    for (const [name, body] of mutations()) {
-      cases += 1;
-      const reference = walletStatesResponseSchema.safeParse(clone(body));
-      const quick = decodeWalletStatesQuickly(clone(body));
-      if (quick !== null) {
-        fast += 1;
-        expect(reference.success, name).toBe(true);
-        expect(quick, name).toStrictEqual(reference.data);
-        expect(JSON.stringify(quick), name).toBe(JSON.stringify(reference.data));
-      }
-      const decoded = decodeWalletStates(clone(body));
-      expect(decoded.success, name).toBe(reference.success);
-      // Refused: zod's own issues, so the logged reason is zod's.
-      if (!decoded.success) expect(decoded.error.issues, name).toStrictEqual(reference.error?.issues);
-    }
+    // Refused: zod's own issues, so the logged reason is zod's.
+    const { cases, fast } = expectAgreement(mutations(), { schema: walletStatesResponseSchema, quick: decodeWalletStatesQuickly, decode: decodeWalletStates });
     // The fast path is taken for the ordinary variations, not only the unchanged body.
     expect(cases).toBeGreaterThan(1500);
     expect(fast).toBeGreaterThan(300);
