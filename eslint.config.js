@@ -15,10 +15,7 @@ export default tseslint.config(
       '@typescript-eslint/no-misused-promises': 'error',
       '@typescript-eslint/consistent-type-imports': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
-      'no-restricted-properties': [
-        'error',
-        { object: 'process', property: 'exit', message: 'Only src/main.ts may exit the process.' },
-      ],
+      'no-restricted-properties': ['error', { object: 'process', property: 'exit', message: 'Only src/main.ts may exit the process.' }],
     },
   },
   {

@@ -83,7 +83,11 @@ export function createDaemon(deps: DaemonDeps): Daemon {
     snapshot: () => store.current(),
     now,
     maxAgeSeconds: () => config.snapshot.maxAgeSeconds,
-    wallets: createWalletSeriesRenderer({ watchlist: () => config.watchlist, maxAgeSeconds: () => config.snapshot.maxAgeSeconds, testnet: () => config.testnet }),
+    wallets: createWalletSeriesRenderer({
+      watchlist: () => config.watchlist,
+      maxAgeSeconds: () => config.snapshot.maxAgeSeconds,
+      testnet: () => config.testnet,
+    }),
   });
 
   const server = createHttpServer({
@@ -153,10 +157,7 @@ export function createDaemon(deps: DaemonDeps): Daemon {
         ),
       );
     }
-    return createScheduler(
-      jobs,
-      logger.child({ module: 'scheduler' }),
-    );
+    return createScheduler(jobs, logger.child({ module: 'scheduler' }));
   }
 
   return {
@@ -168,7 +169,10 @@ export function createDaemon(deps: DaemonDeps): Daemon {
       if (loaded) {
         if (loaded.queueSizes) store.replaceQueueSizes(loaded.queueSizes);
         if (loaded.wallets) store.replaceWallets(loaded.wallets);
-        logger.info({ file: config.snapshot.file, queueSizesAgeSeconds: loaded.queueSizes ? ageSeconds(loaded.queueSizes.fetchedAt, now()) : null }, 'loaded the persisted snapshot');
+        logger.info(
+          { file: config.snapshot.file, queueSizesAgeSeconds: loaded.queueSizes ? ageSeconds(loaded.queueSizes.fetchedAt, now()) : null },
+          'loaded the persisted snapshot',
+        );
       }
       const address = await listen(server, config.listen.host, config.listen.port);
       scheduler = buildScheduler(config);

@@ -30,7 +30,11 @@ export function configLoadDeps(deps: ProcessDeps): ConfigLoadDeps {
     env: deps.env,
     cwd: deps.cwd,
     readFile: (path) => readFile(path, 'utf8'),
-    fileExists: (path) => access(path).then(() => true, () => false),
+    fileExists: (path) =>
+      access(path).then(
+        () => true,
+        () => false,
+      ),
   };
 }
 
@@ -52,7 +56,11 @@ export async function loadOrReport(explicitPath: string | undefined, deps: Proce
  * Runs the daemon until SIGTERM/SIGINT. Config files and SIGHUP reload it; a bad new config
  * is refused and logged, the old one stays.
  */
-export async function runDaemon(explicitPath: string | undefined, deps: ProcessDeps, onStarted?: (daemon: Daemon, url: string, logger: Logger) => void): Promise<number> {
+export async function runDaemon(
+  explicitPath: string | undefined,
+  deps: ProcessDeps,
+  onStarted?: (daemon: Daemon, url: string, logger: Logger) => void,
+): Promise<number> {
   const loaded = await loadOrReport(explicitPath, deps);
   if (!loaded) return EXIT_CONFIG;
   const logger = createLogger(loaded.config.log.level, deps.stdout);
@@ -84,7 +92,8 @@ export async function runDaemon(explicitPath: string | undefined, deps: ProcessD
         watcher = watchFiles(watchedFiles(next.config), () => void reload('file change'), logger);
       } catch (err) {
         daemon.reloadRefused();
-        if (err instanceof ConfigError) logger.error({ why, problems: err.problems }, `new configuration refused; keeping the old one:\n${formatProblems(err.problems)}`);
+        if (err instanceof ConfigError)
+          logger.error({ why, problems: err.problems }, `new configuration refused; keeping the old one:\n${formatProblems(err.problems)}`);
         else logger.error({ err, why }, 'reload failed; keeping the old configuration');
       }
     }));

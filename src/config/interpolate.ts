@@ -20,9 +20,7 @@ export function interpolateEnv(
   if (typeof value === 'string') return interpolateString(value, env, problems, path);
   if (Array.isArray(value)) return value.map((item, i) => interpolateEnv(item, env, problems, [...path, i]));
   if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(
-      Object.entries(value).map(([key, item]) => [key, interpolateEnv(item, env, problems, [...path, key])]),
-    );
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, interpolateEnv(item, env, problems, [...path, key])]));
   }
   return value;
 }

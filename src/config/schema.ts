@@ -9,17 +9,33 @@ import { parseAddress } from '../ton/address.js';
 
 /** Label names tonwatch itself puts on wallet series; user labels must not reuse them. */
 export const RESERVED_LABELS: ReadonlySet<string> = new Set([
-  'address', 'name', 'status', 'user_friendly', 'wallet_type', 'wallet_id', 'currency',
-  'workchain', 'shard', 'query', 'upstream', 'code', 'endpoint', 'job', 'instance',
-  'le', 'quantile', 'version', 'node_version', 'alertname', 'severity',
+  'address',
+  'name',
+  'status',
+  'user_friendly',
+  'wallet_type',
+  'wallet_id',
+  'currency',
+  'workchain',
+  'shard',
+  'query',
+  'upstream',
+  'code',
+  'endpoint',
+  'job',
+  'instance',
+  'le',
+  'quantile',
+  'version',
+  'node_version',
+  'alertname',
+  'severity',
 ]);
 
 /** Most addresses one walletStates request may carry (the seed's limit). */
 export const MAX_ADDRESSES_PER_REQUEST = 1024;
 
-const cronExpression = z
-  .string()
-  .refine((expr) => isValidCron(expr), { message: 'not a valid cron expression (node-cron syntax, seconds field allowed)' });
+const cronExpression = z.string().refine((expr) => isValidCron(expr), { message: 'not a valid cron expression (node-cron syntax, seconds field allowed)' });
 
 /** Why a label name cannot be used, or null when it can. */
 export function labelNameProblem(name: string): string | null {

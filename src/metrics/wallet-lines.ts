@@ -112,7 +112,11 @@ function open(out: LineWriter, family: MetricFamily, base: Buffer): void {
 type SampledField = 'balance' | 'seqno' | 'last_transaction_lt';
 
 /** A family with one sample per wallet whose state has `field`: `name{base} value`. */
-function stateSample<K extends SampledField>(family: MetricFamily, field: K, value: (out: LineWriter, fieldValue: NonNullable<ServedWalletState[K]>) => void): FamilyWriter {
+function stateSample<K extends SampledField>(
+  family: MetricFamily,
+  field: K,
+  value: (out: LineWriter, fieldValue: NonNullable<ServedWalletState[K]>) => void,
+): FamilyWriter {
   return {
     family,
     same: (a, b) => sameData(a.data, b.data, (x, y) => x[field] === y[field]),

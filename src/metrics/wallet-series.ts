@@ -74,9 +74,19 @@ function renderChunk(
   caches: WalletSeriesCaches,
 ): Chunk {
   const bases = encodedLabels(wallets, previous, caches.writer);
-  const inputs: LineInput[] = wallets.map((wallet, i) => ({ wallet, base: bases[i] as Buffer, data: data[i] ?? ABSENT, addressBook: books[i] ?? null, testnet }));
+  const inputs: LineInput[] = wallets.map((wallet, i) => ({
+    wallet,
+    base: bases[i] as Buffer,
+    data: data[i] ?? ABSENT,
+    addressBook: books[i] ?? null,
+    testnet,
+  }));
   // Parts of the previous block can be kept only for the very same wallets.
-  const comparable = previous !== undefined && previous.testnet === testnet && previous.inputs.length === inputs.length && inputs.every((input, i) => previous.inputs[i]?.wallet === input.wallet);
+  const comparable =
+    previous !== undefined &&
+    previous.testnet === testnet &&
+    previous.inputs.length === inputs.length &&
+    inputs.every((input, i) => previous.inputs[i]?.wallet === input.wallet);
   const out = caches.writer;
   const families = WALLET_FAMILIES.map((family, f) => {
     const kept = comparable ? previous.families[f] : undefined;
@@ -165,13 +175,27 @@ export function createWalletSeriesRenderer(settings: {
   testnet: () => boolean;
 }): WalletSeriesRenderer {
   const caches = createWalletSeriesCaches();
-  let cached: { wallets: WalletsSnapshot | null; watchlist: readonly WatchedWallet[]; maxAge: number; testnet: boolean; validUntil: number; text: readonly Buffer[] } | null = null;
+  let cached: {
+    wallets: WalletsSnapshot | null;
+    watchlist: readonly WatchedWallet[];
+    maxAge: number;
+    testnet: boolean;
+    validUntil: number;
+    text: readonly Buffer[];
+  } | null = null;
   return {
     render(snapshot: Snapshot, now: number): readonly Buffer[] {
       const watchlist = settings.watchlist();
       const maxAge = settings.maxAgeSeconds();
       const testnet = settings.testnet();
-      if (cached && cached.wallets === snapshot.wallets && cached.watchlist === watchlist && cached.maxAge === maxAge && cached.testnet === testnet && now < cached.validUntil) {
+      if (
+        cached &&
+        cached.wallets === snapshot.wallets &&
+        cached.watchlist === watchlist &&
+        cached.maxAge === maxAge &&
+        cached.testnet === testnet &&
+        now < cached.validUntil
+      ) {
         return cached.text;
       }
       const text = renderWalletSeries({ wallets: snapshot.wallets, watchlist, now, maxAgeSeconds: maxAge, testnet, caches });

@@ -42,8 +42,7 @@ export function walletConcurrency(rps: number): number {
 }
 
 export type WalletPollOutcome =
-  | { readonly ok: true; readonly fetched: number; readonly unknown: number; readonly failed: number }
-  | { readonly ok: false; readonly error: string };
+  { readonly ok: true; readonly fetched: number; readonly unknown: number; readonly failed: number } | { readonly ok: false; readonly error: string };
 
 /** How often a long cycle reports its progress. */
 const PROGRESS_EVERY_MS = 10_000;
@@ -97,21 +96,34 @@ export async function pollWallets(deps: WalletPollDeps, signal?: AbortSignal): P
             // Batches in flight together are refused together: shrink once per size.
             if (batchSize.get() >= size) {
               const smaller = batchSize.shrink();
-              logger.warn({ upstream: result.error.details.upstream, from: size, to: smaller }, 'upstream refused the URL length; walletBatchSize shrunk and remembered');
+              logger.warn(
+                { upstream: result.error.details.upstream, from: size, to: smaller },
+                'upstream refused the URL length; walletBatchSize shrunk and remembered',
+              );
             }
             refused.push(batch);
             continue;
           }
           lastError = `${result.error.code}: ${result.error.message}`;
           for (const raw of batch) failed.add(raw);
-          logger.warn({ upstream: result.error.details.upstream, code: result.error.code, batch: size, err: result.error.message }, 'wallet batch failed; keeping those wallets\' last values');
+          logger.warn(
+            { upstream: result.error.details.upstream, code: result.error.code, batch: size, err: result.error.message },
+            "wallet batch failed; keeping those wallets' last values",
+          );
         } else {
           const matched = matchWalletAnswer(batch, result.value.value, result.value, deps.previous()?.wallets, records);
           if (pass === 1) missing.push(...matched.missing);
           else {
             // Left out twice: the upstream does not know the account.
             for (const raw of matched.missing) {
-              records.set(raw, { raw, state: null, addressBook: null, metadata: undefined, fetchedAt: result.value.fetchedAt, upstream: result.value.upstream });
+              records.set(raw, {
+                raw,
+                state: null,
+                addressBook: null,
+                metadata: undefined,
+                fetchedAt: result.value.fetchedAt,
+                upstream: result.value.upstream,
+              });
             }
           }
         }
@@ -122,7 +134,10 @@ export async function pollWallets(deps: WalletPollDeps, signal?: AbortSignal): P
           const total = deps.watchlist.length;
           const rate = done / Math.max(1, now() - started);
           const batchesTotal = batchesDone + Math.ceil((addresses.length - offset) / batchSize.get());
-          logger.info({ batchesDone, batchesTotal, done, total, pass, etaSeconds: Math.round((total - done) / Math.max(rate, 1e-9) / 1000) }, 'wallet cycle in progress');
+          logger.info(
+            { batchesDone, batchesTotal, done, total, pass, etaSeconds: Math.round((total - done) / Math.max(rate, 1e-9) / 1000) },
+            'wallet cycle in progress',
+          );
         }
       }
     };
@@ -130,7 +145,10 @@ export async function pollWallets(deps: WalletPollDeps, signal?: AbortSignal): P
     return aborted ? 'aborted' : missing;
   };
 
-  const first = await runPass(deps.watchlist.map((w) => w.raw), 1);
+  const first = await runPass(
+    deps.watchlist.map((w) => w.raw),
+    1,
+  );
   if (first === 'aborted') return { ok: false, error: 'aborted' };
   if (first.length > 0) {
     logger.debug({ count: first.length }, 'addresses missing from the answers; asking once more');

@@ -10,8 +10,7 @@ export interface LandingInput {
   readonly watchlistSize: number;
 }
 
-const escapeHtml = (text: string): string =>
-  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
+const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
 
 function describeAge(fetchedAt: number | undefined, now: number): string {
   return fetchedAt === undefined ? 'none yet' : `${ageSeconds(fetchedAt, now).toFixed(1)} s old`;

@@ -24,7 +24,12 @@ export function jsonResponse(status: number, body: unknown, headers: Record<stri
  * runs until the next poll is due (0 when no poll is scheduled, or it is overdue).
  * `lastModified` is the HTTP date of fetchedAt, formatted once per snapshot by the caller.
  */
-export function snapshotHeaders(fetchedAt: number, now: number, nextPollDueAt: number | null, lastModified = new Date(fetchedAt).toUTCString()): Record<string, string> {
+export function snapshotHeaders(
+  fetchedAt: number,
+  now: number,
+  nextPollDueAt: number | null,
+  lastModified = new Date(fetchedAt).toUTCString(),
+): Record<string, string> {
   const maxAge = nextPollDueAt === null ? 0 : Math.max(0, Math.ceil((nextPollDueAt - now) / 1000));
   return {
     'content-type': JSON_TYPE,
@@ -39,4 +44,3 @@ export function retryAfterSeconds(now: number, nextPollDueAt: number | null): st
   if (nextPollDueAt === null) return '5';
   return String(Math.max(1, Math.ceil((nextPollDueAt - now) / 1000)));
 }
-

@@ -61,16 +61,19 @@ export function createRoutes(deps: RoutesDeps): ReadonlyMap<string, Route> {
     ['/api/v3/walletStates', walletStates],
     ['/api/v2/getOutMsgQueueSizes', queueSizes],
     ['/api/v2/getOutMsgQueueSize', queueSizes],
-    [
-      '/metrics',
-      getOnly('metrics', async () => ({ status: 200, headers: { 'content-type': deps.metrics.contentType }, body: await deps.metrics.render() })),
-    ],
+    ['/metrics', getOnly('metrics', async () => ({ status: 200, headers: { 'content-type': deps.metrics.contentType }, body: await deps.metrics.render() }))],
     ['/healthz', getOnly('healthz', () => serveHealthz())],
     ['/readyz', getOnly('readyz', () => serveReadyz(readiness()))],
     [
       '/',
       getOnly('index', () =>
-        serveLanding({ version: deps.version, upstreams: config().upstreams.map((u) => ({ name: u.name, url: redactUrl(u.url) })), snapshot: snapshot(), now: now(), watchlistSize: config().watchlist.length }),
+        serveLanding({
+          version: deps.version,
+          upstreams: config().upstreams.map((u) => ({ name: u.name, url: redactUrl(u.url) })),
+          snapshot: snapshot(),
+          now: now(),
+          watchlistSize: config().watchlist.length,
+        }),
       ),
     ],
   ]);

@@ -67,12 +67,18 @@ export function createQueueSizesHandler(): QueueSizesHandler {
   return { serve: (snapshot, request) => serveQueueSizes(snapshot, request, cachedBody) };
 }
 
-function serveQueueSizes(snapshot: QueueSizesSnapshot | null, request: QueueSizesRequest, cachedBody: (snapshot: QueueSizesSnapshot) => Encoded): ServedResponse {
+function serveQueueSizes(
+  snapshot: QueueSizesSnapshot | null,
+  request: QueueSizesRequest,
+  cachedBody: (snapshot: QueueSizesSnapshot) => Encoded,
+): ServedResponse {
   if (request.method !== 'GET' && request.method !== 'HEAD') {
     return v2Error(405, `method ${request.method} not allowed; use GET`, { allow: 'GET, HEAD' });
   }
   if (snapshot === null) {
-    return v2Error(503, 'no queue-size snapshot yet: the first poll has not succeeded', { 'retry-after': retryAfterSeconds(request.now, request.nextPollDueAt) });
+    return v2Error(503, 'no queue-size snapshot yet: the first poll has not succeeded', {
+      'retry-after': retryAfterSeconds(request.now, request.nextPollDueAt),
+    });
   }
   if (!isFresh(snapshot.fetchedAt, request.now, request.maxAgeSeconds)) {
     const age = Math.floor((request.now - snapshot.fetchedAt) / 1000);

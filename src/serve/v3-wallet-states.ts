@@ -95,11 +95,26 @@ export function createWalletStatesHandler(): WalletStatesHandler {
         // Request errors first: a bad request is the client's to fix, whatever our state.
         const parsed = parseWalletQuery(request.query);
         if (!parsed.ok) return jsonResponse(422, { error: parsed.error });
-        const error = snapshot === null ? 'no wallet snapshot yet: the first wallet poll has not finished' : `wallet snapshot is older than snapshot.maxAgeSeconds (${request.maxAgeSeconds} s): the upstream is failing`;
+        const error =
+          snapshot === null
+            ? 'no wallet snapshot yet: the first wallet poll has not finished'
+            : `wallet snapshot is older than snapshot.maxAgeSeconds (${request.maxAgeSeconds} s): the upstream is failing`;
         return jsonResponse(503, { error }, { 'retry-after': retryAfterSeconds(request.now, request.nextPollDueAt) });
       }
-      if (!cacheKey || cacheKey.snapshot !== snapshot || cacheKey.watched !== request.watched || cacheKey.testnet !== request.testnet || cacheKey.maxAge !== request.maxAgeSeconds) {
-        cacheKey = { snapshot, watched: request.watched, testnet: request.testnet, maxAge: request.maxAgeSeconds, lastModified: new Date(snapshot?.fetchedAt ?? request.now).toUTCString() };
+      if (
+        !cacheKey ||
+        cacheKey.snapshot !== snapshot ||
+        cacheKey.watched !== request.watched ||
+        cacheKey.testnet !== request.testnet ||
+        cacheKey.maxAge !== request.maxAgeSeconds
+      ) {
+        cacheKey = {
+          snapshot,
+          watched: request.watched,
+          testnet: request.testnet,
+          maxAge: request.maxAgeSeconds,
+          lastModified: new Date(snapshot?.fetchedAt ?? request.now).toUTCString(),
+        };
         answers.clear();
         cachedBytes = 0;
       }

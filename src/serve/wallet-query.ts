@@ -4,9 +4,7 @@ import { parseAddress, type ParsedAddress } from '../ton/address.js';
 /** One requested address, canonical. */
 export type RequestedAddress = ParsedAddress;
 
-export type WalletQuery =
-  | { readonly ok: true; readonly addresses: readonly RequestedAddress[] }
-  | { readonly ok: false; readonly error: string };
+export type WalletQuery = { readonly ok: true; readonly addresses: readonly RequestedAddress[] } | { readonly ok: false; readonly error: string };
 
 /** x-www-form-urlencoded value decoding: `+` is a space (parseAddress reads it back as `+`). */
 function decodeValue(value: string): string | null {

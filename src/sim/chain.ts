@@ -72,7 +72,7 @@ export function createSimChain(options: { random: Random; seed: number; scenario
     scenarioStartedAt = height;
     if (shards.length < params.initialShards) {
       while (shards.length < params.initialShards) {
-        const widest = shards.reduce((a, b) => (a.shard & -a.shard) >= (b.shard & -b.shard) ? a : b);
+        const widest = shards.reduce((a, b) => ((a.shard & -a.shard) >= (b.shard & -b.shard) ? a : b));
         splitState(widest);
       }
     }
@@ -119,7 +119,10 @@ export function createSimChain(options: { random: Random; seed: number; scenario
       if (!sibling || s.shard > sibling.shard || s.stalled || sibling.stalled) continue;
       if (s.calmSteps >= MERGE_AFTER_STEPS && sibling.calmSteps >= MERGE_AFTER_STEPS && s.size + sibling.size < MERGE_QUEUE_SIZE) {
         const merged = { shard: parentShard(s.shard), seqno: Math.max(s.seqno, sibling.seqno) + 1, size: s.size + sibling.size, calmSteps: 0, stalled: false };
-        shards = shards.filter((o) => o !== s && o !== sibling).concat(merged).sort((a, b) => (a.shard < b.shard ? -1 : 1));
+        shards = shards
+          .filter((o) => o !== s && o !== sibling)
+          .concat(merged)
+          .sort((a, b) => (a.shard < b.shard ? -1 : 1));
         if (shards.length <= params.initialShards) return;
       }
     }
@@ -146,10 +149,7 @@ export function createSimChain(options: { random: Random; seed: number; scenario
       produceBlocks();
       splitAndMerge();
     },
-    queues: () => [
-      view(-1, WHOLE_WORKCHAIN_SHARD, masterchain.seqno, masterchain.size),
-      ...shards.map((s) => view(0, s.shard, s.seqno, s.size)),
-    ],
+    queues: () => [view(-1, WHOLE_WORKCHAIN_SHARD, masterchain.seqno, masterchain.size), ...shards.map((s) => view(0, s.shard, s.seqno, s.size))],
     setScenario: applyScenario,
     get scenario() {
       return scenario;

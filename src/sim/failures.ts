@@ -74,7 +74,11 @@ export function writeFailure(kind: FailureKind, req: IncomingMessage, res: Serve
       return;
     }
     case 'bad_schema':
-      return json(res, 200, { ok: true, result: { '@type': 'blocks.outMsgQueueSizes', shards: 'not-a-list', ext_msg_queue_size_limit: 'lots' }, wallets: 'not-a-list' });
+      return json(res, 200, {
+        ok: true,
+        result: { '@type': 'blocks.outMsgQueueSizes', shards: 'not-a-list', ext_msg_queue_size_limit: 'lots' },
+        wallets: 'not-a-list',
+      });
     case 'ok_false':
       return json(res, 200, { ok: false, error: 'tonlib not ready', code: 500 });
   }

@@ -102,13 +102,24 @@ export function createSimServer(options: SimServerOptions): SimServer {
         break;
       case '/_sim/accounts':
         res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify(wallets.accounts().map((a) => ({ raw: a.raw, kind: a.kind, balance: a.balance.toString(), seqno: a.seqno, lt: a.lt.toString() }))));
+        res.end(
+          JSON.stringify(wallets.accounts().map((a) => ({ raw: a.raw, kind: a.kind, balance: a.balance.toString(), seqno: a.seqno, lt: a.lt.toString() }))),
+        );
         return;
       default:
         return send(res, 404, JSON.stringify({ error: 'unknown control endpoint' }));
     }
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ scenario: chain.scenario, height: chain.height, limit: chain.limit, queues: chain.queues(), wallets: wallets.accounts().length, stats: counts }));
+    res.end(
+      JSON.stringify({
+        scenario: chain.scenario,
+        height: chain.height,
+        limit: chain.limit,
+        queues: chain.queues(),
+        wallets: wallets.accounts().length,
+        stats: counts,
+      }),
+    );
   };
 
   const handle = (req: IncomingMessage, res: ServerResponse): void => {

@@ -48,12 +48,27 @@ export interface Simulator {
 export function createSimulator(options: SimulatorOptions): Simulator {
   // Separate streams, so asking for wallets does not change how the chain evolves.
   const chain = createSimChain({ random: createRandom(options.seed), seed: options.seed, scenario: options.scenario });
-  const wallets = createSimWallets({ random: createRandom(options.seed ^ 0x5eed), seed: options.seed, count: options.accounts, testnet: options.testnet, maxUrlBytes: options.maxUrlBytes });
+  const wallets = createSimWallets({
+    random: createRandom(options.seed ^ 0x5eed),
+    seed: options.seed,
+    count: options.accounts,
+    testnet: options.testnet,
+    maxUrlBytes: options.maxUrlBytes,
+  });
   const step = (): void => {
     chain.step();
     wallets.step();
   };
-  const http = createSimServer({ chain, wallets, step, random: createRandom(options.seed ^ 0xfa11), style: options.style, rps: options.rps, now: options.now, hangMs: options.hangMs });
+  const http = createSimServer({
+    chain,
+    wallets,
+    step,
+    random: createRandom(options.seed ^ 0xfa11),
+    style: options.style,
+    rps: options.rps,
+    now: options.now,
+    hangMs: options.hangMs,
+  });
   let timer: NodeJS.Timeout | undefined;
   return {
     chain,

@@ -33,7 +33,28 @@ export interface SimWallets {
 /** The indexer's SQL `limit 1000`. */
 export const INDEXER_ROW_LIMIT = 1000;
 
-const KIND_CYCLE: readonly SimAccountKind[] = ['v4r2', 'v4r2', 'v5r1', 'v4r2', 'v3r2', 'uninit', 'v5r1', 'contract', 'v4r2', 'frozen', 'v4r2', 'v5r1', 'uninit', 'v4r2', 'contract', 'v3r2', 'v4r2', 'v5r1', 'v4r2', 'nonexist'];
+const KIND_CYCLE: readonly SimAccountKind[] = [
+  'v4r2',
+  'v4r2',
+  'v5r1',
+  'v4r2',
+  'v3r2',
+  'uninit',
+  'v5r1',
+  'contract',
+  'v4r2',
+  'frozen',
+  'v4r2',
+  'v5r1',
+  'uninit',
+  'v4r2',
+  'contract',
+  'v3r2',
+  'v4r2',
+  'v5r1',
+  'v4r2',
+  'nonexist',
+];
 const WALLET_TYPE: Partial<Record<SimAccountKind, string>> = { v4r2: 'wallet v4 r2', v5r1: 'wallet v5 r1', v3r2: 'wallet v3 r2' };
 const WALLET_ID: Partial<Record<SimAccountKind, number>> = { v4r2: 698983191, v5r1: 2147483409, v3r2: 698983191 };
 const codeHashes = new Map<string, string>();
@@ -107,10 +128,14 @@ export function createSimWallets(options: { random: Random; seed: number; count:
     accounts: () => accounts,
     answer(url) {
       if (url.pathname.length + url.search.length > options.maxUrlBytes) {
-        const html = '<html><head><title>414 Request-URI Too Large</title></head><body><center><h1>414 Request-URI Too Large</h1></center><hr><center>nginx</center></body></html>';
+        const html =
+          '<html><head><title>414 Request-URI Too Large</title></head><body><center><h1>414 Request-URI Too Large</h1></center><hr><center>nginx</center></body></html>';
         return { status: 414, body: html };
       }
-      const given = url.searchParams.getAll('address').flatMap((v) => v.split(',')).filter((v) => v !== '');
+      const given = url.searchParams
+        .getAll('address')
+        .flatMap((v) => v.split(','))
+        .filter((v) => v !== '');
       if (given.length === 0) return error(422, 'address of account is required');
       const wanted = new Set<string>();
       for (const text of given) {

@@ -11,7 +11,12 @@ export function addressBookEntry(record: WalletRecord | undefined, raw: string, 
 }
 
 /** addressBookEntry() from a record's two parts; `raw` is the canonical key. */
-export function addressBookEntryOf(book: AddressBookEntry | null, state: ServedWalletState | null | undefined, raw: string, testnet: boolean): AddressBookEntry {
+export function addressBookEntryOf(
+  book: AddressBookEntry | null,
+  state: ServedWalletState | null | undefined,
+  raw: string,
+  testnet: boolean,
+): AddressBookEntry {
   if (book) return book;
   const nonBounceable = state !== null && state !== undefined && (state.is_wallet === true || state.status === 'uninit');
   return { user_friendly: userFriendly(addressOfRaw(raw), { bounceable: !nonBounceable, testnet }), domain: null };

@@ -36,7 +36,8 @@ export async function writeAtomically(file: string, content: string | readonly U
   }
 }
 
-export type ReadResult = { readonly kind: 'absent' } | { readonly kind: 'text'; readonly text: string } | { readonly kind: 'unreadable'; readonly error: unknown };
+export type ReadResult =
+  { readonly kind: 'absent' } | { readonly kind: 'text'; readonly text: string } | { readonly kind: 'unreadable'; readonly error: unknown };
 
 export async function readIfPresent(file: string): Promise<ReadResult> {
   try {

@@ -49,7 +49,12 @@ export const queueFileSchema = z.object({
   format: z.literal(FORMAT),
   version: z.literal(VERSION),
   part: z.literal('queue_sizes'),
-  queueSizes: z.object({ fetchedAt: z.number(), upstream: z.string(), extMsgQueueSizeLimit: z.number().int().nonnegative(), shards: z.array(shardQueueSchema) }),
+  queueSizes: z.object({
+    fetchedAt: z.number(),
+    upstream: z.string(),
+    extMsgQueueSizeLimit: z.number().int().nonnegative(),
+    shards: z.array(shardQueueSchema),
+  }),
 });
 
 export const walletsFileSchema = z.object({
@@ -69,7 +74,20 @@ export function decodeWalletsFile(value: unknown): ZodSafeParseResult<WalletsFil
   return quick !== null ? { success: true, data: quick } : walletsFileSchema.safeParse(value);
 }
 
-const STATE_KEYS = ['address', 'balance', 'code_hash', 'extra_currencies', 'is_signature_allowed', 'is_wallet', 'last_transaction_hash', 'last_transaction_lt', 'seqno', 'status', 'wallet_id', 'wallet_type'];
+const STATE_KEYS = [
+  'address',
+  'balance',
+  'code_hash',
+  'extra_currencies',
+  'is_signature_allowed',
+  'is_wallet',
+  'last_transaction_hash',
+  'last_transaction_lt',
+  'seqno',
+  'status',
+  'wallet_id',
+  'wallet_type',
+];
 const RECORD_KEYS = ['raw', 'state', 'addressBook', 'metadata', 'fetchedAt', 'upstream'];
 const RECORD_KEYS_WITHOUT_METADATA = RECORD_KEYS.filter((key) => key !== 'metadata');
 
@@ -93,7 +111,13 @@ function isRecordAsParsed(value: unknown): boolean {
   const keys = Object.keys(value);
   if (!sameList(keys, RECORD_KEYS) && !sameList(keys, RECORD_KEYS_WITHOUT_METADATA)) return false;
   const { raw, state, addressBook, fetchedAt, upstream } = value;
-  return typeof raw === 'string' && isNumber(fetchedAt) && typeof upstream === 'string' && (state === null || isStateAsParsed(state)) && (addressBook === null || isBookAsParsed(addressBook));
+  return (
+    typeof raw === 'string' &&
+    isNumber(fetchedAt) &&
+    typeof upstream === 'string' &&
+    (state === null || isStateAsParsed(state)) &&
+    (addressBook === null || isBookAsParsed(addressBook))
+  );
 }
 
 function isStateAsParsed(value: unknown): boolean {

@@ -12,9 +12,7 @@ export interface ParsedAddress {
   readonly raw: string;
 }
 
-export type AddressParseResult =
-  | { readonly ok: true; readonly value: ParsedAddress }
-  | { readonly ok: false; readonly reason: string };
+export type AddressParseResult = { readonly ok: true; readonly value: ParsedAddress } | { readonly ok: false; readonly reason: string };
 
 const RAW_FORM = /^-?\d{1,3}:[0-9a-fA-F]{64}$/;
 /**

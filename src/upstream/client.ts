@@ -5,12 +5,7 @@ import type { UpstreamConfig } from '../config/schema.js';
 import { createRequestBudget, type RequestBudget, type RequestPriority } from './budget.js';
 import { classifyStatus, classifyThrown, parseRetryAfter, UpstreamError, type Result } from './errors.js';
 import { describeNonJson, isFailureEnvelope, readCapped, tryParseJson } from './response-body.js';
-import {
-  errorMessageOf,
-  outMsgQueueSizesEnvelopeSchema,
-  type OutMsgQueueSizesResult,
-  type WalletStatesResponse,
-} from './schemas.js';
+import { errorMessageOf, outMsgQueueSizesEnvelopeSchema, type OutMsgQueueSizesResult, type WalletStatesResponse } from './schemas.js';
 import { walletStatesDecoder } from './wallet-states.js';
 
 /** The `query` label: which of the two upstream operations a request served. */
@@ -84,15 +79,16 @@ interface Attempt<T> {
 export function createUpstreamClient(deps: UpstreamClientDeps): UpstreamClient {
   const { logger, observer, now } = deps;
   const random = deps.random ?? Math.random;
-  const budgets = new Map<string, RequestBudget>(
-    deps.upstreams.map((u) => [u.name, createRequestBudget({ rps: u.rps, now })]),
-  );
+  const budgets = new Map<string, RequestBudget>(deps.upstreams.map((u) => [u.name, createRequestBudget({ rps: u.rps, now })]));
   /** Index into QUEUE_SIZES_PATHS that each upstream answers, learned from 404s. */
   const queuePathIndex = new Map<string, number>();
 
   async function attempt<T>(upstream: UpstreamConfig, spec: Attempt<T>, signal: AbortSignal | undefined): Promise<Result<T>> {
-    const fail = (code: ConstructorParameters<typeof UpstreamError>[0], message: string, extra: { status?: number; retryAfterMs?: number | undefined; cause?: unknown } = {}) =>
-      ({ ok: false, error: new UpstreamError(code, message, { upstream: upstream.name, query: spec.query, ...extra }) }) as const;
+    const fail = (
+      code: ConstructorParameters<typeof UpstreamError>[0],
+      message: string,
+      extra: { status?: number; retryAfterMs?: number | undefined; cause?: unknown } = {},
+    ) => ({ ok: false, error: new UpstreamError(code, message, { upstream: upstream.name, query: spec.query, ...extra }) }) as const;
     try {
       await budgets.get(upstream.name)?.acquire(spec.priority, signal);
     } catch (cause) {
@@ -132,7 +128,10 @@ export function createUpstreamClient(deps: UpstreamClientDeps): UpstreamClient {
       }
       if (!json.ok) {
         code = 'bad_body';
-        return fail('bad_body', `HTTP ${response.statusCode} with a body that is not JSON: ${describeNonJson(text)}`, { status: response.statusCode, cause: json.cause });
+        return fail('bad_body', `HTTP ${response.statusCode} with a body that is not JSON: ${describeNonJson(text)}`, {
+          status: response.statusCode,
+          cause: json.cause,
+        });
       }
       if (isFailureEnvelope(json.value)) {
         code = 'upstream_error';
@@ -142,7 +141,10 @@ export function createUpstreamClient(deps: UpstreamClientDeps): UpstreamClient {
       if (!parsed.success) {
         code = 'bad_body';
         const issue = parsed.error.issues[0];
-        return fail('bad_body', `body violates the schema at ${issue?.path.join('.') ?? '?'}: ${issue?.message ?? '?'}`, { status: response.statusCode, cause: parsed.error });
+        return fail('bad_body', `body violates the schema at ${issue?.path.join('.') ?? '?'}: ${issue?.message ?? '?'}`, {
+          status: response.statusCode,
+          cause: parsed.error,
+        });
       }
       return { ok: true, value: parsed.data };
     } catch (cause) {
@@ -174,7 +176,11 @@ export function createUpstreamClient(deps: UpstreamClientDeps): UpstreamClient {
    * Rounds of failover: each round asks every upstream in priority order; between rounds,
    * exponential backoff with full jitter, never shorter than a Retry-After we were given.
    */
-  async function withFailover<T>(query: QueryName, signal: AbortSignal | undefined, once: (u: UpstreamConfig) => Promise<Result<T>>): Promise<Result<Fetched<T>>> {
+  async function withFailover<T>(
+    query: QueryName,
+    signal: AbortSignal | undefined,
+    once: (u: UpstreamConfig) => Promise<Result<T>>,
+  ): Promise<Result<Fetched<T>>> {
     let lastError: UpstreamError | undefined;
     for (let round = 0; round < deps.retry.attempts; round += 1) {
       let retryAfterMs = 0;

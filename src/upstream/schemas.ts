@@ -128,7 +128,9 @@ export function servedWalletState(state: UpstreamWalletFields): ServedWalletStat
 }
 
 /** An address book entry as served: user_friendly and domain null when left out, the rest kept. */
-export function filledAddressBookEntry<T extends { user_friendly?: string | null | undefined; domain?: string | null | undefined }>(entry: T): AddressBookEntry {
+export function filledAddressBookEntry<T extends { user_friendly?: string | null | undefined; domain?: string | null | undefined }>(
+  entry: T,
+): AddressBookEntry {
   return { ...entry, user_friendly: entry.user_friendly ?? null, domain: entry.domain ?? null };
 }
 

@@ -47,8 +47,20 @@ export function decodeWalletStatesQuickly(body: unknown): WalletStatesResponse |
 
 function walletState(value: unknown): ServedWalletState | null {
   if (!isObject(value)) return null;
-  const { address, balance, code_hash, extra_currencies, is_signature_allowed, is_wallet, last_transaction_hash, last_transaction_lt, seqno, status, wallet_id, wallet_type } =
-    value as Record<string, unknown>;
+  const {
+    address,
+    balance,
+    code_hash,
+    extra_currencies,
+    is_signature_allowed,
+    is_wallet,
+    last_transaction_hash,
+    last_transaction_lt,
+    seqno,
+    status,
+    wallet_id,
+    wallet_type,
+  } = value as Record<string, unknown>;
   if (typeof address !== 'string' || typeof status !== 'string') return null;
   if (!optional(balance, isDigits) || !optional(last_transaction_lt, isDigits)) return null;
   if (!optional(code_hash, isString) || !optional(last_transaction_hash, isString) || !optional(wallet_type, isString)) return null;

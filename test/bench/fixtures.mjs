@@ -32,7 +32,11 @@ export function walletStatesBody(from, to, generation = 0) {
       wallet_type: 'wallet v4 r2',
     });
     // As toncenter: non-bounceable for wallets.
-    addressBook[address] = { user_friendly: Address.parseRaw(address).toString({ urlSafe: true, bounceable: false }), domain: null, interfaces: ['wallet_v4r2'] };
+    addressBook[address] = {
+      user_friendly: Address.parseRaw(address).toString({ urlSafe: true, bounceable: false }),
+      domain: null,
+      interfaces: ['wallet_v4r2'],
+    };
   }
   // Real upstreams answer in no particular order: here, sorted by address (hash order).
   wallets.sort((a, b) => (a.address < b.address ? -1 : 1));

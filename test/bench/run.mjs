@@ -19,7 +19,9 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const MAX_REQUESTS = 200_000;
 
 function startServer(mode, wallets) {
-  const child = spawn(process.execPath, [...process.execArgv, new URL('./server.mjs', import.meta.url).pathname, mode, String(wallets)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...process.execArgv, new URL('./server.mjs', import.meta.url).pathname, mode, String(wallets)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   return new Promise((resolve, reject) => {
     let text = '';
     child.stdout.on('data', (c) => {
@@ -126,7 +128,9 @@ function pollProcessing(total) {
 async function firstCycleInFreshProcess(total) {
   let best = Infinity;
   for (let run = 0; run < 3; run += 1) {
-    const child = spawn(process.execPath, [...process.execArgv, new URL('./first-cycle.mjs', import.meta.url).pathname, String(total)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [...process.execArgv, new URL('./first-cycle.mjs', import.meta.url).pathname, String(total)], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let text = '';
     child.stdout.on('data', (c) => (text += c));
     const code = await new Promise((resolve) => child.once('exit', resolve));
@@ -170,9 +174,14 @@ async function startupWith(wallets) {
   await persister.save({ queueSizes: { ...queueSnapshot(), fetchedAt: now }, wallets: { wallets: records, fetchedAt: now } });
   writeFileSync(join(dir, 'watch.txt'), Array.from({ length: wallets }, (_, i) => rawAddress(i)).join('\n'));
   const port = await freePort();
-  writeFileSync(join(dir, 'tonwatch.yml'), `listen: { host: 127.0.0.1, port: ${port} }\nupstreams: [ { name: dead, url: "http://127.0.0.1:9", timeoutMs: 500 } ]\nwatchlistFiles: [watch.txt]\nsnapshot: { file: snapshot.json, maxAgeSeconds: 3600 }\nlog: { level: warn }\n`);
+  writeFileSync(
+    join(dir, 'tonwatch.yml'),
+    `listen: { host: 127.0.0.1, port: ${port} }\nupstreams: [ { name: dead, url: "http://127.0.0.1:9", timeoutMs: 500 } ]\nwatchlistFiles: [watch.txt]\nsnapshot: { file: snapshot.json, maxAgeSeconds: 3600 }\nlog: { level: warn }\n`,
+  );
   const started = process.hrtime.bigint();
-  const child = spawn(process.execPath, [...process.execArgv, new URL('../../dist/main.js', import.meta.url).pathname, '--config', join(dir, 'tonwatch.yml')], { stdio: 'ignore' });
+  const child = spawn(process.execPath, [...process.execArgv, new URL('../../dist/main.js', import.meta.url).pathname, '--config', join(dir, 'tonwatch.yml')], {
+    stdio: 'ignore',
+  });
   const pool = new Pool(`http://127.0.0.1:${port}`, { connections: 1 });
   let ms = NaN;
   for (let i = 0; i < 2000; i += 1) {
@@ -202,7 +211,9 @@ function cpuSecondsOf(pid) {
 
 /** Spawns `tonwatch ARGS` and resolves once a line of its stdout matches `ready`. */
 function spawnTonwatch(args, ready) {
-  const child = spawn(process.execPath, [...process.execArgv, new URL('../../dist/main.js', import.meta.url).pathname, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...process.execArgv, new URL('../../dist/main.js', import.meta.url).pathname, ...args], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   if (!ready) return Promise.resolve(child);
   return new Promise((resolve, reject) => {
     let text = '';
@@ -230,7 +241,24 @@ function sample(text, name, labels) {
 async function cycleAgainstSimulator(wallets, rps, cycles = 2) {
   const dir = mkdtempSync(join(tmpdir(), 'tonwatch-bench-cycle-'));
   const simPort = await freePort();
-  const sim = await spawnTonwatch(['simulate', '--port', String(simPort), '--accounts', String(wallets), '--rps', String(rps), '--max-url-bytes', '1000000', '--block-ms', '2000', '--seed', '5'], /listening/);
+  const sim = await spawnTonwatch(
+    [
+      'simulate',
+      '--port',
+      String(simPort),
+      '--accounts',
+      String(wallets),
+      '--rps',
+      String(rps),
+      '--max-url-bytes',
+      '1000000',
+      '--block-ms',
+      '2000',
+      '--seed',
+      '5',
+    ],
+    /listening/,
+  );
   const simPool = new Pool(`http://127.0.0.1:${simPort}`, { connections: 1 });
   const accounts = JSON.parse(await (await simPool.request({ path: '/_sim/accounts', method: 'GET' })).body.text());
   await simPool.close();
@@ -292,13 +320,17 @@ const only = process.env.BENCH_ONLY;
 if (only === undefined || only === 'processing') {
   const processing = pollProcessing(100_000);
   const verdict = (rate) => (rate >= 100_000 ? 'met' : 'MISSED');
-  console.log(`poll processing (parse, validate, snapshot, metrics), ${fmt(processing.total)} wallet states per cycle, in states per CPU-second (target ≥ 100,000):`);
+  console.log(
+    `poll processing (parse, validate, snapshot, metrics), ${fmt(processing.total)} wallet states per cycle, in states per CPU-second (target ≥ 100,000):`,
+  );
   console.log(`  steady state, no wallet changed: ${fmt(processing.steady)} ${verdict(processing.steady)}`);
   console.log(`  every wallet changed since the last cycle: ${fmt(processing.changed)} ${verdict(processing.changed)}`);
   console.log(`  nothing cached, as in the first cycle after a start without a snapshot: ${fmt(processing.cold)} ${verdict(processing.cold)}`);
   console.log(`  baseline, JSON.parse alone: ${fmt(processing.jsonParseOnly)}`);
   const fresh = await firstCycleInFreshProcess(processing.total);
-  console.log(`  for information, a fresh process's very first cycle (code not compiled yet, heap not grown): ${fmt(processing.total / fresh)} (${fmt(fresh, 2)} CPU-s)`);
+  console.log(
+    `  for information, a fresh process's very first cycle (code not compiled yet, heap not grown): ${fmt(processing.total / fresh)} (${fmt(fresh, 2)} CPU-s)`,
+  );
 }
 
 if (only === undefined || only === 'processing' || only === 'cycle') {
@@ -329,7 +361,9 @@ console.log('\n| endpoint | baseline req/s | tonwatch req/s | ratio | target | t
 console.log('|---|---|---|---|---|---|');
 const targets = { v2: 0.9, v3: 0.5, metrics: 0.5 };
 for (const [row, target] of rows.map((r, i) => [r, Object.values(targets)[i]])) {
-  console.log(`| ${row.name} | ${fmt(row.bare.rps)} | ${fmt(row.tonwatch.rps)} | ${fmt(row.ratio, 2)} | ≥ ${target} ${row.ratio >= target ? 'met' : 'MISSED'} | ${fmt(row.tonwatch.p99, 1)} ms |`);
+  console.log(
+    `| ${row.name} | ${fmt(row.bare.rps)} | ${fmt(row.tonwatch.rps)} | ${fmt(row.ratio, 2)} | ≥ ${target} ${row.ratio >= target ? 'met' : 'MISSED'} | ${fmt(row.tonwatch.p99, 1)} ms |`,
+  );
 }
 console.log(`| GET /api/v3/walletStates, 1024 addresses | | ${fmt(big.rps)} | | p99 < 25 ms ${big.p99 < 25 ? 'met' : 'MISSED'} | ${fmt(big.p99, 1)} ms |`);
 const mem10k = await memoryWith(10_000);

@@ -37,7 +37,12 @@ for (let from = 0; from < count; from += 1000) {
 }
 store.replaceWallets({ wallets: records, fetchedAt: Date.now() });
 
-const self = createSelfMetrics({ version: 'bench', nodeVersion: process.version, defaultMetrics: false, health: { up: () => true, snapshotAgeSeconds: () => 1, lastSuccessAt: () => Date.now(), watchlistSize: () => count } });
+const self = createSelfMetrics({
+  version: 'bench',
+  nodeVersion: process.version,
+  defaultMetrics: false,
+  health: { up: () => true, snapshotAgeSeconds: () => 1, lastSuccessAt: () => Date.now(), watchlistSize: () => count },
+});
 const metrics = createMetricsExposition({
   self,
   snapshot: () => store.current(),
@@ -46,12 +51,26 @@ const metrics = createMetricsExposition({
   wallets: createWalletSeriesRenderer({ watchlist: () => config.watchlist, maxAgeSeconds: () => config.snapshot.maxAgeSeconds, testnet: () => false }),
 });
 const watched = new Set(config.watchlist.map((w) => w.raw));
-const routes = createRoutes({ version: 'bench', now: () => Date.now(), snapshot: () => store.current(), config: () => config, watched: () => watched, nextPollDueAt: () => Date.now() + 5000, metrics });
+const routes = createRoutes({
+  version: 'bench',
+  now: () => Date.now(),
+  snapshot: () => store.current(),
+  config: () => config,
+  watched: () => watched,
+  nextPollDueAt: () => Date.now() + 5000,
+  metrics,
+});
 
 const paths = {
   v2: '/api/v2/getOutMsgQueueSizes',
-  v3_100: `/api/v3/walletStates?${config.watchlist.slice(0, 100).map((w) => `address=${encodeURIComponent(w.raw)}`).join('&')}`,
-  v3_1024: `/api/v3/walletStates?${config.watchlist.slice(0, 1024).map((w) => `address=${encodeURIComponent(w.raw)}`).join('&')}`,
+  v3_100: `/api/v3/walletStates?${config.watchlist
+    .slice(0, 100)
+    .map((w) => `address=${encodeURIComponent(w.raw)}`)
+    .join('&')}`,
+  v3_1024: `/api/v3/walletStates?${config.watchlist
+    .slice(0, 1024)
+    .map((w) => `address=${encodeURIComponent(w.raw)}`)
+    .join('&')}`,
   metrics: '/metrics',
 };
 

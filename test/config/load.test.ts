@@ -45,7 +45,11 @@ describe('loadConfig', () => {
     // "$${literal}" is the escape for a literal "${literal}", which is not a log level.
     expect(config).toBeInstanceOf(ConfigError);
     expect((config as ConfigError).problems.map((p) => p.path)).toEqual(['log.level']);
-    const ok = await configFrom('listen: { port: "${PORT}" }\nupstreams:\n  - { name: main, url: "https://${HOST}/x", apiKey: "${KEY}" }\nsnapshot: { file: "${DIR:-/var/lib/tonwatch}/s.json" }\n', {}, { PORT: '9200', HOST: 'example.org', KEY: 'sekret' });
+    const ok = await configFrom(
+      'listen: { port: "${PORT}" }\nupstreams:\n  - { name: main, url: "https://${HOST}/x", apiKey: "${KEY}" }\nsnapshot: { file: "${DIR:-/var/lib/tonwatch}/s.json" }\n',
+      {},
+      { PORT: '9200', HOST: 'example.org', KEY: 'sekret' },
+    );
     expect(ok.listen.port).toBe(9200);
     expect(ok.upstreams[0]).toMatchObject({ url: 'https://example.org/x', apiKey: 'sekret' });
     expect(ok.snapshot.file).toBe('/var/lib/tonwatch/s.json');
@@ -66,7 +70,18 @@ surprise: 1
 `);
     const paths = problems.map((p) => p.path).sort();
     expect(paths).toEqual(
-      expect.arrayContaining(['', 'listen', 'listen.port', 'upstreams.0.name', 'upstreams.0.url', 'upstreams.0.rps', 'upstreams.0.apiKey', 'schedule.queueSizes', 'walletBatchSize', 'watchlist.0.address']),
+      expect.arrayContaining([
+        '',
+        'listen',
+        'listen.port',
+        'upstreams.0.name',
+        'upstreams.0.url',
+        'upstreams.0.rps',
+        'upstreams.0.apiKey',
+        'schedule.queueSizes',
+        'walletBatchSize',
+        'watchlist.0.address',
+      ]),
     );
     expect(problems.find((p) => p.path === '')?.message).toMatch(/unknown key: surprise/);
     expect(problems.find((p) => p.path === 'listen')?.message).toMatch(/unknown key: hots/);
@@ -91,8 +106,10 @@ surprise: 1
       cwd: '/cfg',
       fileExists: async () => true,
       readFile: async (path) => {
-        if (path === '/cfg/tonwatch.yml') return `watchlist:\n  - { address: "${A}", name: hot-1, labels: { team: payments }, minBalanceTons: 100 }\nwatchlistFiles: [lists/w.txt]\n`;
-        if (path === '/cfg/lists/w.txt') return `# exchange wallets\n${A_RAW.toLowerCase()}, duplicate-name\n\nUQApAj3rEnJJSxEjEHVKrH3QZgto_MQMOmk8l72azaXlYwEE\n0:${'1'.repeat(64)},cold-1  # comment\n`;
+        if (path === '/cfg/tonwatch.yml')
+          return `watchlist:\n  - { address: "${A}", name: hot-1, labels: { team: payments }, minBalanceTons: 100 }\nwatchlistFiles: [lists/w.txt]\n`;
+        if (path === '/cfg/lists/w.txt')
+          return `# exchange wallets\n${A_RAW.toLowerCase()}, duplicate-name\n\nUQApAj3rEnJJSxEjEHVKrH3QZgto_MQMOmk8l72azaXlYwEE\n0:${'1'.repeat(64)},cold-1  # comment\n`;
         throw new Error('ENOENT');
       },
     };
@@ -107,7 +124,9 @@ surprise: 1
   });
 
   it('reports invalid watchlist file lines with file and line, and unreadable files', async () => {
-    const problems = await problemsOf('watchlistFiles: [w.txt, missing.txt]\n', { '/cfg/w.txt': `${A}\nnot-an-address,x\nEQApAj3rEnJJSxEjEHVKrH3QZgto_MQMOmk8l72azaXlY1zC\n` });
+    const problems = await problemsOf('watchlistFiles: [w.txt, missing.txt]\n', {
+      '/cfg/w.txt': `${A}\nnot-an-address,x\nEQApAj3rEnJJSxEjEHVKrH3QZgto_MQMOmk8l72azaXlY1zC\n`,
+    });
     expect(problems.map((p) => p.path)).toEqual(['/cfg/w.txt:2', '/cfg/w.txt:3', 'watchlistFiles.1']);
     expect(problems[1]?.message).toMatch(/checksum/i);
   });
@@ -122,7 +141,12 @@ surprise: 1
 });
 
 describe('resolveConfigPath', () => {
-  const deps = (env: Record<string, string>, exists: boolean): ConfigLoadDeps => ({ env, cwd: '/work', readFile: async () => '', fileExists: async () => exists });
+  const deps = (env: Record<string, string>, exists: boolean): ConfigLoadDeps => ({
+    env,
+    cwd: '/work',
+    readFile: async () => '',
+    fileExists: async () => exists,
+  });
   it('prefers --config, then $TONWATCH_CONFIG, then ./tonwatch.yml, then defaults', async () => {
     expect(await resolveConfigPath('a.yml', deps({ TONWATCH_CONFIG: '/etc/b.yml' }, true))).toBe('/work/a.yml');
     expect(await resolveConfigPath(undefined, deps({ TONWATCH_CONFIG: '/etc/b.yml' }, true))).toBe('/etc/b.yml');

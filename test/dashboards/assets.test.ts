@@ -39,7 +39,12 @@ const dashboardSchema = z.object({
 });
 
 function exportedMetricNames(): Set<string> {
-  const self = createSelfMetrics({ version: 't', nodeVersion: 't', defaultMetrics: false, health: { up: () => true, snapshotAgeSeconds: () => 0, lastSuccessAt: () => 0, watchlistSize: () => 0 } });
+  const self = createSelfMetrics({
+    version: 't',
+    nodeVersion: 't',
+    defaultMetrics: false,
+    health: { up: () => true, snapshotAgeSeconds: () => 0, lastSuccessAt: () => 0, watchlistSize: () => 0 },
+  });
   const names = new Set<string>(Object.values(CHAIN_METRICS).map((m) => m.name));
   for (const metric of self.registry.getMetricsAsArray()) {
     names.add(metric.name);
@@ -50,7 +55,7 @@ function exportedMetricNames(): Set<string> {
 }
 
 describe('Grafana dashboards', () => {
-  it('are the generator\'s output (edit dashboards/generate.mjs, then npm run dashboards)', () => {
+  it("are the generator's output (edit dashboards/generate.mjs, then npm run dashboards)", () => {
     const generated = dashboardFiles() as Record<string, string>;
     expect(Object.keys(generated).sort()).toEqual([...files].sort());
     for (const file of files) expect(readFileSync(join(DASHBOARD_DIR, file), 'utf8'), file).toBe(generated[file]);
@@ -85,7 +90,20 @@ describe('Prometheus rules', () => {
     const rules = loadRules().groups.flatMap((g) => g.rules);
     const recorded = new Set(rules.flatMap((r) => (r.record ? [r.record] : [])));
     const alerts = rules.filter((r) => r.alert);
-    expect(alerts.map((a) => a.alert)).toEqual(expect.arrayContaining(['TonQueuePressureHigh', 'TonQueuePressureCritical', 'TonQueuePredictedToReachLimit', 'TonShardStalled', 'TonwatchDataStale', 'TonwatchDown', 'TonwatchUpstreamRateLimited', 'TonwatchUpstreamFailing', 'TonWalletBalanceBelowMinimum', 'TonWalletNotActive']));
+    expect(alerts.map((a) => a.alert)).toEqual(
+      expect.arrayContaining([
+        'TonQueuePressureHigh',
+        'TonQueuePressureCritical',
+        'TonQueuePredictedToReachLimit',
+        'TonShardStalled',
+        'TonwatchDataStale',
+        'TonwatchDown',
+        'TonwatchUpstreamRateLimited',
+        'TonwatchUpstreamFailing',
+        'TonWalletBalanceBelowMinimum',
+        'TonWalletNotActive',
+      ]),
+    );
     for (const alert of alerts) {
       expect(['warning', 'critical']).toContain(alert.labels?.['severity']);
       expect(Object.keys(alert.annotations ?? {}).sort()).toEqual(['description', 'runbook', 'summary']);
@@ -93,12 +111,13 @@ describe('Prometheus rules', () => {
       // The runbook anchor exists.
       expect(readFileSync(join(ROOT, 'README.md'), 'utf8')).toContain(`### ${alert.alert}`);
     }
-    for (const rule of rules) for (const name of metricNamesIn(rule.expr)) expect(exported.has(name) || recorded.has(name), `${rule.alert ?? rule.record}: ${name}`).toBe(true);
+    for (const rule of rules)
+      for (const name of metricNamesIn(rule.expr)) expect(exported.has(name) || recorded.has(name), `${rule.alert ?? rule.record}: ${name}`).toBe(true);
   });
 
   it('pass promtool check rules and promtool test rules', (ctx) => {
     const promtool = findTool('promtool');
-    if (!promtool) return ctx.skip('promtool not installed (CI installs Debian\'s prometheus package)');
+    if (!promtool) return ctx.skip("promtool not installed (CI installs Debian's prometheus package)");
     const check = spawnSync(promtool, ['check', 'rules', fileURLToPath(RULES_PATH)], { encoding: 'utf8' });
     expect(check.stdout + check.stderr).toMatch(/SUCCESS: 16 rules found/);
     expect(check.status).toBe(0);
@@ -109,7 +128,7 @@ describe('Prometheus rules', () => {
 
   it('has a scrape config promtool accepts', (ctx) => {
     const promtool = findTool('promtool');
-    if (!promtool) return ctx.skip('promtool not installed (CI installs Debian\'s prometheus package)');
+    if (!promtool) return ctx.skip("promtool not installed (CI installs Debian's prometheus package)");
     // The config names the rules file by its path inside the container; point it at ours.
     const dir = mkdtempSync(join(tmpdir(), 'tonwatch-promcfg-'));
     const config = readFileSync(join(ROOT, 'dashboards/prometheus/prometheus.yml'), 'utf8').replace('/etc/prometheus/rules.yml', fileURLToPath(RULES_PATH));
@@ -123,7 +142,7 @@ describe('Prometheus rules', () => {
 describe('the docker-compose stack', () => {
   it('has a valid Alertmanager config', (ctx) => {
     const amtool = findTool('amtool');
-    if (!amtool) return ctx.skip('amtool not installed (CI installs Debian\'s prometheus-alertmanager package)');
+    if (!amtool) return ctx.skip("amtool not installed (CI installs Debian's prometheus-alertmanager package)");
     const check = spawnSync(amtool, ['check-config', join(ROOT, 'dashboards/alertmanager/alertmanager.yml')], { encoding: 'utf8' });
     expect(check.stdout + check.stderr).toMatch(/SUCCESS/);
     expect(check.status).toBe(0);
@@ -131,14 +150,20 @@ describe('the docker-compose stack', () => {
 
   it.for([{}, { TONWATCH_CONFIG_NAME: 'demo' }])('docker-compose config accepts the file (%o)', (env: Record<string, string>, ctx) => {
     const compose = findTool('docker-compose');
-    if (!compose) return ctx.skip('docker-compose not installed (CI installs Debian\'s docker-compose package)');
-    const check = spawnSync(compose, ['-f', join(ROOT, 'docker-compose.yml'), '--profile', 'demo', 'config', '-q'], { encoding: 'utf8', env: { ...process.env, ...env } });
+    if (!compose) return ctx.skip("docker-compose not installed (CI installs Debian's docker-compose package)");
+    const check = spawnSync(compose, ['-f', join(ROOT, 'docker-compose.yml'), '--profile', 'demo', 'config', '-q'], {
+      encoding: 'utf8',
+      env: { ...process.env, ...env },
+    });
     expect(check.stderr).toBe('');
     expect(check.status).toBe(0);
   });
 
   it.each(['tonwatch.yml', 'demo.yml'])('mounts a tonwatch config (%s) that tonwatch check-config accepts', (file) => {
-    const result = spawnSync(process.execPath, [MAIN, 'check-config', '--config', join(ROOT, 'dashboards/tonwatch', file)], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '' } });
+    const result = spawnSync(process.execPath, [MAIN, 'check-config', '--config', join(ROOT, 'dashboards/tonwatch', file)], {
+      encoding: 'utf8',
+      env: { PATH: process.env['PATH'] ?? '' },
+    });
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);
   });

@@ -3,12 +3,66 @@ import { parse as parseYaml } from 'yaml';
 
 /** PromQL words that look like metric names but are not. */
 const PROMQL_WORDS = new Set([
-  'sum', 'min', 'max', 'avg', 'count', 'stddev', 'stdvar', 'topk', 'bottomk', 'quantile', 'count_values', 'group',
-  'by', 'without', 'on', 'ignoring', 'group_left', 'group_right', 'and', 'or', 'unless', 'bool', 'offset',
-  'rate', 'irate', 'increase', 'delta', 'idelta', 'deriv', 'predict_linear', 'changes', 'resets', 'histogram_quantile',
-  'abs', 'absent', 'absent_over_time', 'ceil', 'floor', 'round', 'clamp', 'clamp_min', 'clamp_max', 'vector', 'scalar',
-  'time', 'timestamp', 'label_replace', 'label_join', 'sort', 'sort_desc', 'max_over_time', 'min_over_time',
-  'avg_over_time', 'sum_over_time', 'count_over_time', 'last_over_time', 'quantile_over_time', 'e', 'inf', 'nan',
+  'sum',
+  'min',
+  'max',
+  'avg',
+  'count',
+  'stddev',
+  'stdvar',
+  'topk',
+  'bottomk',
+  'quantile',
+  'count_values',
+  'group',
+  'by',
+  'without',
+  'on',
+  'ignoring',
+  'group_left',
+  'group_right',
+  'and',
+  'or',
+  'unless',
+  'bool',
+  'offset',
+  'rate',
+  'irate',
+  'increase',
+  'delta',
+  'idelta',
+  'deriv',
+  'predict_linear',
+  'changes',
+  'resets',
+  'histogram_quantile',
+  'abs',
+  'absent',
+  'absent_over_time',
+  'ceil',
+  'floor',
+  'round',
+  'clamp',
+  'clamp_min',
+  'clamp_max',
+  'vector',
+  'scalar',
+  'time',
+  'timestamp',
+  'label_replace',
+  'label_join',
+  'sort',
+  'sort_desc',
+  'max_over_time',
+  'min_over_time',
+  'avg_over_time',
+  'sum_over_time',
+  'count_over_time',
+  'last_over_time',
+  'quantile_over_time',
+  'e',
+  'inf',
+  'nan',
 ]);
 
 /** Metric names an expression selects (labels, strings, durations and functions removed). */
@@ -23,7 +77,10 @@ export function metricNamesIn(expr: string): string[] {
 }
 
 export interface RuleFile {
-  groups: { name: string; rules: { record?: string; alert?: string; expr: string; for?: string; labels?: Record<string, string>; annotations?: Record<string, string> }[] }[];
+  groups: {
+    name: string;
+    rules: { record?: string; alert?: string; expr: string; for?: string; labels?: Record<string, string>; annotations?: Record<string, string> }[];
+  }[];
 }
 
 export const RULES_PATH = new URL('../../dashboards/prometheus/rules.yml', import.meta.url);
@@ -47,7 +104,10 @@ interface PanelLike {
 }
 
 /** Every PromQL expression of a dashboard: panel targets and variable queries. */
-export function dashboardExpressions(name: string, dashboard: { panels: PanelLike[]; templating: { list: { name: string; query?: unknown }[] } }): DashboardExpression[] {
+export function dashboardExpressions(
+  name: string,
+  dashboard: { panels: PanelLike[]; templating: { list: { name: string; query?: unknown }[] } },
+): DashboardExpression[] {
   const out: DashboardExpression[] = [];
   const walk = (panels: PanelLike[]) => {
     for (const panel of panels) {

@@ -53,8 +53,10 @@ log: { level: debug }
     await sim?.stop('SIGKILL');
   });
 
-  it('serves exactly the simulator\'s shards, in the seed format', async () => {
-    const state = (await (await fetch(`${simUrl}/_sim/step?n=3`)).json()) as { queues: { workchain: number; shard: string; seqno: number; size: number; rootHash: string }[] };
+  it("serves exactly the simulator's shards, in the seed format", async () => {
+    const state = (await (await fetch(`${simUrl}/_sim/step?n=3`)).json()) as {
+      queues: { workchain: number; shard: string; seqno: number; size: number; rootHash: string }[];
+    };
     const served = await eventually(async () => {
       const r = await get(`${daemonUrl}/api/v2/getOutMsgQueueSizes`);
       const body = JSON.parse(r.text) as { ok: boolean; result: { shards: { id: { seqno: number } }[] } };
@@ -63,7 +65,14 @@ log: { level: debug }
     expect(served.result.shards).toEqual(
       state.queues.map((q) => ({
         '@type': 'blocks.outMsgQueueSize',
-        id: { '@type': 'chain.blockIdExt', workchain: q.workchain, shard: q.shard, seqno: q.seqno, root_hash: q.rootHash, file_hash: expect.any(String) as unknown },
+        id: {
+          '@type': 'chain.blockIdExt',
+          workchain: q.workchain,
+          shard: q.shard,
+          seqno: q.seqno,
+          root_hash: q.rootHash,
+          file_hash: expect.any(String) as unknown,
+        },
         size: q.size,
       })),
     );
@@ -83,7 +92,7 @@ log: { level: debug }
 
   it('passes promtool check metrics', async (ctx) => {
     const promtool = findTool('promtool');
-    if (!promtool) return ctx.skip('promtool not installed (CI installs Debian\'s prometheus package)');
+    if (!promtool) return ctx.skip("promtool not installed (CI installs Debian's prometheus package)");
     const metrics = await get(`${daemonUrl}/metrics`);
     const result = spawnSync(promtool, ['check', 'metrics'], { input: metrics.text, encoding: 'utf8' });
     expect(result.stdout + result.stderr).toBe('');

@@ -17,10 +17,14 @@ describe('tonwatch demo', () => {
       await eventually(async () => ((await seqnoOf()) !== first ? true : undefined), 15_000, 'moving queue metrics');
       const v2 = await fetch(`${url}/api/v2/getOutMsgQueueSizes`);
       expect(v2.status).toBe(200);
-      const metrics = await eventually(async () => {
-        const text = await (await fetch(`${url}/metrics`)).text();
-        return text.includes('ton_wallet_balance_tons') ? text : undefined;
-      }, 20_000, 'wallet metrics');
+      const metrics = await eventually(
+        async () => {
+          const text = await (await fetch(`${url}/metrics`)).text();
+          return text.includes('ton_wallet_balance_tons') ? text : undefined;
+        },
+        20_000,
+        'wallet metrics',
+      );
       expect(metrics).toMatch(/ton_wallet_status\{[^}]*name="demo-unknown"[^}]*status="unknown"\} 1/);
       expect(metrics).toContain('tonwatch_watchlist_size 13');
     } finally {

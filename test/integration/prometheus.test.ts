@@ -74,11 +74,23 @@ scrape_configs:
     );
     const port = await freePort();
     promUrl = `http://127.0.0.1:${port}`;
-    prometheus = spawn(prometheusBin, [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`], { stdio: ['ignore', 'pipe', 'pipe'] });
+    prometheus = spawn(
+      prometheusBin,
+      [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     prometheus.stderr?.on('data', (c: Buffer) => (promLog += c.toString()));
-    await eventually(async () => ((await query('up{job="tonwatch"} == 1')).series === 1 ? true : undefined), 30_000, `Prometheus scraping tonwatch; log:\n${promLog.slice(-2000)}`);
+    await eventually(
+      async () => ((await query('up{job="tonwatch"} == 1')).series === 1 ? true : undefined),
+      30_000,
+      `Prometheus scraping tonwatch; log:\n${promLog.slice(-2000)}`,
+    );
     // Rates and derivatives need a few samples.
-    await eventually(async () => ((await query('ton:shard_block_seqno:deriv5m')).series > 0 && (await query('ton_wallet_balance_tons')).series > 0 ? true : undefined), 30_000, 'first data');
+    await eventually(
+      async () => ((await query('ton:shard_block_seqno:deriv5m')).series > 0 && (await query('ton_wallet_balance_tons')).series > 0 ? true : undefined),
+      30_000,
+      'first data',
+    );
 
     for (const file of ['queue-pressure.json', 'wallets.json', 'health.json']) {
       const json = JSON.parse(await readFile(join(ROOT, 'dashboards/grafana/dashboards', file), 'utf8')) as never;
@@ -105,7 +117,7 @@ scrape_configs:
   };
 
   it('parses and returns data for every dashboard expression and rule, in the scenario each is meant for', async (ctx) => {
-    if (!prometheusBin) return ctx.skip('prometheus not installed (CI installs Debian\'s prometheus package)');
+    if (!prometheusBin) return ctx.skip("prometheus not installed (CI installs Debian's prometheus package)");
     const rules = loadRules().groups.flatMap((g) => g.rules);
     const panelExprs = dashboardExprs.map((d) => ({ ...d, expr: substituteVariables(d.expr, '30s') }));
     // Everything must parse.
@@ -119,7 +131,10 @@ scrape_configs:
     const alertExpr = (name: string) => rules.find((r) => r.alert === name)?.expr ?? '';
     const calmExprs = [...calmPanels.map((p) => p.expr), ...calmAlerts.map(alertExpr)];
     const calm = await withData(calmExprs, 20_000);
-    expect(calmExprs.filter((e) => !calm.has(e)), 'empty on a calm network').toEqual([]);
+    expect(
+      calmExprs.filter((e) => !calm.has(e)),
+      'empty on a calm network',
+    ).toEqual([]);
 
     // Upstream failures: 429s in both body forms and a few 503s, spread over several
     // scrapes (a burst inside one scrape interval shows no increase to rate()).
@@ -127,7 +142,11 @@ scrape_configs:
       await fetch(`${simUrl}/_sim/inject?kind=${kind}&count=1`);
       await new Promise((r) => setTimeout(r, 1500));
     }
-    const failureExprs = [...panelExprs.filter((p) => p.panel === 'Upstream 429s').map((p) => p.expr), alertExpr('TonwatchUpstreamRateLimited'), 'tonwatch:upstream_errors:ratio5m'];
+    const failureExprs = [
+      ...panelExprs.filter((p) => p.panel === 'Upstream 429s').map((p) => p.expr),
+      alertExpr('TonwatchUpstreamRateLimited'),
+      'tonwatch:upstream_errors:ratio5m',
+    ];
     // The rate-limit alert wants > 0.05 429s per second over 5 minutes (15 of them):
     // keep the upstream answering 429 once per scrape until it shows, for 40 s at most.
     const failures = new Set<string>();
@@ -136,13 +155,24 @@ scrape_configs:
       for (const expr of await withData(failureExprs, 0)) failures.add(expr);
       await new Promise((r) => setTimeout(r, 1000));
     }
-    expect(failureExprs.filter((e) => !failures.has(e)), 'empty after injected failures').toEqual([]);
+    expect(
+      failureExprs.filter((e) => !failures.has(e)),
+      'empty after injected failures',
+    ).toEqual([]);
 
     // Surge: one shard climbs past the limit.
     await fetch(`${simUrl}/_sim/scenario?name=surge`);
-    const surgeExprs = [...panelExprs.filter((p) => p.description.includes(CALM_NOTE) && p.panel !== 'Upstream 429s').map((p) => p.expr), alertExpr('TonQueuePressureHigh'), alertExpr('TonQueuePressureCritical'), alertExpr('TonQueuePredictedToReachLimit')];
+    const surgeExprs = [
+      ...panelExprs.filter((p) => p.description.includes(CALM_NOTE) && p.panel !== 'Upstream 429s').map((p) => p.expr),
+      alertExpr('TonQueuePressureHigh'),
+      alertExpr('TonQueuePressureCritical'),
+      alertExpr('TonQueuePredictedToReachLimit'),
+    ];
     const surge = await withData(surgeExprs, 45_000);
-    expect(surgeExprs.filter((e) => !surge.has(e)), 'empty under surge').toEqual([]);
+    expect(
+      surgeExprs.filter((e) => !surge.has(e)),
+      'empty under surge',
+    ).toEqual([]);
 
     // Every recording rule has produced data by now.
     const recorded = rules.filter((r) => r.record).map((r) => r.record ?? '');
@@ -151,12 +181,16 @@ scrape_configs:
   }, 150_000);
 
   it('takes the queue-pressure alert to firing under surge', async (ctx) => {
-    if (!prometheusBin) return ctx.skip('prometheus not installed (CI installs Debian\'s prometheus package)');
+    if (!prometheusBin) return ctx.skip("prometheus not installed (CI installs Debian's prometheus package)");
     await fetch(`${simUrl}/_sim/scenario?name=surge`);
-    const firing = await eventually(async () => {
-      const body = (await (await fetch(`${promUrl}/api/v1/alerts`)).json()) as { data: { alerts: { labels: Record<string, string>; state: string }[] } };
-      return body.data.alerts.find((a) => a.labels['alertname'] === 'TonQueuePressureCritical' && a.state === 'firing');
-    }, 60_000, 'TonQueuePressureCritical firing');
+    const firing = await eventually(
+      async () => {
+        const body = (await (await fetch(`${promUrl}/api/v1/alerts`)).json()) as { data: { alerts: { labels: Record<string, string>; state: string }[] } };
+        return body.data.alerts.find((a) => a.labels['alertname'] === 'TonQueuePressureCritical' && a.state === 'firing');
+      },
+      60_000,
+      'TonQueuePressureCritical firing',
+    );
     expect(firing.labels).toMatchObject({ severity: 'critical', job: 'tonwatch', workchain: '0' });
   }, 90_000);
 });

@@ -41,11 +41,14 @@ watchlist:
     await sim?.stop('SIGKILL');
   });
 
-  it('serves the simulator\'s wallet states and exports them as metrics', async () => {
+  it("serves the simulator's wallet states and exports them as metrics", async () => {
     const some = accounts.slice(0, 20);
     const response = await fetch(`${url}/api/v3/walletStates?${some.map((a) => `address=${encodeURIComponent(a.raw)}`).join('&')}`);
     expect(response.status).toBe(200);
-    const json = (await response.json()) as { wallets: { address: string; balance: string | null; seqno: number | null; status: string }[]; address_book: Record<string, unknown> };
+    const json = (await response.json()) as {
+      wallets: { address: string; balance: string | null; seqno: number | null; status: string }[];
+      address_book: Record<string, unknown>;
+    };
     // The simulated indexer knows every one of them (nonexist accounts included), so all are served, in request order.
     expect(json.wallets.map((w) => w.address)).toEqual(some.map((a) => a.raw));
     for (const account of some) {
@@ -73,7 +76,7 @@ watchlist:
 
   it('passes promtool check metrics with every wallet series', async (ctx) => {
     const promtool = findTool('promtool');
-    if (!promtool) return ctx.skip('promtool not installed (CI installs Debian\'s prometheus package)');
+    if (!promtool) return ctx.skip("promtool not installed (CI installs Debian's prometheus package)");
     const metrics = await (await fetch(`${url}/metrics`)).text();
     const result = spawnSync(promtool, ['check', 'metrics'], { input: metrics, encoding: 'utf8' });
     expect(result.stdout + result.stderr).toBe('');

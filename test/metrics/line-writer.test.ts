@@ -8,14 +8,25 @@ describe('line writer', () => {
 
   // Long values take a different path (copied whole when there is nothing to escape):
   // some with something to escape at the very end.
-  const long = ['x'.repeat(10_000), `EQ${'Ab-_9'.repeat(9)}x`, `${'q'.repeat(40)}"`, `${'b'.repeat(40)}\\`, `${'n'.repeat(40)}\n`, 'ü'.repeat(40), `${'t'.repeat(30)}\tend`];
-  it.each(['', 'plain', 'a"b\\c\nd', 'кошелёк "горячий"', 'emoji 🦄 \\ "', '\n\n', ...long])('writes label value %j as escapeLabelValue does, in UTF-8', (value) => {
-    const out = writer();
-    out.text('before ');
-    out.labelValue(value);
-    out.text(' after');
-    expect(out.take().toString('utf8')).toBe(`before ${escapeLabelValue(value)} after`);
-  });
+  const long = [
+    'x'.repeat(10_000),
+    `EQ${'Ab-_9'.repeat(9)}x`,
+    `${'q'.repeat(40)}"`,
+    `${'b'.repeat(40)}\\`,
+    `${'n'.repeat(40)}\n`,
+    'ü'.repeat(40),
+    `${'t'.repeat(30)}\tend`,
+  ];
+  it.each(['', 'plain', 'a"b\\c\nd', 'кошелёк "горячий"', 'emoji 🦄 \\ "', '\n\n', ...long])(
+    'writes label value %j as escapeLabelValue does, in UTF-8',
+    (value) => {
+      const out = writer();
+      out.text('before ');
+      out.labelValue(value);
+      out.text(' after');
+      expect(out.take().toString('utf8')).toBe(`before ${escapeLabelValue(value)} after`);
+    },
+  );
 
   it('writes repeated label values as labelValue does, also past the number it keeps', () => {
     const out = writer();
@@ -34,11 +45,14 @@ describe('line writer', () => {
     expect(out.take().toString('utf8')).toBe(value + value);
   });
 
-  it.each([0, 7, -7, 10, 698983191, -2147483648, Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER, 1.5, 1e21, -0.25])('writes the number %d as String() does', (value) => {
-    const out = writer();
-    out.integer(value);
-    expect(out.take().toString()).toBe(String(value));
-  });
+  it.each([0, 7, -7, 10, 698983191, -2147483648, Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER, 1.5, 1e21, -0.25])(
+    'writes the number %d as String() does',
+    (value) => {
+      const out = writer();
+      out.integer(value);
+      expect(out.take().toString()).toBe(String(value));
+    },
+  );
 
   it('writes ASCII text in one copy, and counts what it has written since take()', () => {
     const out = writer();

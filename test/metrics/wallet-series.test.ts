@@ -7,7 +7,10 @@ import type { ServedWalletState, WalletRecord } from '../../src/snapshot/types.j
 import { ADDR, record, walletState, walletsSnapshot, watched } from '../helpers/wallets.js';
 
 const text = (chunks: readonly Buffer[]) => Buffer.concat(chunks).toString('utf8');
-const samples = (chunks: readonly Buffer[]) => text(chunks).split('\n').filter((l) => l !== '' && !l.startsWith('#'));
+const samples = (chunks: readonly Buffer[]) =>
+  text(chunks)
+    .split('\n')
+    .filter((l) => l !== '' && !l.startsWith('#'));
 
 describe('wallet snapshot → metrics', () => {
   it.each([
@@ -26,7 +29,7 @@ describe('wallet snapshot → metrics', () => {
     expect(out.take().toString()).toBe(tons);
   });
 
-  it('exports every wallet series with the entry\'s labels', () => {
+  it("exports every wallet series with the entry's labels", () => {
     const a = watched(ADDR.a, { name: 'hot-1', labels: { team: 'payments', env: 'prod' }, minBalanceTons: 100 });
     const rendered = renderWalletSeries({
       wallets: walletsSnapshot([record(ADDR.a, walletState(ADDR.a, { extra_currencies: { '100': '42' } }))]),
@@ -60,18 +63,27 @@ describe('wallet snapshot → metrics', () => {
 
   it('leaves out seqno and wallet fields for uninit accounts', () => {
     const state = walletState(ADDR.b, { status: 'uninit', is_wallet: false, seqno: null, wallet_type: null, wallet_id: null, code_hash: null });
-    const rendered = renderWalletSeries({ wallets: walletsSnapshot([record(ADDR.b, state)]), watchlist: [watched(ADDR.b)], now: 1_000_000, maxAgeSeconds: 300, testnet: true });
+    const rendered = renderWalletSeries({
+      wallets: walletsSnapshot([record(ADDR.b, state)]),
+      watchlist: [watched(ADDR.b)],
+      now: 1_000_000,
+      maxAgeSeconds: 300,
+      testnet: true,
+    });
     expect(text(rendered)).not.toContain('ton_wallet_seqno');
     expect(text(rendered)).toContain('status="uninit"');
     // Uninit: non-bounceable, testnet flag from config.
     expect(text(rendered)).toMatch(/user_friendly="0Q[^"]+",wallet_type="",wallet_id=""/);
   });
 
-  it('finds every wallet\'s record when the snapshot is not in watchlist order', () => {
+  it("finds every wallet's record when the snapshot is not in watchlist order", () => {
     const a = watched(ADDR.a);
     const b = watched(ADDR.b);
     const c = watched(ADDR.c);
-    const snapshot = walletsSnapshot([record(ADDR.c, walletState(ADDR.c, { balance: '3000000000' })), record(ADDR.a, walletState(ADDR.a, { balance: '1000000000' }))]);
+    const snapshot = walletsSnapshot([
+      record(ADDR.c, walletState(ADDR.c, { balance: '3000000000' })),
+      record(ADDR.a, walletState(ADDR.a, { balance: '1000000000' })),
+    ]);
     const rendered = samples(renderWalletSeries({ wallets: snapshot, watchlist: [a, b, c], now: 1_000_000, maxAgeSeconds: 300, testnet: false }));
     expect(rendered.filter((l) => l.startsWith('ton_wallet_balance_tons'))).toEqual([
       `ton_wallet_balance_tons{address="${ADDR.a}",name="${a.name}"} 1`,
@@ -90,7 +102,10 @@ describe('wallet snapshot → metrics', () => {
 
     // Added
     watchlist = [watched(ADDR.a), watched(ADDR.b)];
-    snapshot = { queueSizes: null, wallets: walletsSnapshot([record(ADDR.a, walletState(ADDR.a)), record(ADDR.b, walletState(ADDR.b, { balance: '2000000000' }))]) };
+    snapshot = {
+      queueSizes: null,
+      wallets: walletsSnapshot([record(ADDR.a, walletState(ADDR.a)), record(ADDR.b, walletState(ADDR.b, { balance: '2000000000' }))]),
+    };
     expect(r(1_001_000)).toContain(`ton_wallet_balance_tons{address="${ADDR.b}",name="0:1111"} 2`);
     // Changed
     snapshot = { queueSizes: null, wallets: walletsSnapshot([record(ADDR.a, walletState(ADDR.a, { balance: '1' })), record(ADDR.b, walletState(ADDR.b))]) };
@@ -111,7 +126,11 @@ describe('wallet snapshot → metrics', () => {
     const watchlist = Array.from({ length: 2500 }, (_, i) => {
       const raw = `0:${i.toString(16).toUpperCase().padStart(64, '0')}`;
       // Names and labels plain, escaped, and (in the middle block) not ASCII.
-      return watched(raw, { name: i > 1000 && i < 1010 ? `кошелёк ${i}` : `w${i}`, minBalanceTons: i % 3 === 0 ? i : undefined, labels: i % 5 === 0 ? { team: `t"${i % 2}`, zone: 'eu' } : {} });
+      return watched(raw, {
+        name: i > 1000 && i < 1010 ? `кошелёк ${i}` : `w${i}`,
+        minBalanceTons: i % 3 === 0 ? i : undefined,
+        labels: i % 5 === 0 ? { team: `t"${i % 2}`, zone: 'eu' } : {},
+      });
     });
     const changes: ((state: ServedWalletState) => Partial<ServedWalletState>)[] = [
       (s) => ({ balance: String(BigInt(s.balance ?? '0') + 1n) }),
@@ -138,7 +157,11 @@ describe('wallet snapshot → metrics', () => {
         const roll = random.next();
         if (roll < 0.05) next.delete(w.raw);
         else if (roll < 0.1) next.set(w.raw, record(w.raw, null));
-        else if (roll < 0.15) next.set(w.raw, { ...(before ?? record(w.raw, walletState(w.raw))), addressBook: pick([{ user_friendly: 'UQx', domain: null }, { user_friendly: 'EQy', domain: null }, null]) });
+        else if (roll < 0.15)
+          next.set(w.raw, {
+            ...(before ?? record(w.raw, walletState(w.raw))),
+            addressBook: pick([{ user_friendly: 'UQx', domain: null }, { user_friendly: 'EQy', domain: null }, null]),
+          });
         else if (roll < 0.2) next.set(w.raw, record(w.raw, before?.state ?? walletState(w.raw), pick([1_000_000, 600_000])));
         else {
           const state = before?.state ?? walletState(w.raw);

@@ -14,11 +14,20 @@ describe('matching a walletStates answer to the addresses asked', () => {
   it('matches by address whatever the order, and reports the accounts left out', () => {
     const { found, missing } = matchWalletAnswer(
       [ADDR.a, ADDR.b, ADDR.c],
-      answer({ wallets: [upstreamState(ADDR.c, { balance: '3' }), upstreamState(ADDR.a, { balance: '1' })], address_book: { [ADDR.a]: { user_friendly: 'UQa', domain: null } } }),
+      answer({
+        wallets: [upstreamState(ADDR.c, { balance: '3' }), upstreamState(ADDR.a, { balance: '1' })],
+        address_book: { [ADDR.a]: { user_friendly: 'UQa', domain: null } },
+      }),
       META,
     );
     expect([...found.keys()]).toEqual([ADDR.a, ADDR.c]);
-    expect(found.get(ADDR.a)).toMatchObject({ raw: ADDR.a, state: { address: ADDR.a, balance: '1' }, addressBook: { user_friendly: 'UQa', domain: null }, fetchedAt: 5_000, upstream: 'sim' });
+    expect(found.get(ADDR.a)).toMatchObject({
+      raw: ADDR.a,
+      state: { address: ADDR.a, balance: '1' },
+      addressBook: { user_friendly: 'UQa', domain: null },
+      fetchedAt: 5_000,
+      upstream: 'sim',
+    });
     expect(found.get(ADDR.c)?.addressBook).toBeNull();
     expect(missing).toEqual([ADDR.b]);
   });
@@ -29,23 +38,49 @@ describe('matching a walletStates answer to the addresses asked', () => {
   ])('finds an account the upstream printed in %s form, and serves it under the raw key', (_, printed) => {
     const { found, missing } = matchWalletAnswer(
       [ADDR.b, ADDR.a],
-      answer({ wallets: [upstreamState(ADDR.b), upstreamState(printed, { balance: '7' })], address_book: { [printed]: { user_friendly: 'UQa', domain: 'a.ton' } }, metadata: { [printed]: { is_indexed: true } } }),
+      answer({
+        wallets: [upstreamState(ADDR.b), upstreamState(printed, { balance: '7' })],
+        address_book: { [printed]: { user_friendly: 'UQa', domain: 'a.ton' } },
+        metadata: { [printed]: { is_indexed: true } },
+      }),
       META,
     );
     expect(missing).toEqual([]);
-    expect(found.get(ADDR.a)).toMatchObject({ state: { address: ADDR.a, balance: '7' }, addressBook: { user_friendly: 'UQa', domain: 'a.ton' }, metadata: { is_indexed: true } });
+    expect(found.get(ADDR.a)).toMatchObject({
+      state: { address: ADDR.a, balance: '7' },
+      addressBook: { user_friendly: 'UQa', domain: 'a.ton' },
+      metadata: { is_indexed: true },
+    });
     // The served state keeps the seed's field order with the address rewritten in place.
     expect(Object.keys(found.get(ADDR.a)?.state ?? {})[0]).toBe('address');
   });
 
   it('finds a non-canonical form even when the same address is asked twice', () => {
-    const { found, missing } = matchWalletAnswer([ADDR.b, ADDR.b, ADDR.a], answer({ wallets: [upstreamState(ADDR.b), upstreamState(ADDR.a.toLowerCase())] }), META);
+    const { found, missing } = matchWalletAnswer(
+      [ADDR.b, ADDR.b, ADDR.a],
+      answer({ wallets: [upstreamState(ADDR.b), upstreamState(ADDR.a.toLowerCase())] }),
+      META,
+    );
     expect(missing).toEqual([]);
     expect([...found.keys()].sort()).toEqual([ADDR.a, ADDR.b].sort());
   });
 
   it('keeps the previous state object when nothing changed, and takes the new one otherwise', () => {
-    const before = record(ADDR.a, walletState(ADDR.a, { balance: '1500000000', code_hash: null, extra_currencies: {}, is_signature_allowed: null, is_wallet: null, last_transaction_hash: null, last_transaction_lt: null, seqno: null, wallet_id: null, wallet_type: null }));
+    const before = record(
+      ADDR.a,
+      walletState(ADDR.a, {
+        balance: '1500000000',
+        code_hash: null,
+        extra_currencies: {},
+        is_signature_allowed: null,
+        is_wallet: null,
+        last_transaction_hash: null,
+        last_transaction_lt: null,
+        seqno: null,
+        wallet_id: null,
+        wallet_type: null,
+      }),
+    );
     const previous = new Map<string, WalletRecord>([[ADDR.a, before]]);
     const same = matchWalletAnswer([ADDR.a], answer({ wallets: [upstreamState(ADDR.a)] }), META, previous);
     expect(same.found.get(ADDR.a)?.state).toBe(before.state);
@@ -57,7 +92,9 @@ describe('matching a walletStates answer to the addresses asked', () => {
   it('keeps the previous address book entry when the new one says the same', () => {
     const entry = { user_friendly: 'UQa', domain: null, interfaces: ['wallet_v4r2'] };
     const previous = new Map<string, WalletRecord>([[ADDR.a, record(ADDR.a, walletState(ADDR.a), 1_000, { addressBook: entry })]]);
-    const match = (book: Record<string, unknown>) => matchWalletAnswer([ADDR.a], answer({ wallets: [upstreamState(ADDR.a)], address_book: { [ADDR.a]: book } }), META, previous).found.get(ADDR.a)?.addressBook;
+    const match = (book: Record<string, unknown>) =>
+      matchWalletAnswer([ADDR.a], answer({ wallets: [upstreamState(ADDR.a)], address_book: { [ADDR.a]: book } }), META, previous).found.get(ADDR.a)
+        ?.addressBook;
     expect(match({ user_friendly: 'UQa', domain: null, interfaces: ['wallet_v4r2'] })).toBe(entry);
     for (const changed of [
       { user_friendly: 'UQb', domain: null, interfaces: ['wallet_v4r2'] },
@@ -73,10 +110,10 @@ describe('matching a walletStates answer to the addresses asked', () => {
   });
 });
 
-describe('assembling the cycle\'s snapshot', () => {
+describe("assembling the cycle's snapshot", () => {
   const r = (raw: string, fetchedAt = 5_000) => record(raw, walletState(raw), fetchedAt);
 
-  it('reuses the cycle\'s map when every wallet answered in watchlist order', () => {
+  it("reuses the cycle's map when every wallet answered in watchlist order", () => {
     const found = new Map([ADDR.a, ADDR.b].map((raw) => [raw, r(raw)]));
     expect(assembleWalletsSnapshot([{ raw: ADDR.a }, { raw: ADDR.b }], found, undefined, 9).wallets).toBe(found);
   });

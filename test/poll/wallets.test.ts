@@ -78,7 +78,12 @@ describe('wallet poller against the simulator', () => {
     expect(outcome).toEqual({ ok: true, fetched: 3000, unknown: 0, failed: 0 });
     // Three 1000-batches refused together shrink the size once, not three times.
     expect(t.batchSize.get()).toBe(62);
-    expect(t.log.lines().filter((l) => l['msg'] === 'upstream refused the URL length; walletBatchSize shrunk and remembered').map((l) => l['to'])).toEqual([500, 250, 125, 62]);
+    expect(
+      t.log
+        .lines()
+        .filter((l) => l['msg'] === 'upstream refused the URL length; walletBatchSize shrunk and remembered')
+        .map((l) => l['to']),
+    ).toEqual([500, 250, 125, 62]);
     const wallets = t.snapshot()?.wallets;
     expect([...(wallets?.keys() ?? [])]).toEqual(watchlist.map((w) => w.raw));
     for (const account of t.sim.wallets.accounts()) {
@@ -145,15 +150,31 @@ describe('wallet poller concurrency', () => {
         most = Math.max(most, inFlight);
         await new Promise((r) => setTimeout(r, 20));
         inFlight -= 1;
-        return { ok: true as const, value: { upstream: 'fake', fetchedAt: 1, value: walletStatesResponseSchema.parse({ wallets: batch.map((address) => ({ address, status: 'active' })) }) } };
+        return {
+          ok: true as const,
+          value: {
+            upstream: 'fake',
+            fetchedAt: 1,
+            value: walletStatesResponseSchema.parse({ wallets: batch.map((address) => ({ address, status: 'active' })) }),
+          },
+        };
       },
     };
     let published: WalletsSnapshot | null = null;
-    const outcome = await pollWallets({ client, logger: log.logger, now: () => Date.now(), watchlist: addresses.map((a) => watch(a)), batchSize: createBatchSize(5), concurrency: 3, previous: () => null, publish: (s) => (published = s) });
+    const outcome = await pollWallets({
+      client,
+      logger: log.logger,
+      now: () => Date.now(),
+      watchlist: addresses.map((a) => watch(a)),
+      batchSize: createBatchSize(5),
+      concurrency: 3,
+      previous: () => null,
+      publish: (s) => (published = s),
+    });
     expect(outcome).toEqual({ ok: true, fetched: 40, unknown: 0, failed: 0 });
     expect(most).toBe(3);
     // Answers came back out of order; the snapshot is in watchlist order all the same.
-    expect([...(published as WalletsSnapshot | null)?.wallets.keys() ?? []]).toEqual(addresses);
+    expect([...((published as WalletsSnapshot | null)?.wallets.keys() ?? [])]).toEqual(addresses);
   });
 });
 
@@ -169,7 +190,11 @@ describe('wallet poller progress', () => {
         clock += 4_000;
         return Promise.resolve({
           ok: true as const,
-          value: { upstream: 'fake', fetchedAt: clock, value: walletStatesResponseSchema.parse({ wallets: batch.map((address) => ({ address, status: 'active', balance: '1' })) }) },
+          value: {
+            upstream: 'fake',
+            fetchedAt: clock,
+            value: walletStatesResponseSchema.parse({ wallets: batch.map((address) => ({ address, status: 'active', balance: '1' })) }),
+          },
         });
       },
     };

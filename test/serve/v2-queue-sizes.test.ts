@@ -30,7 +30,14 @@ describe('GET /api/v2/getOutMsgQueueSizes', () => {
       expect(entry.id.shard).toMatch(/^-?\d+$/);
       expect(Number.isInteger(entry.size)).toBe(true);
     }
-    expect(body.result.shards[0].id).toEqual({ '@type': 'chain.blockIdExt', workchain: -1, shard: '-9223372036854775808', seqno: 51149550, root_hash: 'aa5DrbypWLx+3hICy5IOusAsMB8LA+JY41tjUtlYVhQ=', file_hash: 'aa5DrbypWLx+3hICy5IOusAsMB8LA+JY41tjUtlYVhQ=' });
+    expect(body.result.shards[0].id).toEqual({
+      '@type': 'chain.blockIdExt',
+      workchain: -1,
+      shard: '-9223372036854775808',
+      seqno: 51149550,
+      root_hash: 'aa5DrbypWLx+3hICy5IOusAsMB8LA+JY41tjUtlYVhQ=',
+      file_hash: 'aa5DrbypWLx+3hICy5IOusAsMB8LA+JY41tjUtlYVhQ=',
+    });
   });
 
   it('sends the caching headers', () => {

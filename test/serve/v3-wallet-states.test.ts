@@ -9,22 +9,46 @@ import { ADDR, record, walletState, walletsSnapshot } from '../helpers/wallets.j
 const NOW = 1_000_000 + 2_500;
 const serveWalletStates = (...args: Parameters<ReturnType<typeof createWalletStatesHandler>['serve']>) => createWalletStatesHandler().serve(...args);
 const raws = (n: number) => Array.from({ length: n }, (_, i) => `0:${(i + 1).toString(16).toUpperCase().padStart(64, '0')}`);
-const base = (watched: string[], query: string): WalletStatesRequest => ({ method: 'GET', query, now: NOW, maxAgeSeconds: 300, nextPollDueAt: 1_000_000 + 30_000, testnet: false, watched: new Set(watched) });
+const base = (watched: string[], query: string): WalletStatesRequest => ({
+  method: 'GET',
+  query,
+  now: NOW,
+  maxAgeSeconds: 300,
+  nextPollDueAt: 1_000_000 + 30_000,
+  testnet: false,
+  watched: new Set(watched),
+});
 const body = (r: ServedResponse) => JSON.parse(bodyText(r));
 const q = (...addresses: string[]) => addresses.map((a) => `address=${encodeURIComponent(a)}`).join('&');
 
-const SEED_FIELDS = ['address', 'balance', 'code_hash', 'extra_currencies', 'is_signature_allowed', 'is_wallet', 'last_transaction_hash', 'last_transaction_lt', 'seqno', 'status', 'wallet_id', 'wallet_type'];
+const SEED_FIELDS = [
+  'address',
+  'balance',
+  'code_hash',
+  'extra_currencies',
+  'is_signature_allowed',
+  'is_wallet',
+  'last_transaction_hash',
+  'last_transaction_lt',
+  'seqno',
+  'status',
+  'wallet_id',
+  'wallet_type',
+];
 
 describe('GET /api/v3/walletStates', () => {
   const uninit = walletState(ADDR.b, { status: 'uninit', is_wallet: false, seqno: null, wallet_type: null, wallet_id: null, code_hash: null });
   const snapshot = walletsSnapshot([
-    record(ADDR.a, walletState(ADDR.a), 1_000_000, { addressBook: { user_friendly: 'UQApAj3rEnJJSxEjEHVKrH3QZgto_MQMOmk8l72azaXlYwEE', domain: null, interfaces: ['wallet_v4r2'] }, metadata: { is_indexed: true } }),
+    record(ADDR.a, walletState(ADDR.a), 1_000_000, {
+      addressBook: { user_friendly: 'UQApAj3rEnJJSxEjEHVKrH3QZgto_MQMOmk8l72azaXlYwEE', domain: null, interfaces: ['wallet_v4r2'] },
+      metadata: { is_indexed: true },
+    }),
     record(ADDR.b, uninit),
     record(ADDR.c, null),
   ]);
   const watched = [ADDR.a, ADDR.b, ADDR.c];
 
-  it('answers one address in the seed format, with the seed\'s twelve fields', () => {
+  it("answers one address in the seed format, with the seed's twelve fields", () => {
     const response = serveWalletStates(snapshot, base(watched, q('EQApAj3rEnJJSxEjEHVKrH3QZgto_MQMOmk8l72azaXlY1zB')));
     expect(response.status).toBe(200);
     const json = body(response);
@@ -32,9 +56,16 @@ describe('GET /api/v3/walletStates', () => {
     expect(json.wallets).toHaveLength(1);
     expect(Object.keys(json.wallets[0])).toEqual(SEED_FIELDS);
     expect(json.wallets[0]).toMatchObject({ address: ADDR.a, balance: '1500000000', last_transaction_lt: '50000000857100', seqno: 7 });
-    expect(json.address_book).toEqual({ [ADDR.a]: { user_friendly: 'UQApAj3rEnJJSxEjEHVKrH3QZgto_MQMOmk8l72azaXlYwEE', domain: null, interfaces: ['wallet_v4r2'] } });
+    expect(json.address_book).toEqual({
+      [ADDR.a]: { user_friendly: 'UQApAj3rEnJJSxEjEHVKrH3QZgto_MQMOmk8l72azaXlYwEE', domain: null, interfaces: ['wallet_v4r2'] },
+    });
     expect(json.metadata).toEqual({ [ADDR.a]: { is_indexed: true } });
-    expect(response.headers).toMatchObject({ 'content-type': 'application/json; charset=utf-8', age: '2', 'cache-control': 'max-age=28', 'last-modified': new Date(1_000_000).toUTCString() });
+    expect(response.headers).toMatchObject({
+      'content-type': 'application/json; charset=utf-8',
+      age: '2',
+      'cache-control': 'max-age=28',
+      'last-modified': new Date(1_000_000).toUTCString(),
+    });
   });
 
   it('fills left-out fields with null (extra_currencies {}) and computes the address book when the upstream gave none', () => {

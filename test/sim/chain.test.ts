@@ -63,7 +63,7 @@ describe('simulated chain', () => {
     expect(earlyMax).toBeLessThan(EXT_MSG_QUEUE_SIZE_LIMIT);
   });
 
-  it('stall freezes one shard\'s seqno while the others advance', () => {
+  it("stall freezes one shard's seqno while the others advance", () => {
     const history = run('stall', 10);
     const first = history[0]!;
     const last = history[9]!;

@@ -28,7 +28,7 @@ describe('simulator HTTP face', () => {
     expect(kinds.length).toBeGreaterThanOrEqual(6);
   }, 30_000);
 
-  it('answers over its rps with toncenter\'s 429 bodies, in both forms', async () => {
+  it("answers over its rps with toncenter's 429 bodies, in both forms", async () => {
     running = await startSim({ rps: 2 });
     const bodies = [];
     for (let i = 0; i < 10; i += 1) bodies.push(await get('/api/v2/getOutMsgQueueSizes'));
@@ -46,7 +46,8 @@ describe('simulator HTTP face', () => {
     running = await startSim({ style });
     expect((await get('/api/v2/getOutMsgQueueSizes')).status).toBe(plural);
     expect((await get('/api/v2/getOutMsgQueueSize')).status).toBe(singular);
-    if (style === 'cpp') expect(JSON.parse((await get('/api/v2/getOutMsgQueueSizes')).text)).toEqual({ ok: false, error: 'Not Found', code: 404, '@extra': '_' });
+    if (style === 'cpp')
+      expect(JSON.parse((await get('/api/v2/getOutMsgQueueSizes')).text)).toEqual({ ok: false, error: 'Not Found', code: 404, '@extra': '_' });
   });
 
   it('walletStates: 422 without an address, and accounts it does not know left out', async () => {

@@ -58,11 +58,36 @@ const FILE = {
         fetchedAt: 1794999990000,
         upstream: 'backup',
       },
-      { raw: '0:4444444444444444444444444444444444444444444444444444444444444444', state: null, addressBook: null, fetchedAt: 1794999990000, upstream: 'toncenter' },
+      {
+        raw: '0:4444444444444444444444444444444444444444444444444444444444444444',
+        state: null,
+        addressBook: null,
+        fetchedAt: 1794999990000,
+        upstream: 'toncenter',
+      },
     ],
   },
 };
-const ODD_VALUES: unknown[] = [DELETE, undefined, null, '', '12', 0, -1, 1.5, 2 ** 53, 2 ** 53 - 1, true, false, [], ['1'], {}, { 1: '2' }, { 1: 2 }, { a: null }];
+const ODD_VALUES: unknown[] = [
+  DELETE,
+  undefined,
+  null,
+  '',
+  '12',
+  0,
+  -1,
+  1.5,
+  2 ** 53,
+  2 ** 53 - 1,
+  true,
+  false,
+  [],
+  ['1'],
+  {},
+  { 1: '2' },
+  { 1: 2 },
+  { a: null },
+];
 type Json = Record<string, unknown>;
 
 /** The same object with `key` moved to the end. */

@@ -30,9 +30,7 @@ describe('snapshot persistence', () => {
       queueSizes: queueSnapshot(),
       wallets: {
         fetchedAt: 5,
-        wallets: new Map([
-          ['0:AB', { raw: '0:AB', state: null, addressBook: null, metadata: undefined, fetchedAt: 5, upstream: 'x' }],
-        ]),
+        wallets: new Map([['0:AB', { raw: '0:AB', state: null, addressBook: null, metadata: undefined, fetchedAt: 5, upstream: 'x' }]]),
       },
     };
     await p.save(snapshot);
@@ -46,7 +44,14 @@ describe('snapshot persistence', () => {
     const { p, file } = persister();
     const records = Array.from({ length: count }, (_, i) => {
       const raw = `0:${i.toString(16).toUpperCase().padStart(64, '0')}`;
-      return { raw, state: walletState(raw, { seqno: i }), addressBook: { user_friendly: `UQ${i}`, domain: null, interfaces: ['wallet_v4r2'] }, metadata: i % 2 ? { is_indexed: true } : undefined, fetchedAt: 5 + i, upstream: 'x' };
+      return {
+        raw,
+        state: walletState(raw, { seqno: i }),
+        addressBook: { user_friendly: `UQ${i}`, domain: null, interfaces: ['wallet_v4r2'] },
+        metadata: i % 2 ? { is_indexed: true } : undefined,
+        fetchedAt: 5 + i,
+        upstream: 'x',
+      };
     });
     await p.save({ queueSizes: null, wallets: { fetchedAt: 9, wallets: new Map(records.map((r) => [r.raw, r])) } });
     expect(() => JSON.parse(readFileSync(walletsFileOf(file), 'utf8')) as unknown).not.toThrow();
@@ -57,7 +62,10 @@ describe('snapshot persistence', () => {
 
   it('rewrites only the part that changed', async () => {
     const { p, file } = persister();
-    const wallets = { fetchedAt: 5, wallets: new Map([['0:AB', { raw: '0:AB', state: null, addressBook: null, metadata: undefined, fetchedAt: 5, upstream: 'x' }]]) };
+    const wallets = {
+      fetchedAt: 5,
+      wallets: new Map([['0:AB', { raw: '0:AB', state: null, addressBook: null, metadata: undefined, fetchedAt: 5, upstream: 'x' }]]),
+    };
     await p.save({ queueSizes: queueSnapshot({ fetchedAt: 1 }), wallets });
     const before = await stat(walletsFileOf(file));
     const queueBefore = await stat(file);

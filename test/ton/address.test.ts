@@ -23,7 +23,10 @@ describe('parseAddress', () => {
     const address = Address.parseRaw('0:FB7F4C2C94C7A9FA4E15F1C3C0F1D2C6A19B3E5DC29A6F5E2E8D9F0C1B2A3948');
     const withPlus = address.toString({ urlSafe: false, bounceable: true });
     expect(withPlus).toContain('+');
-    expect(parseAddress(withPlus.replaceAll('+', ' '))).toMatchObject({ ok: true, value: { raw: '0:FB7F4C2C94C7A9FA4E15F1C3C0F1D2C6A19B3E5DC29A6F5E2E8D9F0C1B2A3948' } });
+    expect(parseAddress(withPlus.replaceAll('+', ' '))).toMatchObject({
+      ok: true,
+      value: { raw: '0:FB7F4C2C94C7A9FA4E15F1C3C0F1D2C6A19B3E5DC29A6F5E2E8D9F0C1B2A3948' },
+    });
   });
 
   it('handles the masterchain', () => {

@@ -1,5 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { parentShard, parseSignedShard, shardDepth, siblingShard, signedShardToHex, splitShard, unsignedShardToHex, unsignedShardToSigned, WHOLE_WORKCHAIN_SHARD } from '../../src/ton/shard.js';
+import {
+  parentShard,
+  parseSignedShard,
+  shardDepth,
+  siblingShard,
+  signedShardToHex,
+  splitShard,
+  unsignedShardToHex,
+  unsignedShardToSigned,
+  WHOLE_WORKCHAIN_SHARD,
+} from '../../src/ton/shard.js';
 
 describe('shard ids', () => {
   it.each([

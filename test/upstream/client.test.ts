@@ -114,7 +114,27 @@ describe('upstream client against the simulator', () => {
 });
 
 describe('upstream client with a MockAgent', () => {
-  const body = JSON.stringify({ ok: true, result: { '@type': 'blocks.outMsgQueueSizes', shards: [{ '@type': 'blocks.outMsgQueueSize', id: { '@type': 'ton.blockIdExt', workchain: -1, shard: '-9223372036854775808', seqno: 1, root_hash: 'aa5DrbypWLx+3hICy5IOusAsMB8LA+JY41tjUtlYVhQ=', file_hash: 'Yd96kDamNL490591/O2unVWv9FUrkANnso8ZMwEHtqU=' }, size: 0 }], ext_msg_queue_size_limit: 8000 } });
+  const body = JSON.stringify({
+    ok: true,
+    result: {
+      '@type': 'blocks.outMsgQueueSizes',
+      shards: [
+        {
+          '@type': 'blocks.outMsgQueueSize',
+          id: {
+            '@type': 'ton.blockIdExt',
+            workchain: -1,
+            shard: '-9223372036854775808',
+            seqno: 1,
+            root_hash: 'aa5DrbypWLx+3hICy5IOusAsMB8LA+JY41tjUtlYVhQ=',
+            file_hash: 'Yd96kDamNL490591/O2unVWv9FUrkANnso8ZMwEHtqU=',
+          },
+          size: 0,
+        },
+      ],
+      ext_msg_queue_size_limit: 8000,
+    },
+  });
 
   it('sends the API key as X-API-Key and never logs it', async () => {
     const agent = new MockAgent();
@@ -139,9 +159,14 @@ describe('upstream client with a MockAgent', () => {
     const agent = new MockAgent();
     agent.disableNetConnect();
     const pool = agent.get('https://toncenter.example');
-    pool.intercept({ path: '/api/v2/getOutMsgQueueSizes' }).reply(429, { ok: false, code: 429, error: 'Ratelimit exceeded' }, { headers: { 'retry-after': '1' } });
+    pool
+      .intercept({ path: '/api/v2/getOutMsgQueueSizes' })
+      .reply(429, { ok: false, code: 429, error: 'Ratelimit exceeded' }, { headers: { 'retry-after': '1' } });
     pool.intercept({ path: '/api/v2/getOutMsgQueueSizes' }).reply(200, body);
-    const { client, requests } = clientFor([upstream('tc', 'https://toncenter.example')], { dispatcher: agent, retry: { attempts: 2, baseDelayMs: 1, maxDelayMs: 5000 } });
+    const { client, requests } = clientFor([upstream('tc', 'https://toncenter.example')], {
+      dispatcher: agent,
+      retry: { attempts: 2, baseDelayMs: 1, maxDelayMs: 5000 },
+    });
     const started = Date.now();
     const result = await client.fetchQueueSizes();
     expect(result.ok).toBe(true);

@@ -14,10 +14,48 @@ import { clone, DELETE, expectAgreement, set, shown } from '../helpers/zod-agree
 const BODY = fixture('v3-wallet-states.json') as { wallets: Record<string, unknown>[] };
 
 const ODD_VALUES: unknown[] = [
-  DELETE, null, '', '12', '007', '-1', '1.5', '1e3', ' 12', '١٢', 'abc', 0, -1, 1.5, 2 ** 53, 2 ** 53 - 1, -(2 ** 31), NaN, true, false, [], ['1'], {}, { 1: '2' }, { 1: 2 }, { 1: 'x' }, { 1: '' },
+  DELETE,
+  null,
+  '',
+  '12',
+  '007',
+  '-1',
+  '1.5',
+  '1e3',
+  ' 12',
+  '١٢',
+  'abc',
+  0,
+  -1,
+  1.5,
+  2 ** 53,
+  2 ** 53 - 1,
+  -(2 ** 31),
+  NaN,
+  true,
+  false,
+  [],
+  ['1'],
+  {},
+  { 1: '2' },
+  { 1: 2 },
+  { 1: 'x' },
+  { 1: '' },
 ];
 const WALLET_FIELDS = [
-  'address', 'balance', 'code_hash', 'extra_currencies', 'is_signature_allowed', 'is_wallet', 'last_transaction_hash', 'last_transaction_lt', 'seqno', 'status', 'wallet_id', 'wallet_type', 'unknown_extra',
+  'address',
+  'balance',
+  'code_hash',
+  'extra_currencies',
+  'is_signature_allowed',
+  'is_wallet',
+  'last_transaction_hash',
+  'last_transaction_lt',
+  'seqno',
+  'status',
+  'wallet_id',
+  'wallet_type',
+  'unknown_extra',
 ];
 
 function* mutations(): Generator<[string, unknown]> {
@@ -39,8 +77,20 @@ function* mutations(): Generator<[string, unknown]> {
   const envelope: Record<string, unknown[]> = {
     wallets: [DELETE, null, {}, 'x', [], [[]]],
     address_book: [
-      DELETE, null, [], 'x', {}, { a: null }, { a: 1 }, { a: [] }, { a: { user_friendly: 1 } }, { a: { domain: 'd.ton' } }, { a: { user_friendly: null } }, { a: { user_friendly: 'UQ', domain: null, more: [1] } },
-      { constructor: { user_friendly: 'x', domain: null } }, JSON.parse('{"__proto__": {"user_friendly": "x", "domain": null}}'),
+      DELETE,
+      null,
+      [],
+      'x',
+      {},
+      { a: null },
+      { a: 1 },
+      { a: [] },
+      { a: { user_friendly: 1 } },
+      { a: { domain: 'd.ton' } },
+      { a: { user_friendly: null } },
+      { a: { user_friendly: 'UQ', domain: null, more: [1] } },
+      { constructor: { user_friendly: 'x', domain: null } },
+      JSON.parse('{"__proto__": {"user_friendly": "x", "domain": null}}'),
     ],
     metadata: [DELETE, null, [], 'x', { a: 1 }, { a: null }, { constructor: 'x' }, { constructor: {} }, JSON.parse('{"__proto__": {}}')],
   };
@@ -55,7 +105,7 @@ function* mutations(): Generator<[string, unknown]> {
 }
 
 describe('walletStates decoder', () => {
-  it('decodes toncenter\'s answer on its fast path, exactly as the zod schema does, field order included', () => {
+  it("decodes toncenter's answer on its fast path, exactly as the zod schema does, field order included", () => {
     const quick = decodeWalletStatesQuickly(clone(BODY));
     const reference = walletStatesResponseSchema.parse(clone(BODY));
     expect(quick).not.toBeNull();
