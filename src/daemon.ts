@@ -1,19 +1,21 @@
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import type { Dispatcher } from 'undici';
-import type { Config } from './config/load.js';
-import { createMetricsExposition, type MetricsExposition } from './metrics/exposition.js';
-import { createSelfMetrics, type SelfMetrics } from './metrics/registry.js';
+import { redactUrl } from './config/redact.js';
+import type { Config } from './domain/config.js';
+import type { QueryName } from './domain/queries.js';
+import { createMetricsExposition } from './metrics/exposition.js';
+import { createSelfMetrics } from './metrics/registry.js';
 import { createWalletSeriesRenderer } from './metrics/wallet-series.js';
 import { pollQueueSizes } from './poll/queue-sizes.js';
-import { createBatchSize, pollWallets, walletConcurrency, type BatchSize } from './poll/wallets.js';
 import { createScheduler, type ScheduledJob, type Scheduler } from './poll/scheduler.js';
-import { createPollStatus, type PollStatus } from './poll/status.js';
-import { createRoutes } from './serve/routes.js';
+import { createPollStatus } from './poll/status.js';
+import { createBatchSize, pollWallets, walletConcurrency, type BatchSize } from './poll/wallets.js';
+import { createRoutes, type ServeSettings } from './serve/routes.js';
 import { closeServer, createHttpServer, listen } from './serve/server.js';
 import { createSnapshotPersister, type SnapshotPersister } from './snapshot/persist.js';
-import { ageSeconds, createSnapshotStore, isFresh, type SnapshotStore } from './snapshot/store.js';
-import { createUpstreamClient, type QueryName } from './upstream/client.js';
+import { ageSeconds, isFresh } from './snapshot/freshness.js';
+import { createSnapshotStore } from './snapshot/store.js';
+import { createUpstreamClient } from './upstream/client.js';
 
 export interface DaemonDeps {
   readonly config: Config;
@@ -22,10 +24,6 @@ export interface DaemonDeps {
   readonly now: () => number;
   readonly version: string;
   readonly nodeVersion: string;
-  /** Tests and the demo pass their own undici dispatcher. */
-  readonly dispatcher?: Dispatcher;
-  /** Register Node's process_* / nodejs_* metrics (off in tests that run several daemons). */
-  readonly defaultMetrics?: boolean;
 }
 
 export interface Daemon {
@@ -37,59 +35,67 @@ export interface Daemon {
   reloadRefused(): void;
   /** Stops schedules, aborts in-flight requests, persists, drains the server. Idempotent. */
   stop(): Promise<void>;
-  readonly store: SnapshotStore;
-  readonly metrics: MetricsExposition;
+  /** The config in force. */
   readonly config: () => Config;
 }
 
 /** How long in-flight served requests get to finish at shutdown. */
 const DRAIN_MS = 3_000;
 
+/**
+ * Everything that follows from one configuration. applyConfig builds the next one and
+ * replaces it whole; closures read it only through `current`, never a part of it kept aside.
+ */
+interface Generation {
+  readonly config: Config;
+  readonly serve: ServeSettings;
+  readonly persister: SnapshotPersister;
+  /** Kept across reloads (a 414-shrunk size is remembered) unless walletBatchSize itself changes. */
+  readonly batchSize: BatchSize;
+  /** Built with the generation, started by start() (or by applyConfig once running). */
+  readonly scheduler: Scheduler;
+}
+
+/**
+ * The daemon: snapshot store, pollers, metrics and the HTTP server, wired together. Long-
+ * lived parts (store, poll status, metrics, server) are built once; what follows from the
+ * configuration is a Generation.
+ */
 export function createDaemon(deps: DaemonDeps): Daemon {
   const { logger, now } = deps;
-  let config = deps.config;
   const store = createSnapshotStore();
-  const status: PollStatus = createPollStatus();
-  let persister: SnapshotPersister = createSnapshotPersister({ file: config.snapshot.file, logger: logger.child({ module: 'snapshot' }), now });
-  let scheduler: Scheduler | null = null;
-  let stopping: Promise<void> | null = null;
-  /** Survives reloads (a 414-shrunk size is remembered) unless walletBatchSize itself changes. */
-  let batchSize: BatchSize = createBatchSize(config.walletBatchSize);
-  let watched: ReadonlySet<string> = new Set(config.watchlist.map((w) => w.raw));
-
-  const fresh = (fetchedAt: number | undefined): boolean => fetchedAt !== undefined && isFresh(fetchedAt, now(), config.snapshot.maxAgeSeconds);
+  const status = createPollStatus();
   const fetchedAtOf = (query: QueryName): number | undefined =>
     query === 'queue_sizes' ? store.current().queueSizes?.fetchedAt : store.current().wallets?.fetchedAt;
 
-  const self: SelfMetrics = createSelfMetrics({
+  const self = createSelfMetrics({
     version: deps.version,
     nodeVersion: deps.nodeVersion,
-    defaultMetrics: deps.defaultMetrics ?? true,
     health: {
       up(query) {
-        if (query === 'wallets' && config.watchlist.length === 0) return undefined;
-        return status.get(query).lastOk !== false && fresh(fetchedAtOf(query));
+        if (query === 'wallets' && current.config.watchlist.length === 0) return undefined;
+        const fetchedAt = fetchedAtOf(query);
+        return status.get(query).lastOk !== false && fetchedAt !== undefined && isFresh(fetchedAt, now(), current.config.snapshot.maxAgeSeconds);
       },
       snapshotAgeSeconds(query) {
-        const at = fetchedAtOf(query);
-        return at === undefined ? undefined : ageSeconds(at, now());
+        const fetchedAt = fetchedAtOf(query);
+        return fetchedAt === undefined ? undefined : ageSeconds(fetchedAt, now());
       },
       lastSuccessAt: (query) => status.get(query).lastSuccessAt ?? fetchedAtOf(query),
-      watchlistSize: () => config.watchlist.length,
+      watchlistSize: () => current.config.watchlist.length,
     },
   });
   const metrics = createMetricsExposition({
     self,
     snapshot: () => store.current(),
     now,
-    maxAgeSeconds: () => config.snapshot.maxAgeSeconds,
+    maxAgeSeconds: () => current.config.snapshot.maxAgeSeconds,
     wallets: createWalletSeriesRenderer({
-      watchlist: () => config.watchlist,
-      maxAgeSeconds: () => config.snapshot.maxAgeSeconds,
-      testnet: () => config.testnet,
+      watchlist: () => current.config.watchlist,
+      maxAgeSeconds: () => current.config.snapshot.maxAgeSeconds,
+      testnet: () => current.config.testnet,
     }),
   });
-
   const server = createHttpServer({
     logger: logger.child({ module: 'server' }),
     onServed: (endpoint, code) => self.servedRequest(endpoint, code),
@@ -97,26 +103,16 @@ export function createDaemon(deps: DaemonDeps): Daemon {
       version: deps.version,
       now,
       snapshot: () => store.current(),
-      config: () => config,
-      watched: () => watched,
-      nextPollDueAt: (query) => scheduler?.nextRunAt(query) ?? null,
+      settings: () => current.serve,
+      nextPollDueAt: (query) => current.scheduler.nextRunAt(query),
       metrics,
     }),
   });
+  const pollLogger = logger.child({ module: 'poll' });
 
-  function buildScheduler(current: Config): Scheduler {
-    const client = createUpstreamClient({
-      upstreams: current.upstreams,
-      retry: current.retry,
-      logger: logger.child({ module: 'upstream' }),
-      observer: self.upstream,
-      now,
-      userAgent: `tonwatch/${deps.version}`,
-      dispatcher: deps.dispatcher,
-    });
-    const pollLogger = logger.child({ module: 'poll' });
-    /** A scheduled poll: timed, its outcome recorded (unless it was cut short by a stop). */
-    const pollJob = (query: QueryName, cron: string, poll: (signal: AbortSignal) => Promise<{ ok: true } | { ok: false; error: string }>): ScheduledJob => ({
+  /** A scheduled poll: timed, its outcome recorded (unless it was cut short by a stop). */
+  function pollJob(query: QueryName, cron: string, poll: (signal: AbortSignal) => Promise<{ ok: true } | { ok: false; error: string }>): ScheduledJob {
+    return {
       name: query,
       cron,
       async run(signal) {
@@ -124,33 +120,58 @@ export function createDaemon(deps: DaemonDeps): Daemon {
         const outcome = await poll(signal);
         self.observePoll(query, (now() - started) / 1000);
         if (signal.aborted) return;
-        const before = status.get(query).lastOk;
-        if (outcome.ok) {
-          status.succeeded(query, now());
-          if (before === false) pollLogger.info({ query }, 'poll recovered');
-        } else status.failed(query, outcome.error);
+        if (!outcome.ok) {
+          status.failed(query);
+          return;
+        }
+        if (status.get(query).lastOk === false) pollLogger.info({ query }, 'poll recovered');
+        status.succeeded(query, now());
       },
+    };
+  }
+
+  function buildScheduler(config: Config, persister: SnapshotPersister, batchSize: BatchSize): Scheduler {
+    const client = createUpstreamClient({
+      upstreams: config.upstreams,
+      retry: config.retry,
+      logger: logger.child({ module: 'upstream' }),
+      observer: self.upstream,
+      now,
+      userAgent: `tonwatch/${deps.version}`,
     });
-    const persistAfter = (): void => void persister.save(store.current());
+    const persist = (): void => void persister.save(store.current());
     const jobs = [
-      pollJob('queue_sizes', current.schedule.queueSizes, (signal) =>
-        pollQueueSizes({ client, logger: pollLogger, publish: (snapshot) => (store.replaceQueueSizes(snapshot), persistAfter()) }, signal),
+      pollJob('queue_sizes', config.schedule.queueSizes, (signal) =>
+        pollQueueSizes(
+          {
+            client,
+            logger: pollLogger,
+            publish(snapshot) {
+              store.replaceQueueSizes(snapshot);
+              persist();
+            },
+          },
+          signal,
+        ),
       ),
     ];
-    if (current.watchlist.length > 0) {
+    if (config.watchlist.length > 0) {
       jobs.push(
-        pollJob('wallets', current.schedule.wallets, (signal) =>
+        pollJob('wallets', config.schedule.wallets, (signal) =>
           pollWallets(
             {
               client,
               logger: pollLogger,
               now,
-              watchlist: current.watchlist,
+              watchlist: config.watchlist,
               batchSize,
               // The primary upstream's budget: failover is the exception.
-              concurrency: walletConcurrency(current.upstreams[0]?.rps ?? 1),
+              concurrency: walletConcurrency(config.upstreams[0]?.rps ?? 1),
               previous: () => store.current().wallets,
-              publish: (snapshot) => (store.replaceWallets(snapshot), persistAfter()),
+              publish(snapshot) {
+                store.replaceWallets(snapshot);
+                persist();
+              },
             },
             signal,
           ),
@@ -160,45 +181,60 @@ export function createDaemon(deps: DaemonDeps): Daemon {
     return createScheduler(jobs, logger.child({ module: 'scheduler' }));
   }
 
+  /** The generation for `config`, keeping what it can of the previous one. */
+  function generationFor(config: Config, previous: Generation | null): Generation {
+    const persister =
+      previous !== null && previous.config.snapshot.file === config.snapshot.file
+        ? previous.persister
+        : createSnapshotPersister({ file: config.snapshot.file, logger: logger.child({ module: 'snapshot' }), now });
+    const batchSize =
+      previous !== null && previous.config.walletBatchSize === config.walletBatchSize ? previous.batchSize : createBatchSize(config.walletBatchSize);
+    const serve: ServeSettings = {
+      maxAgeSeconds: config.snapshot.maxAgeSeconds,
+      testnet: config.testnet,
+      watched: new Set(config.watchlist.map((w) => w.raw)),
+      upstreams: config.upstreams.map((u) => ({ name: u.name, url: redactUrl(u.url) })),
+    };
+    return { config, serve, persister, batchSize, scheduler: buildScheduler(config, persister, batchSize) };
+  }
+
+  let current = generationFor(deps.config, null);
+  let running = false;
+  let stopping: Promise<void> | null = null;
+
   return {
-    store,
-    metrics,
-    config: () => config,
+    config: () => current.config,
     async start() {
-      const loaded = await persister.load();
+      const loaded = await current.persister.load();
       if (loaded) {
         if (loaded.queueSizes) store.replaceQueueSizes(loaded.queueSizes);
         if (loaded.wallets) store.replaceWallets(loaded.wallets);
         logger.info(
-          { file: config.snapshot.file, queueSizesAgeSeconds: loaded.queueSizes ? ageSeconds(loaded.queueSizes.fetchedAt, now()) : null },
+          { file: current.config.snapshot.file, queueSizesAgeSeconds: loaded.queueSizes ? ageSeconds(loaded.queueSizes.fetchedAt, now()) : null },
           'loaded the persisted snapshot',
         );
       }
-      const address = await listen(server, config.listen.host, config.listen.port);
-      scheduler = buildScheduler(config);
-      scheduler.start();
+      const address = await listen(server, current.config.listen.host, current.config.listen.port);
+      running = true;
+      current.scheduler.start();
       return address;
     },
-    async applyConfig(next) {
-      if (next.listen.host !== config.listen.host || next.listen.port !== config.listen.port) {
-        logger.warn({ listen: next.listen }, 'a new listen address takes effect only after a restart');
+    async applyConfig(config) {
+      const before = current;
+      if (config.listen.host !== before.config.listen.host || config.listen.port !== before.config.listen.port) {
+        logger.warn({ listen: config.listen }, 'a new listen address takes effect only after a restart');
       }
-      if (next.snapshot.file !== config.snapshot.file) {
-        await persister.flush();
-        persister = createSnapshotPersister({ file: next.snapshot.file, logger: logger.child({ module: 'snapshot' }), now });
-        void persister.save(store.current());
+      const next = generationFor(config, before);
+      logger.level = config.log.level;
+      await before.scheduler.stop();
+      if (next.persister !== before.persister) {
+        await before.persister.flush();
+        void next.persister.save(store.current());
       }
-      logger.level = next.log.level;
-      if (next.walletBatchSize !== config.walletBatchSize) batchSize = createBatchSize(next.walletBatchSize);
-      watched = new Set(next.watchlist.map((w) => w.raw));
-      config = next;
-      if (scheduler && !stopping) {
-        await scheduler.stop();
-        scheduler = buildScheduler(next);
-        scheduler.start();
-      }
+      current = next;
+      if (running && stopping === null) next.scheduler.start();
       self.configReloaded(true);
-      logger.info({ upstreams: next.upstreams.map((u) => u.name), watchlist: next.watchlist.length }, 'configuration reloaded');
+      logger.info({ upstreams: config.upstreams.map((u) => u.name), watchlist: config.watchlist.length }, 'configuration reloaded');
     },
     reloadRefused() {
       self.configReloaded(false);
@@ -206,9 +242,9 @@ export function createDaemon(deps: DaemonDeps): Daemon {
     stop() {
       stopping ??= (async () => {
         const steps: [string, () => Promise<unknown>][] = [
-          ['schedules', async () => scheduler?.stop()],
-          ['snapshot', async () => persister.save(store.current())],
-          ['server', async () => closeServer(server, DRAIN_MS)],
+          ['schedules', () => current.scheduler.stop()],
+          ['snapshot', () => current.persister.save(store.current())],
+          ['server', () => closeServer(server, DRAIN_MS)],
         ];
         for (const [name, step] of steps) {
           try {

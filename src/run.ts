@@ -1,6 +1,7 @@
 import { access, readFile } from 'node:fs/promises';
 import type { DestinationStream, Logger } from 'pino';
-import { loadConfig, resolveConfigPath, type Config, type ConfigLoadDeps } from './config/load.js';
+import { loadConfig, resolveConfigPath, type ConfigLoadDeps } from './config/load.js';
+import type { Config } from './domain/config.js';
 import { ConfigError, formatProblems } from './config/problems.js';
 import { watchFiles } from './config/watch.js';
 import { createDaemon, type Daemon } from './daemon.js';

@@ -4,18 +4,10 @@ import { stringify as toYaml } from 'yaml';
 import type { z } from 'zod';
 import { interpolateEnv } from './interpolate.js';
 import { ConfigError, type ConfigProblem } from './problems.js';
-import { configSchema, type ConfigFile } from './schema.js';
-import { buildWatchlist, parseWatchlistFile, type WatchedWallet, type WatchlistSource } from './watchlist.js';
-
-/** The effective configuration: defaults applied, paths absolute, watchlist resolved. Frozen. */
-export interface Config extends Omit<ConfigFile, 'watchlist'> {
-  /** The file this came from, or null for built-in defaults. */
-  readonly configPath: string | null;
-  /** The file's watchlist entries as written (for check-config). */
-  readonly watchlistEntries: ConfigFile['watchlist'];
-  /** Every watched wallet, inline entries and files merged, duplicates folded. */
-  readonly watchlist: readonly WatchedWallet[];
-}
+import { configSchema } from './schema.js';
+import type { Config } from '../domain/config.js';
+import { redactUrl } from './redact.js';
+import { buildWatchlist, parseWatchlistFile, type WatchlistSource } from './watchlist.js';
 
 export interface LoadedConfig {
   readonly config: Config;
@@ -108,19 +100,6 @@ export function describeConfig(config: Config): string {
     watchlist: watchlistEntries,
   };
   return `# source: ${configPath ?? '(built-in defaults)'}\n# watched wallets after merging files and duplicates: ${watchlist.length}\n${toYaml(printable)}`;
-}
-
-/** Credentials inside a URL (`https://user:pass@host`) are secrets too. */
-export function redactUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password === '' && parsed.username === '') return url;
-    if (parsed.username !== '') parsed.username = '<redacted>';
-    if (parsed.password !== '') parsed.password = '<redacted>';
-    return parsed.toString();
-  } catch {
-    return url;
-  }
 }
 
 function zodProblems(error: z.ZodError): ConfigProblem[] {

@@ -1,5 +1,7 @@
 import { validate as isValidCron } from 'node-cron';
 import { z } from 'zod';
+import type { Config, RetryPolicy, UpstreamSettings, WatchlistEntry } from '../domain/config.js';
+import { MAX_ADDRESSES_PER_REQUEST } from '../domain/wallet-state.js';
 import { parseAddress } from '../ton/address.js';
 
 /**
@@ -32,9 +34,6 @@ export const RESERVED_LABELS: ReadonlySet<string> = new Set([
   'severity',
 ]);
 
-/** Most addresses one walletStates request may carry (the seed's limit). */
-export const MAX_ADDRESSES_PER_REQUEST = 1024;
-
 const cronExpression = z.string().refine((expr) => isValidCron(expr), { message: 'not a valid cron expression (node-cron syntax, seconds field allowed)' });
 
 /** Why a label name cannot be used, or null when it can. */
@@ -64,7 +63,7 @@ const upstreamSchema = z.strictObject({
   url: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }),
   /** Sent as the X-API-Key header; never logged. Empty means none (`${KEY:-}` with KEY unset). */
   apiKey: z.string().optional(),
-  /** Request budget: requests per second (token bucket, burst = rps). */
+  /** Request budget: requests per second (token bucket; see upstream/budget.ts for the burst). */
   rps: z.number().positive().max(10_000).default(1),
   /** Per-request timeout in milliseconds. */
   timeoutMs: z.number().int().min(100).max(300_000).default(10_000),
@@ -141,5 +140,21 @@ export const configSchema = z
 
 /** The config file as parsed, defaults applied. */
 export type ConfigFile = z.output<typeof configSchema>;
-export type UpstreamConfig = ConfigFile['upstreams'][number];
-export type WatchlistEntryConfig = z.output<typeof watchlistEntrySchema>;
+
+/**
+ * The parsed file is the file part of domain/config.ts's Config: the same keys, each of a
+ * type Config accepts. A key added to one and not the other fails to compile here.
+ */
+type FilePart = Omit<Config, 'watchlist' | 'watchlistEntries' | 'watchlistFiles' | 'configPath'> & {
+  readonly watchlist: readonly WatchlistEntry[];
+  readonly watchlistFiles: readonly string[];
+};
+type SameKeys<A, B> = [Exclude<keyof A, keyof B>, Exclude<keyof B, keyof A>] extends [never, never] ? true : false;
+type Assert<T extends true> = T;
+export type ConfigFileMatchesDomain = [
+  Assert<SameKeys<ConfigFile, FilePart>>,
+  Assert<ConfigFile extends FilePart ? true : false>,
+  Assert<SameKeys<ConfigFile['upstreams'][number], Required<UpstreamSettings>>>,
+  Assert<SameKeys<ConfigFile['retry'], RetryPolicy>>,
+  Assert<SameKeys<ConfigFile['watchlist'][number], Required<WatchlistEntry>>>,
+];

@@ -1,20 +1,9 @@
 import { parseAddress, type ParsedAddress } from '../ton/address.js';
 import type { ConfigProblem } from './problems.js';
-import type { WatchlistEntryConfig } from './schema.js';
-
-/** One wallet on the watchlist, address already canonical. */
-export interface WatchedWallet {
-  /** Raw uppercase form: the key everywhere (snapshot, metrics, served responses). */
-  readonly raw: string;
-  /** The `name` label; the address as written when the entry has none. */
-  readonly name: string;
-  /** Extra labels put on every series of this wallet. */
-  readonly labels: Readonly<Record<string, string>>;
-  readonly minBalanceTons: number | undefined;
-}
+import type { WatchedWallet, WatchlistEntry } from '../domain/config.js';
 
 export interface WatchlistSource {
-  readonly entry: WatchlistEntryConfig;
+  readonly entry: WatchlistEntry;
   /** Where the entry came from, for messages: `watchlist.3` or `wallets.txt:12`. */
   readonly origin: string;
   /** The address already parsed (files), so it is not parsed twice. */

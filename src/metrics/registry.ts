@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { QueryName, UpstreamObserver } from '../upstream/client.js';
+import { QUERIES, type QueryName } from '../domain/queries.js';
+import type { UpstreamObserver } from '../domain/upstream.js';
 
 /**
  * Every metric name tonwatch exports, in one place. Chain facts (`ton_*`) are rendered
@@ -53,8 +54,6 @@ export interface SelfMetrics {
   servedRequest(endpoint: string, code: number): void;
   configReloaded(successful: boolean): void;
 }
-
-export const QUERIES: readonly QueryName[] = ['queue_sizes', 'wallets'];
 
 export function createSelfMetrics(options: { version: string; nodeVersion: string; health: HealthSource; defaultMetrics?: boolean }): SelfMetrics {
   const { health } = options;

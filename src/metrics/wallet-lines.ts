@@ -1,6 +1,6 @@
-import type { WatchedWallet } from '../config/watchlist.js';
+import type { WatchedWallet } from '../domain/config.js';
 import { addressBookEntryOf } from '../snapshot/address-book.js';
-import type { AddressBookEntry, ServedWalletState } from '../snapshot/types.js';
+import type { AddressBookEntry, ServedWalletState } from '../domain/wallet-state.js';
 import { sameCurrencies } from '../snapshot/wallet-state.js';
 import type { LineWriter } from './line-writer.js';
 import { CHAIN_METRICS, type MetricFamily } from './registry.js';

@@ -1,6 +1,7 @@
-import type { WatchedWallet } from '../config/watchlist.js';
-import { isFresh } from '../snapshot/store.js';
-import type { AddressBookEntry, Snapshot, WalletRecord, WalletsSnapshot } from '../snapshot/types.js';
+import type { WatchedWallet } from '../domain/config.js';
+import { isFresh, staleFrom } from '../snapshot/freshness.js';
+import type { AddressBookEntry } from '../domain/wallet-state.js';
+import type { Snapshot, WalletRecord, WalletsSnapshot } from '../snapshot/types.js';
 import type { WalletSeriesRenderer } from './exposition.js';
 import { createLineWriter, type LineWriter } from './line-writer.js';
 import { familyHeader } from './text-format.js';
@@ -202,8 +203,7 @@ export function createWalletSeriesRenderer(settings: {
       // The text stays right until the oldest fresh record turns stale.
       let validUntil = Infinity;
       for (const record of snapshot.wallets?.wallets.values() ?? []) {
-        // The first millisecond at which isFresh() turns false for this record.
-        const staleAt = record.fetchedAt + maxAge * 1000 + 1;
+        const staleAt = staleFrom(record.fetchedAt, maxAge);
         if (staleAt > now && staleAt < validUntil) validUntil = staleAt;
       }
       cached = { wallets: snapshot.wallets, watchlist, maxAge, testnet, validUntil, text };

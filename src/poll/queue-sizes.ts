@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { QueueSizesSnapshot } from '../snapshot/types.js';
-import type { Fetched, QueueSizesAnswer, UpstreamClient } from '../upstream/client.js';
+import type { Fetched, QueueSizesAnswer, UpstreamClient } from '../domain/upstream.js';
 
 /** Upstream answer → snapshot. Pure. */
 export function queueSizesSnapshotFrom(fetched: Fetched<QueueSizesAnswer>): QueueSizesSnapshot {

@@ -1,4 +1,4 @@
-import type { QueryName } from '../upstream/client.js';
+import type { QueryName } from '../domain/queries.js';
 
 /** Outcome of the latest poll of one query, for tonwatch_up and /readyz. */
 export interface PollOutcome {
@@ -6,22 +6,20 @@ export interface PollOutcome {
   readonly lastOk: boolean | null;
   /** ms since epoch; null before the first success. */
   readonly lastSuccessAt: number | null;
-  /** The last failure's error code and message, cleared by a success. */
-  readonly lastError: string | null;
 }
 
 export interface PollStatus {
   get(query: QueryName): PollOutcome;
   succeeded(query: QueryName, at: number): void;
-  failed(query: QueryName, error: string): void;
+  failed(query: QueryName): void;
 }
 
 export function createPollStatus(): PollStatus {
   const outcomes = new Map<QueryName, PollOutcome>();
-  const initial: PollOutcome = { lastOk: null, lastSuccessAt: null, lastError: null };
+  const initial: PollOutcome = { lastOk: null, lastSuccessAt: null };
   return {
     get: (query) => outcomes.get(query) ?? initial,
-    succeeded: (query, at) => outcomes.set(query, { lastOk: true, lastSuccessAt: at, lastError: null }),
-    failed: (query, error) => outcomes.set(query, { ...(outcomes.get(query) ?? initial), lastOk: false, lastError: error }),
+    succeeded: (query, at) => outcomes.set(query, { lastOk: true, lastSuccessAt: at }),
+    failed: (query) => outcomes.set(query, { ...(outcomes.get(query) ?? initial), lastOk: false }),
   };
 }

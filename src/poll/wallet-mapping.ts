@@ -1,7 +1,8 @@
 import { isCanonicalRaw, parseAddress } from '../ton/address.js';
-import type { AddressBookEntry, ServedWalletState, WalletRecord, WalletsSnapshot } from '../snapshot/types.js';
+import type { AddressBookEntry, ServedWalletState } from '../domain/wallet-state.js';
+import type { WalletRecord, WalletsSnapshot } from '../snapshot/types.js';
 import { sameAddressBookEntry, sameState } from '../snapshot/wallet-state.js';
-import type { WalletStatesResponse } from '../upstream/schemas.js';
+import type { WalletStatesAnswer } from '../domain/upstream.js';
 
 /** The canonical key of an address as an upstream printed it; null when unreadable. */
 export function rawKeyOf(address: string): string | null {
@@ -18,7 +19,7 @@ export function rawKeyOf(address: string): string | null {
  */
 export function matchWalletAnswer(
   asked: readonly string[],
-  answer: WalletStatesResponse,
+  answer: WalletStatesAnswer,
   meta: { fetchedAt: number; upstream: string },
   previous?: ReadonlyMap<string, WalletRecord>,
   /** Where found records go; a new map when not given. */

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
-import type { WatchedWallet } from '../config/watchlist.js';
+import type { WatchedWallet } from '../domain/config.js';
 import type { WalletRecord, WalletsSnapshot } from '../snapshot/types.js';
-import type { UpstreamClient } from '../upstream/client.js';
+import type { UpstreamClient } from '../domain/upstream.js';
 import { assembleWalletsSnapshot, matchWalletAnswer } from './wallet-mapping.js';
 
 /** The batch size in force; halves on 414/431 and remembers it across cycles. */

@@ -1,4 +1,4 @@
-import { ageSeconds, isFresh } from '../snapshot/store.js';
+import { ageSeconds, isFresh } from '../snapshot/freshness.js';
 import type { Snapshot } from '../snapshot/types.js';
 import { jsonResponse, type ServedResponse } from './response.js';
 

@@ -1,4 +1,4 @@
-import { ageSeconds } from '../snapshot/store.js';
+import { ageSeconds } from '../snapshot/freshness.js';
 import type { Snapshot } from '../snapshot/types.js';
 import type { ServedResponse } from './response.js';
 

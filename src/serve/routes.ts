@@ -1,8 +1,6 @@
-import { redactUrl } from '../config/load.js';
-import type { Config } from '../config/load.js';
 import type { MetricsExposition } from '../metrics/exposition.js';
 import type { Snapshot } from '../snapshot/types.js';
-import type { QueryName } from '../upstream/client.js';
+import type { QueryName } from '../domain/queries.js';
 import { serveHealthz, serveReadyz } from './health.js';
 import { serveLanding } from './landing.js';
 import { jsonResponse } from './response.js';
@@ -10,21 +8,31 @@ import type { Route } from './server.js';
 import { createQueueSizesHandler } from './v2-queue-sizes.js';
 import { createWalletStatesHandler } from './v3-wallet-states.js';
 
+/** What the handlers need of the configuration; the composition root builds it once per config. */
+export interface ServeSettings {
+  /** snapshot.maxAgeSeconds: older data is not served. */
+  readonly maxAgeSeconds: number;
+  /** Locally computed user-friendly forms get the testnet flag. */
+  readonly testnet: boolean;
+  /** Raw keys of the watchlist. */
+  readonly watched: ReadonlySet<string>;
+  /** Upstreams in failover order, for the landing page, with credentials in URLs already redacted. */
+  readonly upstreams: readonly { readonly name: string; readonly url: string }[];
+}
+
 export interface RoutesDeps {
   readonly version: string;
   readonly now: () => number;
   readonly snapshot: () => Snapshot;
-  readonly config: () => Config;
-  /** Raw keys of the watchlist, rebuilt once per config. */
-  readonly watched: () => ReadonlySet<string>;
+  readonly settings: () => ServeSettings;
   readonly nextPollDueAt: (query: QueryName) => number | null;
   readonly metrics: MetricsExposition;
 }
 
 /** The route table: path → handler, each reading the current snapshot and config. */
 export function createRoutes(deps: RoutesDeps): ReadonlyMap<string, Route> {
-  const { now, snapshot, config } = deps;
-  const readiness = () => ({ snapshot: snapshot(), now: now(), maxAgeSeconds: config().snapshot.maxAgeSeconds, watchlistSize: config().watchlist.length });
+  const { now, snapshot, settings } = deps;
+  const readiness = () => ({ snapshot: snapshot(), now: now(), maxAgeSeconds: settings().maxAgeSeconds, watchlistSize: settings().watched.size });
   const queueSizesHandler = createQueueSizesHandler();
   const queueSizes: Route = {
     endpoint: 'queue_sizes',
@@ -32,7 +40,7 @@ export function createRoutes(deps: RoutesDeps): ReadonlyMap<string, Route> {
       queueSizesHandler.serve(snapshot().queueSizes, {
         method: request.method,
         now: now(),
-        maxAgeSeconds: config().snapshot.maxAgeSeconds,
+        maxAgeSeconds: settings().maxAgeSeconds,
         nextPollDueAt: deps.nextPollDueAt('queue_sizes'),
       }),
   };
@@ -51,10 +59,10 @@ export function createRoutes(deps: RoutesDeps): ReadonlyMap<string, Route> {
         method: request.method,
         query: request.query,
         now: now(),
-        maxAgeSeconds: config().snapshot.maxAgeSeconds,
+        maxAgeSeconds: settings().maxAgeSeconds,
         nextPollDueAt: deps.nextPollDueAt('wallets'),
-        testnet: config().testnet,
-        watched: deps.watched(),
+        testnet: settings().testnet,
+        watched: settings().watched,
       }),
   };
   return new Map<string, Route>([
@@ -69,10 +77,10 @@ export function createRoutes(deps: RoutesDeps): ReadonlyMap<string, Route> {
       getOnly('index', () =>
         serveLanding({
           version: deps.version,
-          upstreams: config().upstreams.map((u) => ({ name: u.name, url: redactUrl(u.url) })),
+          upstreams: settings().upstreams,
           snapshot: snapshot(),
           now: now(),
-          watchlistSize: config().watchlist.length,
+          watchlistSize: settings().watched.size,
         }),
       ),
     ],

@@ -1,4 +1,4 @@
-import { isFresh } from '../snapshot/store.js';
+import { isFresh } from '../snapshot/freshness.js';
 import type { QueueSizesSnapshot } from '../snapshot/types.js';
 import { jsonResponse, retryAfterSeconds, snapshotHeaders, type ServedResponse } from './response.js';
 

@@ -1,5 +1,5 @@
 import { addressBookEntry } from '../snapshot/address-book.js';
-import { isFresh } from '../snapshot/store.js';
+import { isFresh, staleFrom } from '../snapshot/freshness.js';
 import type { WalletRecord, WalletsSnapshot } from '../snapshot/types.js';
 import { jsonResponse, retryAfterSeconds, snapshotHeaders, type ServedResponse } from './response.js';
 import { parseWalletQuery } from './wallet-query.js';
@@ -64,8 +64,7 @@ export function createWalletStatesHandler(): WalletStatesHandler {
   const build = (snapshot: WalletsSnapshot | null, request: WalletStatesRequest, query: string): { body: Buffer; validUntil: number } | ServedResponse => {
     const parsed = parseWalletQuery(query);
     if (!parsed.ok) return jsonResponse(422, { error: parsed.error });
-    const maxAgeMs = request.maxAgeSeconds * 1000;
-    let validUntil = snapshot ? snapshot.fetchedAt + maxAgeMs + 1 : Infinity;
+    let validUntil = snapshot ? staleFrom(snapshot.fetchedAt, request.maxAgeSeconds) : Infinity;
     const wallets: string[] = [];
     const book: string[] = [];
     const metadata: string[] = [];
@@ -73,7 +72,7 @@ export function createWalletStatesHandler(): WalletStatesHandler {
       const record = request.watched.has(requested.raw) ? snapshot?.wallets.get(requested.raw) : undefined;
       const key = `"${requested.raw}"`;
       if (record && isFresh(record.fetchedAt, request.now, request.maxAgeSeconds)) {
-        validUntil = Math.min(validUntil, record.fetchedAt + maxAgeMs + 1);
+        validUntil = Math.min(validUntil, staleFrom(record.fetchedAt, request.maxAgeSeconds));
         const parts = fragmentsOf(record, key, request.testnet, () => addressBookEntry(record, requested.raw, request.testnet));
         if (parts.state !== null) wallets.push(parts.state);
         book.push(parts.book);

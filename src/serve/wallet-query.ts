@@ -1,4 +1,4 @@
-import { MAX_ADDRESSES_PER_REQUEST } from '../config/schema.js';
+import { MAX_ADDRESSES_PER_REQUEST } from '../domain/wallet-state.js';
 import { parseAddress, type ParsedAddress } from '../ton/address.js';
 
 /** One requested address, canonical. */

@@ -1,5 +1,6 @@
 import { z, type ZodSafeParseResult } from 'zod';
-import { isObject, isPlainRecord } from '../plain-json.js';
+import { isObject, isPlainRecord, walletFieldsShape, WALLET_FIELD_CHECKS } from '../domain/wallet-field-checks.js';
+import { WALLET_STATE_FIELDS } from '../domain/wallet-state.js';
 
 /**
  * The snapshot files' format (see persist.ts). The zod schemas are the reference; the
@@ -21,24 +22,12 @@ const shardQueueSchema = z.object({
   size: z.number().int().nonnegative(),
 });
 
-const walletStateSchema = z.object({
-  address: z.string(),
-  balance: z.string().nullable(),
-  code_hash: z.string().nullable(),
-  extra_currencies: z.record(z.string(), z.string()),
-  is_signature_allowed: z.boolean().nullable(),
-  is_wallet: z.boolean().nullable(),
-  last_transaction_hash: z.string().nullable(),
-  last_transaction_lt: z.string().nullable(),
-  seqno: z.number().int().nullable(),
-  status: z.string(),
-  wallet_id: z.number().int().nullable(),
-  wallet_type: z.string().nullable(),
-});
+/** A served wallet state as persisted: all twelve fields present, those that may be left out upstream null. */
+const persistedWalletStateSchema = z.object(walletFieldsShape((schema) => schema.nullable()));
 
 const walletRecordSchema = z.object({
   raw: z.string(),
-  state: walletStateSchema.nullable(),
+  state: persistedWalletStateSchema.nullable(),
   addressBook: z.looseObject({ user_friendly: z.string().nullable(), domain: z.string().nullable() }).nullable(),
   metadata: z.unknown().optional(),
   fetchedAt: z.number(),
@@ -74,20 +63,7 @@ export function decodeWalletsFile(value: unknown): ZodSafeParseResult<WalletsFil
   return quick !== null ? { success: true, data: quick } : walletsFileSchema.safeParse(value);
 }
 
-const STATE_KEYS = [
-  'address',
-  'balance',
-  'code_hash',
-  'extra_currencies',
-  'is_signature_allowed',
-  'is_wallet',
-  'last_transaction_hash',
-  'last_transaction_lt',
-  'seqno',
-  'status',
-  'wallet_id',
-  'wallet_type',
-];
+const STATE_KEYS: readonly string[] = WALLET_STATE_FIELDS.map((field) => field.name);
 const RECORD_KEYS = ['raw', 'state', 'addressBook', 'metadata', 'fetchedAt', 'upstream'];
 const RECORD_KEYS_WITHOUT_METADATA = RECORD_KEYS.filter((key) => key !== 'metadata');
 
@@ -122,20 +98,11 @@ function isRecordAsParsed(value: unknown): boolean {
 
 function isStateAsParsed(value: unknown): boolean {
   if (!isPlainRecord(value) || !sameList(Object.keys(value), STATE_KEYS)) return false;
-  return (
-    typeof value.address === 'string' &&
-    typeof value.status === 'string' &&
-    stringOrNull(value.balance) &&
-    stringOrNull(value.code_hash) &&
-    stringOrNull(value.last_transaction_hash) &&
-    stringOrNull(value.last_transaction_lt) &&
-    stringOrNull(value.wallet_type) &&
-    booleanOrNull(value.is_signature_allowed) &&
-    booleanOrNull(value.is_wallet) &&
-    integerOrNull(value.seqno) &&
-    integerOrNull(value.wallet_id) &&
-    isStringRecord(value.extra_currencies)
-  );
+  for (const { name, required, check } of WALLET_FIELD_CHECKS) {
+    const field = value[name];
+    if (!(required ? check(field) : field === null || check(field))) return false;
+  }
+  return true;
 }
 
 /** zod's looseObject puts the known keys first: user_friendly, domain, then the rest. */
@@ -154,11 +121,3 @@ function sameList(a: readonly string[], b: readonly string[]): boolean {
 
 const isNumber = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
 const stringOrNull = (value: unknown): boolean => value === null || typeof value === 'string';
-const booleanOrNull = (value: unknown): boolean => value === null || typeof value === 'boolean';
-const integerOrNull = (value: unknown): boolean => value === null || Number.isSafeInteger(value);
-
-function isStringRecord(value: unknown): boolean {
-  if (!isPlainRecord(value)) return false;
-  for (const key in value) if (typeof value[key] !== 'string') return false;
-  return true;
-}

@@ -18,13 +18,3 @@ export function createSnapshotStore(initial: Snapshot = EMPTY_SNAPSHOT): Snapsho
     replaceWallets: (wallets) => replace({ ...snapshot, wallets: Object.freeze(wallets) }),
   };
 }
-
-/** Age of data fetched at `fetchedAt`, in seconds. */
-export function ageSeconds(fetchedAt: number, now: number): number {
-  return Math.max(0, (now - fetchedAt) / 1000);
-}
-
-/** Data older than maxAgeSeconds is neither served nor exported. */
-export function isFresh(fetchedAt: number, now: number, maxAgeSeconds: number): boolean {
-  return ageSeconds(fetchedAt, now) <= maxAgeSeconds;
-}

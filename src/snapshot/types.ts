@@ -1,3 +1,5 @@
+import type { AddressBookEntry, ServedWalletState } from '../domain/wallet-state.js';
+
 /**
  * What tonwatch last saw upstream. Every object here is immutable and replaced whole:
  * readers (served endpoints, metrics) never see half an update, and may cache anything
@@ -25,31 +27,6 @@ export interface QueueSizesSnapshot {
   readonly extMsgQueueSizeLimit: number;
   /** Masterchain first, then basechain shards, in upstream order. */
   readonly shards: readonly ShardQueue[];
-}
-
-/**
- * One wallet's state in the seed's twelve fields, in the seed's order. A field the upstream
- * left out is null, except extra_currencies, which is `{}`.
- */
-export interface ServedWalletState {
-  readonly address: string;
-  readonly balance: string | null;
-  readonly code_hash: string | null;
-  readonly extra_currencies: Readonly<Record<string, string>>;
-  readonly is_signature_allowed: boolean | null;
-  readonly is_wallet: boolean | null;
-  readonly last_transaction_hash: string | null;
-  readonly last_transaction_lt: string | null;
-  readonly seqno: number | null;
-  readonly status: string;
-  readonly wallet_id: number | null;
-  readonly wallet_type: string | null;
-}
-
-export interface AddressBookEntry {
-  readonly user_friendly: string | null;
-  readonly domain: string | null;
-  readonly [extra: string]: unknown;
 }
 
 /** The last thing the upstream said about one watched address. */

@@ -1,4 +1,4 @@
-import type { AddressBookEntry, ServedWalletState } from './types.js';
+import { WALLET_STATE_FIELDS, type AddressBookEntry, type ServedWalletState } from '../domain/wallet-state.js';
 
 /**
  * Equality of served wallet states and address book entries. One equal to the previous
@@ -32,20 +32,11 @@ export function sameAddressBookEntry(a: AddressBookEntry, b: AddressBookEntry): 
   return sameEntries(a, b, equalOrSameItems);
 }
 
-/** Field by field, without allocating: this runs once per wallet per poll. */
+/** Field by field over WALLET_STATE_FIELDS, without allocating: this runs once per wallet per poll. */
 export function sameState(a: ServedWalletState, b: ServedWalletState): boolean {
-  return (
-    a.balance === b.balance &&
-    a.last_transaction_lt === b.last_transaction_lt &&
-    a.last_transaction_hash === b.last_transaction_hash &&
-    a.status === b.status &&
-    a.seqno === b.seqno &&
-    a.code_hash === b.code_hash &&
-    a.is_wallet === b.is_wallet &&
-    a.is_signature_allowed === b.is_signature_allowed &&
-    a.wallet_id === b.wallet_id &&
-    a.wallet_type === b.wallet_type &&
-    a.address === b.address &&
-    sameCurrencies(a.extra_currencies, b.extra_currencies)
-  );
+  for (let i = 0; i < WALLET_STATE_FIELDS.length; i += 1) {
+    const { name, kind } = WALLET_STATE_FIELDS[i] as (typeof WALLET_STATE_FIELDS)[number];
+    if (kind === 'currencies' ? !sameCurrencies(a[name], b[name]) : a[name] !== b[name]) return false;
+  }
+  return true;
 }

@@ -1,29 +1,17 @@
 import type { Logger } from 'pino';
 import type { Dispatcher, request as undiciRequestFn } from 'undici';
 import type { ZodSafeParseResult } from 'zod';
-import type { UpstreamConfig } from '../config/schema.js';
+import type { RetryPolicy, UpstreamSettings } from '../domain/config.js';
+import type { QueryName } from '../domain/queries.js';
+import type { Fetched, QueueSizesAnswer, Result, UpstreamClient, UpstreamObserver, WalletStatesAnswer } from '../domain/upstream.js';
 import { createRequestBudget, type RequestBudget, type RequestPriority } from './budget.js';
-import { classifyStatus, classifyThrown, parseRetryAfter, UpstreamError, type Result } from './errors.js';
+import { classifyStatus, classifyThrown, parseRetryAfter, UpstreamError } from './errors.js';
 import { describeNonJson, isFailureEnvelope, readCapped, tryParseJson } from './response-body.js';
-import { errorMessageOf, outMsgQueueSizesEnvelopeSchema, type OutMsgQueueSizesResult, type WalletStatesResponse } from './schemas.js';
+import { errorMessageOf, outMsgQueueSizesEnvelopeSchema } from './schemas.js';
 import { walletStatesDecoder } from './wallet-states.js';
 
-/** The `query` label: which of the two upstream operations a request served. */
-export type QueryName = 'queue_sizes' | 'wallets';
-
-/** Receives one call per upstream request, success or not (for tonwatch_upstream_* metrics). */
-export interface UpstreamObserver {
-  request(upstream: string, query: QueryName, code: string, durationSeconds: number): void;
-}
-
-export interface RetryPolicy {
-  readonly attempts: number;
-  readonly baseDelayMs: number;
-  readonly maxDelayMs: number;
-}
-
 export interface UpstreamClientDeps {
-  readonly upstreams: readonly UpstreamConfig[];
+  readonly upstreams: readonly UpstreamSettings[];
   readonly retry: RetryPolicy;
   readonly logger: Logger;
   readonly observer: UpstreamObserver;
@@ -33,25 +21,6 @@ export interface UpstreamClientDeps {
   readonly dispatcher?: Dispatcher | undefined;
   /** Jitter source, [0, 1). */
   readonly random?: () => number;
-}
-
-/** A validated answer and where it came from. */
-export interface Fetched<T> {
-  readonly value: T;
-  readonly upstream: string;
-  /** When the answer arrived, ms since epoch. */
-  readonly fetchedAt: number;
-}
-
-export interface QueueSizesAnswer extends OutMsgQueueSizesResult {
-  /** `@extra` from wherever the upstream put it. */
-  readonly extra: string | undefined;
-}
-
-export interface UpstreamClient {
-  fetchQueueSizes(signal?: AbortSignal): Promise<Result<Fetched<QueueSizesAnswer>>>;
-  /** One walletStates request; a 414/431 comes back at once as `uri_too_long` (no retry, no failover). */
-  fetchWalletStates(addresses: readonly string[], signal?: AbortSignal): Promise<Result<Fetched<WalletStatesResponse>>>;
 }
 
 /**
@@ -83,24 +52,41 @@ export function createUpstreamClient(deps: UpstreamClientDeps): UpstreamClient {
   /** Index into QUEUE_SIZES_PATHS that each upstream answers, learned from 404s. */
   const queuePathIndex = new Map<string, number>();
 
-  async function attempt<T>(upstream: UpstreamConfig, spec: Attempt<T>, signal: AbortSignal | undefined): Promise<Result<T>> {
+  /**
+   * One request to one upstream, inside its budget, counted in tonwatch_upstream_requests_total
+   * by HTTP status or error class (a request never sent, aborted while waiting for the
+   * budget, is not counted).
+   */
+  async function attempt<T>(upstream: UpstreamSettings, spec: Attempt<T>, signal: AbortSignal | undefined): Promise<Result<T, UpstreamError>> {
+    try {
+      await budgets.get(upstream.name)?.acquire(spec.priority, signal);
+    } catch (cause) {
+      return {
+        ok: false,
+        error: new UpstreamError('aborted', 'aborted while waiting for the request budget', { upstream: upstream.name, query: spec.query, cause }),
+      };
+    }
+    const started = now();
+    const sent = await send(upstream, spec, signal);
+    observer.request(upstream.name, spec.query, sent.ok ? String(sent.status) : sent.error.metricCode, (now() - started) / 1000);
+    return sent;
+  }
+
+  async function send<T>(
+    upstream: UpstreamSettings,
+    spec: Attempt<T>,
+    signal: AbortSignal | undefined,
+  ): Promise<{ readonly ok: true; readonly value: T; readonly status: number } | { readonly ok: false; readonly error: UpstreamError }> {
     const fail = (
       code: ConstructorParameters<typeof UpstreamError>[0],
       message: string,
       extra: { status?: number; retryAfterMs?: number | undefined; cause?: unknown } = {},
     ) => ({ ok: false, error: new UpstreamError(code, message, { upstream: upstream.name, query: spec.query, ...extra }) }) as const;
-    try {
-      await budgets.get(upstream.name)?.acquire(spec.priority, signal);
-    } catch (cause) {
-      return fail('aborted', 'aborted while waiting for the request budget', { cause });
-    }
     const url = new URL(upstream.url.replace(/\/+$/, '') + spec.path);
     if (spec.search) url.search = spec.search.toString();
     const timeout = new AbortController();
     const timer = setTimeout(() => timeout.abort(new Error(`timed out after ${upstream.timeoutMs} ms`)), upstream.timeoutMs);
     const combined = signal ? AbortSignal.any([signal, timeout.signal]) : timeout.signal;
-    const started = now();
-    let code = 'network';
     try {
       const request = await loadRequest();
       const response = await request(url, {
@@ -117,48 +103,32 @@ export function createUpstreamClient(deps: UpstreamClientDeps): UpstreamClient {
         ...(deps.dispatcher ? { dispatcher: deps.dispatcher } : {}),
       });
       const text = await readCapped(response.body, MAX_BODY_BYTES);
-      code = String(response.statusCode);
+      const status = response.statusCode;
       const json = tryParseJson(text);
-      if (response.statusCode < 200 || response.statusCode >= 300) {
+      if (status < 200 || status >= 300) {
         const retryAfterMs = parseRetryAfter(response.headers['retry-after'], now());
-        const errorClass = classifyStatus(response.statusCode);
+        const errorClass = classifyStatus(status);
         if (errorClass === 'rate_limited') budgets.get(upstream.name)?.holdUntil(now() + (retryAfterMs ?? 1000));
         const message = (json.ok ? errorMessageOf(json.value) : undefined) ?? describeNonJson(text);
-        return fail(errorClass, `HTTP ${response.statusCode}: ${message}`, { status: response.statusCode, retryAfterMs });
+        return fail(errorClass, `HTTP ${status}: ${message}`, { status, retryAfterMs });
       }
-      if (!json.ok) {
-        code = 'bad_body';
-        return fail('bad_body', `HTTP ${response.statusCode} with a body that is not JSON: ${describeNonJson(text)}`, {
-          status: response.statusCode,
-          cause: json.cause,
-        });
-      }
-      if (isFailureEnvelope(json.value)) {
-        code = 'upstream_error';
-        return fail('upstream_error', `ok=false: ${errorMessageOf(json.value) ?? 'no message'}`, { status: response.statusCode });
-      }
+      if (!json.ok) return fail('bad_body', `HTTP ${status} with a body that is not JSON: ${describeNonJson(text)}`, { status, cause: json.cause });
+      if (isFailureEnvelope(json.value)) return fail('upstream_error', `ok=false: ${errorMessageOf(json.value) ?? 'no message'}`, { status });
       const parsed = spec.schema.safeParse(json.value);
       if (!parsed.success) {
-        code = 'bad_body';
         const issue = parsed.error.issues[0];
-        return fail('bad_body', `body violates the schema at ${issue?.path.join('.') ?? '?'}: ${issue?.message ?? '?'}`, {
-          status: response.statusCode,
-          cause: parsed.error,
-        });
+        return fail('bad_body', `body violates the schema at ${issue?.path.join('.') ?? '?'}: ${issue?.message ?? '?'}`, { status, cause: parsed.error });
       }
-      return { ok: true, value: parsed.data };
+      return { ok: true, value: parsed.data, status };
     } catch (cause) {
-      const errorClass = classifyThrown(cause, timeout.signal.aborted, signal?.aborted === true);
-      code = errorClass;
-      return fail(errorClass, cause instanceof Error ? cause.message : String(cause), { cause });
+      return fail(classifyThrown(cause, timeout.signal.aborted, signal?.aborted === true), cause instanceof Error ? cause.message : String(cause), { cause });
     } finally {
       clearTimeout(timer);
-      observer.request(upstream.name, spec.query, code, (now() - started) / 1000);
     }
   }
 
   /** The v2 query against one upstream: on a 404, try the other path spelling and remember it. */
-  async function attemptQueueSizes(upstream: UpstreamConfig, signal: AbortSignal | undefined) {
+  async function attemptQueueSizes(upstream: UpstreamSettings, signal: AbortSignal | undefined) {
     const preferred = queuePathIndex.get(upstream.name) ?? 0;
     const spec = { query: 'queue_sizes', priority: 'high', schema: outMsgQueueSizesEnvelopeSchema } as const;
     const first = await attempt(upstream, { ...spec, path: QUEUE_SIZES_PATHS[preferred] ?? QUEUE_SIZES_PATHS[0] }, signal);
@@ -179,8 +149,8 @@ export function createUpstreamClient(deps: UpstreamClientDeps): UpstreamClient {
   async function withFailover<T>(
     query: QueryName,
     signal: AbortSignal | undefined,
-    once: (u: UpstreamConfig) => Promise<Result<T>>,
-  ): Promise<Result<Fetched<T>>> {
+    once: (u: UpstreamSettings) => Promise<Result<T, UpstreamError>>,
+  ): Promise<Result<Fetched<T>, UpstreamError>> {
     let lastError: UpstreamError | undefined;
     for (let round = 0; round < deps.retry.attempts; round += 1) {
       let retryAfterMs = 0;
@@ -204,14 +174,14 @@ export function createUpstreamClient(deps: UpstreamClientDeps): UpstreamClient {
     return { ok: false, error: lastError ?? new UpstreamError('network', 'no upstream configured', { upstream: '', query }) };
   }
 
-  return {
-    async fetchQueueSizes(signal) {
+  const client: UpstreamClient = {
+    async fetchQueueSizes(signal): Promise<Result<Fetched<QueueSizesAnswer>>> {
       const result = await withFailover('queue_sizes', signal, (u) => attemptQueueSizes(u, signal));
       if (!result.ok) return result;
       const { result: body, '@extra': topExtra } = result.value.value;
       return { ok: true, value: { ...result.value, value: { ...body, extra: body['@extra'] ?? topExtra } } };
     },
-    fetchWalletStates(addresses, signal) {
+    fetchWalletStates(addresses, signal): Promise<Result<Fetched<WalletStatesAnswer>>> {
       const search = new URLSearchParams();
       for (const address of addresses) search.append('address', address);
       return withFailover('wallets', signal, (u) =>
@@ -219,6 +189,7 @@ export function createUpstreamClient(deps: UpstreamClientDeps): UpstreamClient {
       );
     },
   };
+  return client;
 }
 
 /** Resolves true after `ms`, or false at once when the signal aborts. */

@@ -1,33 +1,11 @@
+import type { UpstreamErrorCode, UpstreamFailure } from '../domain/upstream.js';
+
 /**
  * Upstream failures are values, not exceptions: every failed request becomes an
  * UpstreamError with a code from a closed set, the upstream and query it belongs to, and
  * the original cause.
  */
-export type UpstreamErrorCode =
-  /** No answer within timeoutMs (connect, headers or body). */
-  | 'timeout'
-  /** Connection refused or reset, DNS failure, TLS error, socket closed mid-body. */
-  | 'network'
-  /** We aborted the request (shutdown). */
-  | 'aborted'
-  /** HTTP 429. */
-  | 'rate_limited'
-  /** HTTP 414 or 431: the request line or headers were too long; make batches smaller. */
-  | 'uri_too_long'
-  /** HTTP 404 on both path spellings. */
-  | 'not_found'
-  /** HTTP 401 or 403: key unknown or network not allowed. Failing over may help; retrying the same upstream will not. */
-  | 'unauthorized'
-  /** Any other 4xx. */
-  | 'http_4xx'
-  /** 5xx (and toncenter's 542). */
-  | 'http_5xx'
-  /** A 2xx whose body is not JSON, truncated, or violates the schema (HTML error pages included). */
-  | 'bad_body'
-  /** A 2xx envelope with ok=false. */
-  | 'upstream_error';
-
-export class UpstreamError extends Error {
+export class UpstreamError extends Error implements UpstreamFailure {
   override readonly name = 'UpstreamError';
   constructor(
     readonly code: UpstreamErrorCode,
@@ -58,8 +36,6 @@ export class UpstreamError extends Error {
     return this.code;
   }
 }
-
-export type Result<T, E = UpstreamError> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: E };
 
 export function classifyStatus(status: number): UpstreamErrorCode {
   if (status === 429) return 'rate_limited';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import type { AddressBookEntry, ServedWalletState } from '../snapshot/types.js';
+import { walletFieldsShape } from '../domain/wallet-field-checks.js';
+import type { AddressBookEntry, RequiredWalletField, ServedWalletState, WalletFieldName } from '../domain/wallet-state.js';
 import { parseSignedShard } from '../ton/shard.js';
 
 /**
@@ -59,9 +60,6 @@ export const v2ErrorSchema = z.object({
   code: z.number().optional(),
 });
 
-/** v3 failure body. */
-export const v3ErrorSchema = z.object({ error: z.string() });
-
 /** The human message of an upstream error body, from `error`, else a string `result`. */
 export function errorMessageOf(body: unknown): string | undefined {
   const parsed = v2ErrorSchema.safeParse(body);
@@ -71,20 +69,9 @@ export function errorMessageOf(body: unknown): string | undefined {
 }
 
 /** A validated account's fields as an upstream sends them: anything but address and status may be left out. */
-export interface UpstreamWalletFields {
-  readonly address: string;
-  readonly balance?: string | null | undefined;
-  readonly code_hash?: string | null | undefined;
-  readonly extra_currencies?: Readonly<Record<string, string>> | null | undefined;
-  readonly is_signature_allowed?: boolean | null | undefined;
-  readonly is_wallet?: boolean | null | undefined;
-  readonly last_transaction_hash?: string | null | undefined;
-  readonly last_transaction_lt?: string | null | undefined;
-  readonly seqno?: number | null | undefined;
-  readonly status: string;
-  readonly wallet_id?: number | null | undefined;
-  readonly wallet_type?: string | null | undefined;
-}
+export type UpstreamWalletFields = Pick<ServedWalletState, RequiredWalletField> & {
+  readonly [K in Exclude<WalletFieldName, RequiredWalletField>]?: ServedWalletState[K] | null | undefined;
+};
 
 const NO_CURRENCIES: Readonly<Record<string, string>> = Object.freeze({});
 
@@ -107,8 +94,10 @@ function shared(value: string): string {
 const sharedOrNull = (value: string | null | undefined): string | null => (value === undefined || value === null ? null : shared(value));
 
 /**
- * The seed's twelve fields in the seed's order, with the one rule for what the upstream
- * left out: null, except extra_currencies, which is `{}`.
+ * The twelve served fields in the API's order, with the one rule for what the upstream
+ * left out: null, except extra_currencies, which is `{}`. Written out as one literal (the
+ * fastest way to build the object); the ServedWalletState type makes a missing field a
+ * compile error.
  */
 export function servedWalletState(state: UpstreamWalletFields): ServedWalletState {
   return {
@@ -135,30 +124,16 @@ export function filledAddressBookEntry<T extends { user_friendly?: string | null
 }
 
 /**
- * One account of a walletStates answer. Fields absent for uninit/frozen/nonexist accounts
- * are optional upstream; the output is the seed's twelve fields in the seed's order, with
- * one rule for what the upstream left out: null, except extra_currencies, which is `{}`.
- * `address` stays as the upstream printed it.
+ * One account of a walletStates answer, built from WALLET_STATE_FIELDS: address and status
+ * required, every other field nullish. The output is the twelve served fields in the API's
+ * order (servedWalletState); `address` stays as the upstream printed it.
  *
  * The poll path decodes with decodeWalletStates (wallet-states.ts), which must agree with
  * these schemas; they are the reference, and produce its error messages.
  */
-export const walletStateSchema = z
-  .object({
-    address: z.string(),
-    balance: z.string().regex(/^\d+$/, 'balance is not a decimal nanoton amount').nullish(),
-    code_hash: z.string().nullish(),
-    extra_currencies: z.record(z.string(), z.string().regex(/^\d+$/)).nullish(),
-    is_signature_allowed: z.boolean().nullish(),
-    is_wallet: z.boolean().nullish(),
-    last_transaction_hash: z.string().nullish(),
-    last_transaction_lt: z.string().regex(/^\d+$/, 'last_transaction_lt is not a decimal integer').nullish(),
-    seqno: z.number().int().nullish(),
-    status: z.string(),
-    wallet_id: z.number().int().nullish(),
-    wallet_type: z.string().nullish(),
-  })
-  .transform(servedWalletState);
+export const upstreamWalletStateSchema = z
+  .object(walletFieldsShape((schema) => schema.nullish()))
+  .transform((fields) => servedWalletState(fields as UpstreamWalletFields));
 
 /** An address book entry; user_friendly and domain come out null when left out. */
 export const addressBookEntrySchema = z
@@ -169,7 +144,7 @@ export const addressBookEntrySchema = z
   .transform(filledAddressBookEntry);
 
 export const walletStatesResponseSchema = z.object({
-  wallets: z.array(walletStateSchema),
+  wallets: z.array(upstreamWalletStateSchema),
   address_book: z.record(z.string(), addressBookEntrySchema).default({}),
   metadata: z.record(z.string(), z.unknown()).default({}),
 });

@@ -1,6 +1,6 @@
 import type { ZodSafeParseResult } from 'zod';
-import { isObject, isPlainRecord } from '../plain-json.js';
-import type { AddressBookEntry, ServedWalletState } from '../snapshot/types.js';
+import { isObject, isPlainRecord, WALLET_FIELD_CHECKS } from '../domain/wallet-field-checks.js';
+import type { AddressBookEntry, ServedWalletState } from '../domain/wallet-state.js';
 import { filledAddressBookEntry, servedWalletState, walletStatesResponseSchema, type UpstreamWalletFields, type WalletStatesResponse } from './schemas.js';
 
 /**
@@ -47,26 +47,13 @@ export function decodeWalletStatesQuickly(body: unknown): WalletStatesResponse |
 
 function walletState(value: unknown): ServedWalletState | null {
   if (!isObject(value)) return null;
-  const {
-    address,
-    balance,
-    code_hash,
-    extra_currencies,
-    is_signature_allowed,
-    is_wallet,
-    last_transaction_hash,
-    last_transaction_lt,
-    seqno,
-    status,
-    wallet_id,
-    wallet_type,
-  } = value as Record<string, unknown>;
-  if (typeof address !== 'string' || typeof status !== 'string') return null;
-  if (!optional(balance, isDigits) || !optional(last_transaction_lt, isDigits)) return null;
-  if (!optional(code_hash, isString) || !optional(last_transaction_hash, isString) || !optional(wallet_type, isString)) return null;
-  if (!optional(is_signature_allowed, isBoolean) || !optional(is_wallet, isBoolean)) return null;
-  if (!optional(seqno, Number.isSafeInteger) || !optional(wallet_id, Number.isSafeInteger)) return null;
-  if (!optional(extra_currencies, isCurrencyAmounts)) return null;
+  const fields = value as Record<string, unknown>;
+  for (let i = 0; i < WALLET_FIELD_CHECKS.length; i += 1) {
+    const { name, required, check } = WALLET_FIELD_CHECKS[i] as (typeof WALLET_FIELD_CHECKS)[number];
+    const field = fields[name];
+    // Required: present and valid. Otherwise nullish() too: absent, null, or valid.
+    if (required ? !check(field) : field !== undefined && field !== null && !check(field)) return null;
+  }
   return servedWalletState(value as UpstreamWalletFields);
 }
 
@@ -79,23 +66,5 @@ function bookEntry(value: unknown): AddressBookEntry | null {
   return filledAddressBookEntry(value as { user_friendly?: string | null; domain?: string | null });
 }
 
-/** `nullish()`: absent, null, or passing the check. */
 const optional = (value: unknown, check: (value: unknown) => boolean): boolean => value === undefined || value === null || check(value);
 const isString = (value: unknown): boolean => typeof value === 'string';
-const isBoolean = (value: unknown): boolean => typeof value === 'boolean';
-
-/** /^\d+$/ without the regex engine: this runs a few times per wallet. */
-function isDigits(value: unknown): boolean {
-  if (typeof value !== 'string' || value.length === 0) return false;
-  for (let i = 0; i < value.length; i += 1) {
-    const code = value.charCodeAt(i);
-    if (code < 48 || code > 57) return false;
-  }
-  return true;
-}
-
-function isCurrencyAmounts(value: unknown): boolean {
-  if (!isPlainRecord(value)) return false;
-  for (const key in value) if (!isDigits(value[key])) return false;
-  return true;
-}

@@ -50,13 +50,12 @@ const metrics = createMetricsExposition({
   maxAgeSeconds: () => config.snapshot.maxAgeSeconds,
   wallets: createWalletSeriesRenderer({ watchlist: () => config.watchlist, maxAgeSeconds: () => config.snapshot.maxAgeSeconds, testnet: () => false }),
 });
-const watched = new Set(config.watchlist.map((w) => w.raw));
+const settings = { maxAgeSeconds: config.snapshot.maxAgeSeconds, testnet: false, watched: new Set(config.watchlist.map((w) => w.raw)), upstreams: [] };
 const routes = createRoutes({
   version: 'bench',
   now: () => Date.now(),
   snapshot: () => store.current(),
-  config: () => config,
-  watched: () => watched,
+  settings: () => settings,
   nextPollDueAt: () => Date.now() + 5000,
   metrics,
 });

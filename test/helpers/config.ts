@@ -1,4 +1,5 @@
-import { loadConfig, type Config } from '../../src/config/load.js';
+import { loadConfig } from '../../src/config/load.js';
+import type { Config } from '../../src/domain/config.js';
 
 /** Loads a config from an in-memory document through the real loader. */
 export async function configFrom(document: string, files: Record<string, string> = {}, env: Record<string, string> = {}): Promise<Config> {

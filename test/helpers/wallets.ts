@@ -1,5 +1,6 @@
-import type { WatchedWallet } from '../../src/config/watchlist.js';
-import type { ServedWalletState, WalletRecord, WalletsSnapshot } from '../../src/snapshot/types.js';
+import type { WatchedWallet } from '../../src/domain/config.js';
+import type { ServedWalletState } from '../../src/domain/wallet-state.js';
+import type { WalletRecord, WalletsSnapshot } from '../../src/snapshot/types.js';
 import { parseAddress } from '../../src/ton/address.js';
 
 export const ADDR = {

@@ -3,7 +3,8 @@ import { createLineWriter } from '../../src/metrics/line-writer.js';
 import { writeTons } from '../../src/metrics/wallet-lines.js';
 import { createWalletSeriesCaches, createWalletSeriesRenderer, renderWalletSeries } from '../../src/metrics/wallet-series.js';
 import { createRandom } from '../../src/sim/random.js';
-import type { ServedWalletState, WalletRecord } from '../../src/snapshot/types.js';
+import type { ServedWalletState } from '../../src/domain/wallet-state.js';
+import type { WalletRecord } from '../../src/snapshot/types.js';
 import { ADDR, record, walletState, walletsSnapshot, watched } from '../helpers/wallets.js';
 
 const text = (chunks: readonly Buffer[]) => Buffer.concat(chunks).toString('utf8');

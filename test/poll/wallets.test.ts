@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { WatchedWallet } from '../../src/config/watchlist.js';
+import type { WatchedWallet } from '../../src/domain/config.js';
 import { createBatchSize, pollWallets, walletConcurrency, type WalletPollDeps } from '../../src/poll/wallets.js';
 import type { WalletsSnapshot } from '../../src/snapshot/types.js';
 import { parseAddress } from '../../src/ton/address.js';

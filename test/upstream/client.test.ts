@@ -1,12 +1,12 @@
 import { MockAgent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { UpstreamConfig } from '../../src/config/schema.js';
+import type { UpstreamSettings } from '../../src/domain/config.js';
 import type { FailureKind } from '../../src/sim/failures.js';
 import { createUpstreamClient, type UpstreamClientDeps } from '../../src/upstream/client.js';
 import { createLogSink } from '../helpers/log.js';
 import { startSim, type RunningSim } from '../helpers/sim.js';
 
-function clientFor(upstreams: UpstreamConfig[], extra: Partial<UpstreamClientDeps> = {}) {
+function clientFor(upstreams: UpstreamSettings[], extra: Partial<UpstreamClientDeps> = {}) {
   const requests: { upstream: string; query: string; code: string }[] = [];
   const log = createLogSink();
   const client = createUpstreamClient({
@@ -22,7 +22,7 @@ function clientFor(upstreams: UpstreamConfig[], extra: Partial<UpstreamClientDep
   return { client, requests, log };
 }
 
-const upstream = (name: string, url: string, more: Partial<UpstreamConfig> = {}): UpstreamConfig => ({ name, url, rps: 1000, timeoutMs: 1500, ...more });
+const upstream = (name: string, url: string, more: Partial<UpstreamSettings> = {}): UpstreamSettings => ({ name, url, rps: 1000, timeoutMs: 1500, ...more });
 
 describe('upstream client against the simulator', () => {
   let python: RunningSim;

@@ -1,0 +1,82 @@
+/**
+ * The effective configuration, as every layer sees it. config/schema.ts parses the file
+ * into exactly this shape (checked at compile time there); the defaults and limits live in
+ * that schema, and the README's configuration reference repeats them.
+ */
+
+/** One upstream, in failover order. */
+export interface UpstreamSettings {
+  /** `[a-z0-9_-]+`; used in logs and metric labels. */
+  readonly name: string;
+  /** Base URL; the API paths are appended to it. */
+  readonly url: string;
+  /** Sent as the X-API-Key header; never logged. Empty means none. */
+  readonly apiKey?: string | undefined;
+  /** Request budget in requests per second (token bucket). Default 1. */
+  readonly rps: number;
+  /** Per-request timeout in milliseconds (connect, headers and body). Default 10,000. */
+  readonly timeoutMs: number;
+}
+
+/** Retry rounds through every upstream, with exponential backoff and full jitter. */
+export interface RetryPolicy {
+  /** Rounds before a poll counts as failed. Default 3. */
+  readonly attempts: number;
+  /** First backoff delay in ms; doubles each round. Default 500. */
+  readonly baseDelayMs: number;
+  /** Upper bound of one delay in ms, Retry-After included. Default 10,000. */
+  readonly maxDelayMs: number;
+}
+
+/** A watchlist entry as written in the config file. */
+export interface WatchlistEntry {
+  /** Any accepted address form. */
+  readonly address: string;
+  readonly name?: string | undefined;
+  readonly labels: Readonly<Record<string, string>>;
+  /** Alert threshold in TON; exported as ton_wallet_min_balance_tons. */
+  readonly minBalanceTons?: number | undefined;
+}
+
+/** One wallet on the watchlist, address already canonical. */
+export interface WatchedWallet {
+  /** Raw uppercase form: the key everywhere (snapshot, metrics, served responses). */
+  readonly raw: string;
+  /** The `name` label; the address as written when the entry has none. */
+  readonly name: string;
+  /** Extra labels put on every series of this wallet. */
+  readonly labels: Readonly<Record<string, string>>;
+  readonly minBalanceTons: number | undefined;
+}
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+/** The effective configuration: defaults applied, paths absolute, watchlist resolved. Frozen. */
+export interface Config {
+  /** Where the HTTP server listens (default 0.0.0.0:9102); a change needs a restart. */
+  readonly listen: { readonly host: string; readonly port: number };
+  /** In priority order; a failing upstream fails over to the next. */
+  readonly upstreams: readonly UpstreamSettings[];
+  /** node-cron expressions, seconds field allowed. */
+  readonly schedule: { readonly queueSizes: string; readonly wallets: string };
+  readonly retry: RetryPolicy;
+  /** Addresses per walletStates request, 1..1024 (default 1000); shrinks by itself on 414/431. */
+  readonly walletBatchSize: number;
+  readonly snapshot: {
+    /** Absolute path of the queue-size file; the wallets go to `<name>.wallets.json` beside it. */
+    readonly file: string;
+    /** Older data is neither served nor exported. Default 300. */
+    readonly maxAgeSeconds: number;
+  };
+  /** User-friendly forms computed locally get the testnet flag. */
+  readonly testnet: boolean;
+  /** Every watched wallet, inline entries and files merged, duplicates folded. */
+  readonly watchlist: readonly WatchedWallet[];
+  /** The file's watchlist entries as written (for check-config). */
+  readonly watchlistEntries: readonly WatchlistEntry[];
+  /** Absolute paths of the address files. */
+  readonly watchlistFiles: readonly string[];
+  readonly log: { readonly level: LogLevel };
+  /** The file this came from, or null for built-in defaults. */
+  readonly configPath: string | null;
+}

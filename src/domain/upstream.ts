@@ -1,0 +1,93 @@
+import type { QueryName } from './queries.js';
+import type { AddressBookEntry, ServedWalletState } from './wallet-state.js';
+
+/**
+ * What the pollers ask of an upstream, whatever kind it is: the interface poll/ calls and
+ * upstream/ implements. Failures are values with a code from a closed set.
+ */
+
+export type UpstreamErrorCode =
+  /** No answer within timeoutMs (connect, headers or body). */
+  | 'timeout'
+  /** Connection refused or reset, DNS failure, TLS error, socket closed mid-body. */
+  | 'network'
+  /** We aborted the request (shutdown). */
+  | 'aborted'
+  /** HTTP 429. */
+  | 'rate_limited'
+  /** HTTP 414 or 431: the request line or headers were too long; make batches smaller. */
+  | 'uri_too_long'
+  /** HTTP 404 on both path spellings. */
+  | 'not_found'
+  /** HTTP 401 or 403: key unknown or network not allowed. Failing over may help; retrying the same upstream will not. */
+  | 'unauthorized'
+  /** Any other 4xx. */
+  | 'http_4xx'
+  /** 5xx (and toncenter's 542). */
+  | 'http_5xx'
+  /** A 2xx whose body is not JSON, truncated, or violates the schema (HTML error pages included). */
+  | 'bad_body'
+  /** A 2xx envelope with ok=false. */
+  | 'upstream_error';
+
+/** One failed upstream request (upstream/errors.ts has the implementation). */
+export interface UpstreamFailure {
+  readonly code: UpstreamErrorCode;
+  readonly message: string;
+  readonly details: {
+    readonly upstream: string;
+    readonly query: string;
+    /** HTTP status when there was a response. */
+    readonly status?: number | undefined;
+    /** Delay the upstream asked for (Retry-After), in milliseconds. */
+    readonly retryAfterMs?: number | undefined;
+  };
+}
+
+export type Result<T, E = UpstreamFailure> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: E };
+
+/** A validated answer and where it came from. */
+export interface Fetched<T> {
+  readonly value: T;
+  /** Name of the upstream that answered. */
+  readonly upstream: string;
+  /** When the answer arrived, ms since epoch. */
+  readonly fetchedAt: number;
+}
+
+/** A shard block id as upstreams carry it: shard as a signed 64-bit decimal, hashes base64. */
+export interface BlockId {
+  readonly workchain: number;
+  readonly shard: string;
+  readonly seqno: number;
+  readonly root_hash: string;
+  readonly file_hash: string;
+}
+
+/** The queue-size answer, whichever upstream gave it. */
+export interface QueueSizesAnswer {
+  /** Masterchain first, then basechain shards. */
+  readonly shards: readonly { readonly id: BlockId; readonly size: number }[];
+  readonly ext_msg_queue_size_limit: number;
+  /** The upstream's `@extra`, from wherever it put it; undefined when it sent none. */
+  readonly extra: string | undefined;
+}
+
+/** A walletStates answer: unknown accounts left out, order unspecified, fields filled in as served. */
+export interface WalletStatesAnswer {
+  readonly wallets: readonly ServedWalletState[];
+  readonly address_book: Readonly<Record<string, AddressBookEntry>>;
+  readonly metadata: Readonly<Record<string, unknown>>;
+}
+
+export interface UpstreamClient {
+  /** The queue sizes, with retries and failover. */
+  fetchQueueSizes(signal?: AbortSignal): Promise<Result<Fetched<QueueSizesAnswer>>>;
+  /** One walletStates request; a 414/431 comes back at once as `uri_too_long` (no retry, no failover). */
+  fetchWalletStates(addresses: readonly string[], signal?: AbortSignal): Promise<Result<Fetched<WalletStatesAnswer>>>;
+}
+
+/** Receives one call per upstream request, success or not (for tonwatch_upstream_* metrics). */
+export interface UpstreamObserver {
+  request(upstream: string, query: QueryName, code: string, durationSeconds: number): void;
+}
