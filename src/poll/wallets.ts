@@ -1,22 +1,10 @@
 import type { Logger } from 'pino';
 import type { WatchedWallet } from '../domain/config.js';
-import type { WalletRecord, WalletsSnapshot } from '../snapshot/types.js';
 import type { UpstreamClient } from '../domain/upstream.js';
+import type { WalletRecord, WalletsSnapshot } from '../snapshot/types.js';
+import { createBatchQueue, type BatchSize } from './batches.js';
+import { createCycleProgress, type CycleProgress } from './progress.js';
 import { assembleWalletsSnapshot, matchWalletAnswer } from './wallet-mapping.js';
-
-/** The batch size in force; halves on 414/431 and remembers it across cycles. */
-export interface BatchSize {
-  get(): number;
-  shrink(): number;
-}
-
-export function createBatchSize(initial: number): BatchSize {
-  let size = initial;
-  return {
-    get: () => size,
-    shrink: () => (size = Math.max(1, Math.floor(size / 2))),
-  };
-}
 
 export interface WalletPollDeps {
   readonly client: UpstreamClient;
@@ -44,8 +32,24 @@ export function walletConcurrency(rps: number): number {
 export type WalletPollOutcome =
   { readonly ok: true; readonly fetched: number; readonly unknown: number; readonly failed: number } | { readonly ok: false; readonly error: string };
 
-/** How often a long cycle reports its progress. */
-const PROGRESS_EVERY_MS = 10_000;
+/** An address an answer left out, with that answer's time and source. */
+interface LeftOut {
+  readonly raw: string;
+  readonly fetchedAt: number;
+  readonly upstream: string;
+}
+
+/** What one cycle has gathered so far, shared by its passes and their batches. */
+interface Cycle {
+  readonly deps: WalletPollDeps;
+  readonly signal: AbortSignal | undefined;
+  readonly progress: CycleProgress;
+  /** Found accounts, and (after the second pass) unknown ones, by raw address. */
+  readonly records: Map<string, WalletRecord>;
+  /** Addresses whose batch failed: they keep their last values. */
+  readonly failed: Set<string>;
+  lastError: string;
+}
 
 /**
  * One wallet cycle: every watched address in batches; results matched by address;
@@ -54,111 +58,107 @@ const PROGRESS_EVERY_MS = 10_000;
  * wallets' last values while the others update; wallets that left the watchlist go.
  */
 export async function pollWallets(deps: WalletPollDeps, signal?: AbortSignal): Promise<WalletPollOutcome> {
-  const { client, logger, now, batchSize } = deps;
+  const { logger, now, watchlist } = deps;
   const started = now();
-  const records = new Map<string, WalletRecord>();
-  const failed = new Set<string>();
-  let lastError = '';
-  let lastProgressAt = started;
-  let batchesDone = 0;
-
-  /**
-   * Runs `addresses` through in batches, `concurrency` at a time; returns the ones the
-   * answers left out. A batch refused as too long goes back to be split at the new size.
-   */
-  const runPass = async (addresses: readonly string[], pass: 1 | 2): Promise<string[] | 'aborted'> => {
-    const missing: string[] = [];
-    const refused: string[][] = [];
-    let offset = 0;
-    let aborted = false;
-    const nextBatch = (): string[] | null => {
-      const size = batchSize.get();
-      const again = refused.shift();
-      if (again !== undefined) {
-        if (again.length > size) refused.unshift(again.slice(size));
-        return again.slice(0, size);
-      }
-      if (offset >= addresses.length) return null;
-      const batch = addresses.slice(offset, offset + size);
-      offset += batch.length;
-      return batch;
-    };
-    const worker = async (): Promise<void> => {
-      for (let batch = nextBatch(); batch !== null && !aborted; batch = nextBatch()) {
-        const size = batch.length;
-        const result = await client.fetchWalletStates(batch, signal);
-        if (!result.ok) {
-          if (result.error.code === 'aborted') {
-            aborted = true;
-            return;
-          }
-          if (result.error.code === 'uri_too_long' && size > 1) {
-            // Batches in flight together are refused together: shrink once per size.
-            if (batchSize.get() >= size) {
-              const smaller = batchSize.shrink();
-              logger.warn(
-                { upstream: result.error.details.upstream, from: size, to: smaller },
-                'upstream refused the URL length; walletBatchSize shrunk and remembered',
-              );
-            }
-            refused.push(batch);
-            continue;
-          }
-          lastError = `${result.error.code}: ${result.error.message}`;
-          for (const raw of batch) failed.add(raw);
-          logger.warn(
-            { upstream: result.error.details.upstream, code: result.error.code, batch: size, err: result.error.message },
-            "wallet batch failed; keeping those wallets' last values",
-          );
-        } else {
-          const matched = matchWalletAnswer(batch, result.value.value, result.value, deps.previous()?.wallets, records);
-          if (pass === 1) missing.push(...matched.missing);
-          else {
-            // Left out twice: the upstream does not know the account.
-            for (const raw of matched.missing) {
-              records.set(raw, {
-                raw,
-                state: null,
-                addressBook: null,
-                metadata: undefined,
-                fetchedAt: result.value.fetchedAt,
-                upstream: result.value.upstream,
-              });
-            }
-          }
-        }
-        batchesDone += 1;
-        if (now() - lastProgressAt >= PROGRESS_EVERY_MS) {
-          lastProgressAt = now();
-          const done = records.size + failed.size;
-          const total = deps.watchlist.length;
-          const rate = done / Math.max(1, now() - started);
-          const batchesTotal = batchesDone + Math.ceil((addresses.length - offset) / batchSize.get());
-          logger.info(
-            { batchesDone, batchesTotal, done, total, pass, etaSeconds: Math.round((total - done) / Math.max(rate, 1e-9) / 1000) },
-            'wallet cycle in progress',
-          );
-        }
-      }
-    };
-    await Promise.all(Array.from({ length: Math.max(1, deps.concurrency ?? 1) }, worker));
-    return aborted ? 'aborted' : missing;
+  const cycle: Cycle = {
+    deps,
+    signal,
+    progress: createCycleProgress({ logger, now, total: watchlist.length }),
+    records: new Map(),
+    failed: new Set(),
+    lastError: '',
   };
 
-  const first = await runPass(
-    deps.watchlist.map((w) => w.raw),
+  const leftOut = await askInBatches(
+    cycle,
+    watchlist.map((w) => w.raw),
     1,
   );
-  if (first === 'aborted') return { ok: false, error: 'aborted' };
-  if (first.length > 0) {
-    logger.debug({ count: first.length }, 'addresses missing from the answers; asking once more');
-    if ((await runPass(first, 2)) === 'aborted') return { ok: false, error: 'aborted' };
+  if (leftOut === 'aborted') return { ok: false, error: 'aborted' };
+  if (leftOut.length > 0) {
+    logger.debug({ count: leftOut.length }, 'addresses missing from the answers; asking once more');
+    const leftOutTwice = await askInBatches(
+      cycle,
+      leftOut.map((l) => l.raw),
+      2,
+    );
+    if (leftOutTwice === 'aborted') return { ok: false, error: 'aborted' };
+    for (const unknown of leftOutTwice) cycle.records.set(unknown.raw, unknownAccount(unknown));
   }
-  if (records.size === 0 && deps.watchlist.length > 0) return { ok: false, error: lastError || 'no wallet answered' };
+  if (cycle.records.size === 0 && watchlist.length > 0) return { ok: false, error: cycle.lastError || 'no wallet answered' };
 
-  deps.publish(assembleWalletsSnapshot(deps.watchlist, records, deps.previous()?.wallets, now()));
-  const unknown = [...records.values()].filter((r) => r.state === null).length;
-  const outcome = { ok: true, fetched: records.size - unknown, unknown, failed: failed.size } as const;
+  deps.publish(assembleWalletsSnapshot(watchlist, cycle.records, deps.previous()?.wallets, now()));
+  let unknown = 0;
+  for (const record of cycle.records.values()) if (record.state === null) unknown += 1;
+  const outcome = { ok: true, fetched: cycle.records.size - unknown, unknown, failed: cycle.failed.size } as const;
   logger.debug({ ...outcome, seconds: (now() - started) / 1000 }, 'wallet cycle done');
   return outcome;
+}
+
+/** Left out of two answers: the upstream does not know the account. */
+function unknownAccount(leftOut: LeftOut): WalletRecord {
+  return { raw: leftOut.raw, state: null, addressBook: null, metadata: undefined, fetchedAt: leftOut.fetchedAt, upstream: leftOut.upstream };
+}
+
+/**
+ * One pass: `addresses` in batches, `concurrency` batches in flight; returns the addresses
+ * the answers left out, or 'aborted'. A batch refused as too long goes back to the queue,
+ * to be split at the new size.
+ */
+async function askInBatches(cycle: Cycle, addresses: readonly string[], pass: number): Promise<LeftOut[] | 'aborted'> {
+  const queue = createBatchQueue(addresses, cycle.deps.batchSize);
+  const leftOut: LeftOut[] = [];
+  let aborted = false;
+  const worker = async (): Promise<void> => {
+    for (let batch = queue.next(); batch !== null && !aborted; batch = queue.next()) {
+      const answered = await askBatch(cycle, batch);
+      if (answered === 'aborted') {
+        aborted = true;
+        return;
+      }
+      if (answered === 'refused') {
+        queue.putBack(batch);
+        continue;
+      }
+      leftOut.push(...answered);
+      cycle.progress.batchDone({ done: cycle.records.size + cycle.failed.size, batchesLeft: queue.remaining(), pass });
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, cycle.deps.concurrency ?? 1) }, worker));
+  return aborted ? 'aborted' : leftOut;
+}
+
+/**
+ * One walletStates request: its accounts go into the cycle's records, or its addresses into
+ * the failed set. Returns what the answer left out; 'refused' when the upstream found the
+ * URL too long (the batch size is shrunk); 'aborted' when the cycle was stopped.
+ */
+async function askBatch(cycle: Cycle, batch: readonly string[]): Promise<LeftOut[] | 'refused' | 'aborted'> {
+  const { client, logger, batchSize } = cycle.deps;
+  const result = await client.fetchWalletStates(batch, cycle.signal);
+  if (result.ok) {
+    const { fetchedAt, upstream } = result.value;
+    const matched = matchWalletAnswer(batch, result.value.value, result.value, cycle.deps.previous()?.wallets, cycle.records);
+    return matched.missing.map((raw) => ({ raw, fetchedAt, upstream }));
+  }
+  const { error } = result;
+  if (error.code === 'aborted') return 'aborted';
+  if (error.code === 'uri_too_long' && batch.length > 1) {
+    // Batches in flight together are refused together: shrink once per size.
+    if (batchSize.get() >= batch.length) {
+      const smaller = batchSize.shrink();
+      logger.warn(
+        { upstream: error.details.upstream, from: batch.length, to: smaller },
+        'upstream refused the URL length; walletBatchSize shrunk and remembered',
+      );
+    }
+    return 'refused';
+  }
+  cycle.lastError = `${error.code}: ${error.message}`;
+  for (const raw of batch) cycle.failed.add(raw);
+  logger.warn(
+    { upstream: error.details.upstream, code: error.code, batch: batch.length, err: error.message },
+    "wallet batch failed; keeping those wallets' last values",
+  );
+  return [];
 }
