@@ -134,7 +134,7 @@ async function demo(port: number, deps: ProcessDeps): Promise<number> {
           `  tonwatch demo is running. Open:`,
           `    ${url}/                              landing page`,
           `    ${url}/metrics                       Prometheus metrics`,
-          `    ${url}/api/v2/getOutMsgQueueSizes    queue sizes (seed format)`,
+          `    ${url}/api/v2/getOutMsgQueueSizes    queue sizes (toncenter's v2 format)`,
           `    ${url}/api/v3/walletStates?address=… wallet states`,
           `    ${setup.simulatorUrl}/_sim/state     the simulated network`,
           `  Ctrl-C stops it.`,

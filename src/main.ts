@@ -1,8 +1,8 @@
 #!/usr/bin/env -S node --max-semi-space-size=32
 /**
- * (The shebang's --max-semi-space-size=32: a bigger young generation cuts the garbage
- * collector's share of a wallet poll cycle by about half; 64 would save more CPU but
- * costs ~20 MiB more RSS at 10,000 wallets. See README, Benchmarks.)
+ * (The shebang's --max-semi-space-size=32: a wallet poll cycle makes many short-lived
+ * objects, and a bigger young generation lets most of them die there; the README's
+ * Benchmarks section has the trade-off against memory.)
  *
  * The composition root: the only module that reads process.env/argv, installs signal
  * handlers and calls process.exit. Everything else gets these as parameters.

@@ -4,7 +4,7 @@ import type { UpstreamObserver } from '../domain/upstream.js';
 
 /**
  * Every metric name tonwatch exports, in one place. Chain facts (`ton_*`) are rendered
- * from the snapshot once per poll (render.ts); the daemon's own health (`tonwatch_*`) lives
+ * from the snapshot once per poll (queue-series.ts, wallet-series.ts); the daemon's own health (`tonwatch_*`) lives
  * in a prom-client Registry of our own, never the global one.
  */
 

@@ -3,8 +3,8 @@ import type { QueueSizesSnapshot } from '../snapshot/types.js';
 import { jsonResponse, retryAfterSeconds, snapshotHeaders, type ServedResponse } from './response.js';
 
 /**
- * `GET /api/v2/getOutMsgQueueSizes` (and the singular alias), exactly as the seed gives it:
- * the seed's constants (`chain.blockIdExt`, whatever the upstream called it), and `@extra`
+ * `GET /api/v2/getOutMsgQueueSizes` (and the singular alias), exactly as toncenter's API
+ * gives it: its constants (`chain.blockIdExt`, whatever the upstream called it), and `@extra`
  * = `<fetch time, unix seconds with decimals>:<upstream>:snapshot`.
  */
 

@@ -5,7 +5,7 @@ import { jsonResponse, retryAfterSeconds, snapshotHeaders, type ServedResponse }
 import { parseWalletQuery } from './wallet-query.js';
 
 /**
- * `GET /api/v3/walletStates?address=…` from the snapshot, in the seed's format:
+ * `GET /api/v3/walletStates?address=…` from the snapshot, in toncenter's v3 format:
  * `wallets` (watched, known, fresh; request order; duplicates once), `address_book` (every
  * valid requested address), `metadata` (the upstream's, for those addresses). Errors in
  * toncenter v3's form `{"error": …}`.

@@ -9,7 +9,7 @@ import { scenarioParams, type ScenarioName, type ScenarioParams } from './scenar
  * once both stay under 2047; block seqnos advance one per step (one step = one block).
  */
 
-/** Collator constants (upstream-facts.md). */
+/** The collator's constants: a split is forced at 4096 queued messages, a merge allowed under 2047. */
 export const SPLIT_QUEUE_SIZE = 4096;
 export const MERGE_QUEUE_SIZE = 2047;
 export const EXT_MSG_QUEUE_SIZE_LIMIT = 8000;

@@ -1,7 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 /**
- * Every way a real upstream fails (upstream-facts.md), as the simulator answers it.
+ * Every way a real toncenter deployment fails (timeouts, resets, 4xx/5xx, 429, HTML error
+ * pages, truncated or schema-violating JSON), as the simulator answers it.
  */
 export const FAILURE_KINDS = [
   'timeout', // no answer at all until the client gives up

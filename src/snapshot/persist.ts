@@ -30,8 +30,8 @@ export function walletsFileOf(file: string): string {
 const RECORDS_PER_PART = 1000;
 
 /**
- * The wallets file, encoded a thousand records at a time: at 100,000 wallets it is about
- * 50 MB, and one string of it (then encoded whole) cost more than the records' JSON.
+ * The wallets file, encoded a thousand records at a time: it runs to tens of megabytes,
+ * and one string of all of it would be built, then encoded, whole.
  */
 function encodeWallets(wallets: WalletsSnapshot): Buffer[] {
   const records = [...wallets.wallets.values()];

@@ -9,7 +9,7 @@ import type { AddressBookEntry, ServedWalletState } from '../domain/wallet-state
 /** One shard's outbound queue, as the upstream reported it. */
 export interface ShardQueue {
   readonly workchain: number;
-  /** Signed 64-bit decimal, as upstreams and the seed carry it. */
+  /** Signed 64-bit decimal, as toncenter's API carries it. */
   readonly shard: string;
   readonly seqno: number;
   /** Standard base64, 44 characters. */

@@ -53,7 +53,7 @@ log: { level: debug }
     await sim?.stop('SIGKILL');
   });
 
-  it("serves exactly the simulator's shards, in the seed format", async () => {
+  it("serves exactly the simulator's shards, in toncenter's v2 format", async () => {
     const state = (await (await fetch(`${simUrl}/_sim/step?n=3`)).json()) as {
       queues: { workchain: number; shard: string; seqno: number; size: number; rootHash: string }[];
     };

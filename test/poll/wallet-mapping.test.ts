@@ -51,7 +51,7 @@ describe('matching a walletStates answer to the addresses asked', () => {
       addressBook: { user_friendly: 'UQa', domain: 'a.ton' },
       metadata: { is_indexed: true },
     });
-    // The served state keeps the seed's field order with the address rewritten in place.
+    // The served state keeps the API's field order with the address rewritten in place.
     expect(Object.keys(found.get(ADDR.a)?.state ?? {})[0]).toBe('address');
   });
 

@@ -10,7 +10,7 @@ const at = (seconds: number) => snapshot.fetchedAt + seconds * 1000;
 const request = { method: 'GET', now: at(2.5), maxAgeSeconds: 300, nextPollDueAt: at(5) };
 
 describe('GET /api/v2/getOutMsgQueueSizes', () => {
-  it('answers in the seed format, to the letter', () => {
+  it("answers in toncenter's v2 format, to the letter", () => {
     const response = serveQueueSizes(snapshot, request);
     expect(response.status).toBe(200);
     const body = JSON.parse(bodyText(response));

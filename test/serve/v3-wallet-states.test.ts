@@ -21,7 +21,7 @@ const base = (watched: string[], query: string): WalletStatesRequest => ({
 const body = (r: ServedResponse) => JSON.parse(bodyText(r));
 const q = (...addresses: string[]) => addresses.map((a) => `address=${encodeURIComponent(a)}`).join('&');
 
-const SEED_FIELDS = [
+const API_FIELDS = [
   'address',
   'balance',
   'code_hash',
@@ -48,13 +48,13 @@ describe('GET /api/v3/walletStates', () => {
   ]);
   const watched = [ADDR.a, ADDR.b, ADDR.c];
 
-  it("answers one address in the seed format, with the seed's twelve fields", () => {
+  it("answers one address in toncenter's v3 format, with its twelve fields", () => {
     const response = serveWalletStates(snapshot, base(watched, q('EQApAj3rEnJJSxEjEHVKrH3QZgto_MQMOmk8l72azaXlY1zB')));
     expect(response.status).toBe(200);
     const json = body(response);
     expect(Object.keys(json)).toEqual(['wallets', 'address_book', 'metadata']);
     expect(json.wallets).toHaveLength(1);
-    expect(Object.keys(json.wallets[0])).toEqual(SEED_FIELDS);
+    expect(Object.keys(json.wallets[0])).toEqual(API_FIELDS);
     expect(json.wallets[0]).toMatchObject({ address: ADDR.a, balance: '1500000000', last_transaction_lt: '50000000857100', seqno: 7 });
     expect(json.address_book).toEqual({
       [ADDR.a]: { user_friendly: 'UQApAj3rEnJJSxEjEHVKrH3QZgto_MQMOmk8l72azaXlYwEE', domain: null, interfaces: ['wallet_v4r2'] },

@@ -10,7 +10,7 @@ import { clone, DELETE, expectAgreement, set, shown } from '../helpers/zod-agree
  * set to values of the wrong shape, of odd but valid shapes, and deleted.
  */
 
-/** Shaped as upstream-facts.md describes toncenter's answer: v5r1, v4r2, uninit, frozen, a jetton master. */
+/** Shaped as toncenter's indexer answers: v5r1, v4r2, uninit, frozen, a jetton master. */
 const BODY = fixture('v3-wallet-states.json') as { wallets: Record<string, unknown>[] };
 
 const ODD_VALUES: unknown[] = [
