@@ -44,17 +44,27 @@ export interface Simulator {
   stop(): Promise<void>;
 }
 
-/** The simulated TON network and its toncenter-compatible HTTP face, deterministic under a seed. */
-export function createSimulator(options: SimulatorOptions): Simulator {
-  // Separate streams, so asking for wallets does not change how the chain evolves.
-  const chain = createSimChain({ random: createRandom(options.seed), seed: options.seed, scenario: options.scenario });
-  const wallets = createSimWallets({
-    random: createRandom(options.seed ^ 0x5eed),
+/**
+ * Each part draws from its own random stream, derived from the seed, so asking for wallets
+ * does not change how the chain evolves.
+ */
+const STREAM = { chain: 0, wallets: 0x5eed, failures: 0xfa11 } as const;
+
+/** The simulated accounts of a simulator run with these options: the same accounts it serves. */
+export function createSimWalletsFor(options: Pick<SimulatorOptions, 'seed' | 'accounts' | 'testnet' | 'maxUrlBytes'>): SimWallets {
+  return createSimWallets({
+    random: createRandom(options.seed ^ STREAM.wallets),
     seed: options.seed,
     count: options.accounts,
     testnet: options.testnet,
     maxUrlBytes: options.maxUrlBytes,
   });
+}
+
+/** The simulated TON network and its toncenter-compatible HTTP face, deterministic under a seed. */
+export function createSimulator(options: SimulatorOptions): Simulator {
+  const chain = createSimChain({ random: createRandom(options.seed ^ STREAM.chain), seed: options.seed, scenario: options.scenario });
+  const wallets = createSimWalletsFor(options);
   const step = (): void => {
     chain.step();
     wallets.step();
@@ -63,7 +73,7 @@ export function createSimulator(options: SimulatorOptions): Simulator {
     chain,
     wallets,
     step,
-    random: createRandom(options.seed ^ 0xfa11),
+    random: createRandom(options.seed ^ STREAM.failures),
     style: options.style,
     rps: options.rps,
     now: options.now,

@@ -169,10 +169,9 @@ describe('the docker-compose stack', () => {
   });
 
   it('watches simulated accounts in the demo config (simulator seed 7)', async () => {
-    const { createSimWallets } = await import('../../src/sim/wallets.js');
-    const { createRandom } = await import('../../src/sim/random.js');
+    const { createSimWalletsFor } = await import('../../src/sim/simulator.js');
     const { parseAddress } = await import('../../src/ton/address.js');
-    const sim = createSimWallets({ random: createRandom(7 ^ 0x5eed), seed: 7, count: 60, testnet: false, maxUrlBytes: 8192 });
+    const sim = createSimWalletsFor({ seed: 7, accounts: 60, testnet: false, maxUrlBytes: 8192 });
     const known = new Set(sim.accounts().map((a) => a.raw));
     const text = readFileSync(join(ROOT, 'dashboards/tonwatch/demo.yml'), 'utf8');
     const addresses = [...text.matchAll(/address: "([^"]+)"/g)].map((m) => m[1] ?? '');

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { signedShardToHex } from '../../src/ton/shard.js';
 import { eventually, findTool, startTonwatch, type RunningProcess } from '../helpers/process.js';
 
@@ -18,6 +18,8 @@ const get = async (url: string) => {
 };
 
 describe('tonwatch process against the simulator process', () => {
+  // Each test has its own folder, simulator process and daemon process: none depends on
+  // what another did or on the order they run in.
   let dir: string;
   let sim: RunningProcess;
   let simUrl: string;
@@ -38,17 +40,22 @@ log: { level: debug }
     const [, url] = await proc.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
     return { proc, url: url ?? '' };
   };
+  const startDaemon = async () => {
+    const proc = startTonwatch(['--config', join(dir, 'tonwatch.yml')]);
+    const [, url] = await proc.waitFor(/"url":"(http:\/\/127\.0\.0\.1:\d+)"/);
+    return { proc, url: url ?? '' };
+  };
+  const servingQueueSizes = () =>
+    eventually(async () => ((await get(`${daemonUrl}/api/v2/getOutMsgQueueSizes`)).status === 200 ? true : undefined), 15_000, 'the first queue-size poll');
 
-  beforeAll(async () => {
+  beforeEach(async () => {
     dir = await mkdtemp(join(tmpdir(), 'tonwatch-it-'));
     ({ proc: sim, url: simUrl } = await startSimProcess(0));
     await writeFile(join(dir, 'tonwatch.yml'), configFor(simUrl));
-    daemon = startTonwatch(['--config', join(dir, 'tonwatch.yml')]);
-    const [, url] = await daemon.waitFor(/"url":"(http:\/\/127\.0\.0\.1:\d+)"/);
-    daemonUrl = url ?? '';
+    ({ proc: daemon, url: daemonUrl } = await startDaemon());
   });
 
-  afterAll(async () => {
+  afterEach(async () => {
     await daemon?.stop('SIGKILL');
     await sim?.stop('SIGKILL');
   });
@@ -93,13 +100,16 @@ log: { level: debug }
   it('passes promtool check metrics', async (ctx) => {
     const promtool = findTool('promtool');
     if (!promtool) return ctx.skip("promtool not installed (CI installs Debian's prometheus package)");
+    await servingQueueSizes();
     const metrics = await get(`${daemonUrl}/metrics`);
+    expect(metrics.text).toMatch(/^ton_out_msg_queue_size\{/m);
     const result = spawnSync(promtool, ['check', 'metrics'], { input: metrics.text, encoding: 'utf8' });
     expect(result.stdout + result.stderr).toBe('');
     expect(result.status).toBe(0);
   });
 
   it('keeps answering while the upstream is down, goes 503 after maxAgeSeconds, and recovers by itself', async () => {
+    await servingQueueSizes();
     const port = Number(new URL(simUrl).port);
     await sim.stop('SIGTERM');
     // Still answering; series vanish and the endpoint turns 503 once the data is older than 3 s.
@@ -121,6 +131,7 @@ log: { level: debug }
   });
 
   it('reloads a changed config file, and refuses a bad one keeping the old', async () => {
+    await servingQueueSizes();
     const file = join(dir, 'tonwatch.yml');
     await writeFile(file, 'upstreams: [ { name: sim, url: "not a url" } ]\nbogus: 1\n');
     await daemon.waitFor(/new configuration refused/);
@@ -135,19 +146,21 @@ log: { level: debug }
       return /tonwatch_config_last_reload_successful 1/.test(m.text) && /upstream="sim2"/.test(m.text) ? m : undefined;
     });
     expect(metrics.text).toMatch(/tonwatch_upstream_requests_total\{upstream="sim2",query="queue_sizes",code="200"\}/);
+    const reloads = () => daemon.output().match(/configuration reloaded/g)?.length ?? 0;
+    const before = reloads();
     daemon.child.kill('SIGHUP');
-    await daemon.waitFor(/configuration reloaded[\s\S]*configuration reloaded/);
+    await eventually(async () => (reloads() > before ? true : undefined), 10_000, 'a reload on SIGHUP');
   });
 
   it('stops on SIGTERM within 10 s with exit code 0, and a restart serves the persisted snapshot at once', async () => {
+    await servingQueueSizes();
     const { code, ms } = await daemon.stop('SIGTERM');
     expect(code).toBe(0);
     expect(ms).toBeLessThan(10_000);
     // Point the new daemon at a dead upstream: whatever it serves comes from the file.
     await writeFile(join(dir, 'tonwatch.yml'), configFor('http://127.0.0.1:9'));
-    daemon = startTonwatch(['--config', join(dir, 'tonwatch.yml')]);
-    const [, url] = await daemon.waitFor(/"url":"(http:\/\/127\.0\.0\.1:\d+)"/);
-    const served = await get(`${url}/api/v2/getOutMsgQueueSizes`);
+    ({ proc: daemon, url: daemonUrl } = await startDaemon());
+    const served = await get(`${daemonUrl}/api/v2/getOutMsgQueueSizes`);
     expect(served.status).toBe(200);
     expect(daemon.output()).toMatch(/loaded the persisted snapshot/);
   });

@@ -79,6 +79,8 @@ watchlist:
     if (!promtool) return ctx.skip("promtool not installed (CI installs Debian's prometheus package)");
     const metrics = await (await fetch(`${url}/metrics`)).text();
     const result = spawnSync(promtool, ['check', 'metrics'], { input: metrics, encoding: 'utf8' });
+    expect(result.error).toBeUndefined();
     expect(result.stdout + result.stderr).toBe('');
+    expect(result.status).toBe(0);
   });
 });

@@ -6,6 +6,7 @@ import { createRandom } from '../../src/sim/random.js';
 import type { ServedWalletState } from '../../src/domain/wallet-state.js';
 import type { WalletRecord } from '../../src/snapshot/types.js';
 import { ADDR, record, walletState, walletsSnapshot, watched } from '../helpers/wallets.js';
+import { rawAddress } from '../helpers/addresses.js';
 
 const text = (chunks: readonly Buffer[]) => Buffer.concat(chunks).toString('utf8');
 const samples = (chunks: readonly Buffer[]) =>
@@ -96,10 +97,17 @@ describe('wallet snapshot → metrics', () => {
     let watchlist = [watched(ADDR.a)];
     let snapshot = { queueSizes: null, wallets: walletsSnapshot([record(ADDR.a, walletState(ADDR.a))]) };
     const renderer = createWalletSeriesRenderer({ watchlist: () => watchlist, maxAgeSeconds: () => 300, testnet: () => false });
-    const first = renderer.render(snapshot, 1_000_000);
-    const r = (at: number) => text(renderer.render(snapshot, at));
-    expect(renderer.render(snapshot, 1_000_500)).toBe(first);
-    expect(text(first)).toContain(`ton_wallet_balance_tons{address="${ADDR.a}",name="0:2902"} 1.5`);
+    let previous: readonly Buffer[] | null = null;
+    /** Renders at `at`: a new rendering after each change, and the very same one when asked again with nothing changed. */
+    const r = (at: number) => {
+      const rendered = renderer.render(snapshot, at);
+      expect(rendered).not.toBe(previous);
+      expect(renderer.render(snapshot, at + 1)).toBe(rendered);
+      expect(renderer.render(snapshot, at + 250)).toBe(rendered);
+      previous = rendered;
+      return text(rendered);
+    };
+    expect(r(1_000_000)).toContain(`ton_wallet_balance_tons{address="${ADDR.a}",name="0:2902"} 1.5`);
 
     // Added
     watchlist = [watched(ADDR.a), watched(ADDR.b)];
@@ -110,13 +118,14 @@ describe('wallet snapshot → metrics', () => {
     expect(r(1_001_000)).toContain(`ton_wallet_balance_tons{address="${ADDR.b}",name="0:1111"} 2`);
     // Changed
     snapshot = { queueSizes: null, wallets: walletsSnapshot([record(ADDR.a, walletState(ADDR.a, { balance: '1' })), record(ADDR.b, walletState(ADDR.b))]) };
-    expect(r(1_001_000)).toContain(`ton_wallet_balance_tons{address="${ADDR.a}",name="0:2902"} 0.000000001`);
+    expect(r(1_002_000)).toContain(`ton_wallet_balance_tons{address="${ADDR.a}",name="0:2902"} 0.000000001`);
     // Removed from the watchlist: gone at once, even before the next poll prunes the snapshot.
     watchlist = [watched(ADDR.b)];
-    const removed = r(1_001_000);
+    const removed = r(1_003_000);
     expect(removed).not.toContain(ADDR.a);
-    // Turned stale: gone once maxAgeSeconds pass.
-    expect(r(1_000_000 + 300_000)).toContain(ADDR.b);
+    // Turned stale: gone once maxAgeSeconds pass, and only then re-rendered.
+    expect(renderer.render(snapshot, 1_000_000 + 300_000)).toBe(previous);
+    expect(text(renderer.render(snapshot, 1_000_000 + 300_000))).toContain(ADDR.b);
     expect(r(1_000_000 + 300_001)).not.toContain('ton_wallet_balance_tons');
   });
 
@@ -125,7 +134,7 @@ describe('wallet snapshot → metrics', () => {
     const pick = <T>(values: readonly T[]): T => random.pick(values);
     // 2,500 wallets: three blocks, the last one partial.
     const watchlist = Array.from({ length: 2500 }, (_, i) => {
-      const raw = `0:${i.toString(16).toUpperCase().padStart(64, '0')}`;
+      const raw = rawAddress(i);
       // Names and labels plain, escaped, and (in the middle block) not ASCII.
       return watched(raw, {
         name: i > 1000 && i < 1010 ? `кошелёк ${i}` : `w${i}`,

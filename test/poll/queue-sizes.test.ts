@@ -29,16 +29,21 @@ describe('queue-size body → snapshot', () => {
   });
 
   it.each([
-    ['a shard out of the signed range', (b: any) => (b.result.shards[0].id.shard = '9223372036854775808')],
-    ['a negative size', (b: any) => (b.result.shards[0].size = -1)],
-    ['a string size', (b: any) => (b.result.shards[0].size = '5')],
-    ['a missing limit', (b: any) => delete b.result.ext_msg_queue_size_limit],
-    ['a short hash', (b: any) => (b.result.shards[0].id.root_hash = 'abc=')],
-    ['no shards', (b: any) => (b.result.shards = [])],
-  ])('rejects a body with %s', (_name, mutate) => {
+    ['a shard out of the signed range', (b: any) => (b.result.shards[0].id.shard = '9223372036854775808'), 'result.shards.0.id.shard', /signed 64-bit/],
+    ['a negative size', (b: any) => (b.result.shards[0].size = -1), 'result.shards.0.size', />=0/],
+    ['a string size', (b: any) => (b.result.shards[0].size = '5'), 'result.shards.0.size', /expected number/],
+    ['a missing limit', (b: any) => delete b.result.ext_msg_queue_size_limit, 'result.ext_msg_queue_size_limit', /expected number/],
+    ['a short hash', (b: any) => (b.result.shards[0].id.root_hash = 'abc='), 'result.shards.0.id.root_hash', /base64 256-bit hash/],
+    ['no shards', (b: any) => (b.result.shards = []), 'result.shards', /no shards/],
+  ])('rejects a body with %s, saying where and why', (_name, mutate, path, message) => {
     const body = fixture('v2-queue-sizes-python.json');
     mutate(body);
-    expect(outMsgQueueSizesEnvelopeSchema.safeParse(body).success).toBe(false);
+    const parsed = outMsgQueueSizesEnvelopeSchema.safeParse(body);
+    expect(parsed.success).toBe(false);
+    expect(parsed.error?.issues).toHaveLength(1);
+    const issue = parsed.error?.issues[0];
+    expect(issue?.path.join('.')).toBe(path);
+    expect(issue?.message).toMatch(message);
   });
 
   it('accepts any block id @type and unknown extra keys', () => {

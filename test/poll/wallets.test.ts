@@ -8,13 +8,14 @@ import { createUpstreamClient } from '../../src/upstream/client.js';
 import { walletStatesResponseSchema } from '../../src/upstream/schemas.js';
 import { createLogSink } from '../helpers/log.js';
 import { startSim, type RunningSim } from '../helpers/sim.js';
+import { rawAddress, rawAddresses } from '../helpers/addresses.js';
 
 const watch = (raw: string, name = raw): WatchedWallet => {
   const parsed = parseAddress(raw);
   if (!parsed.ok) throw new Error(parsed.reason);
   return { raw: parsed.value.raw, name, labels: {}, minBalanceTons: undefined };
 };
-const unknownAddress = (i: number) => `0:${i.toString(16).toUpperCase().padStart(64, 'F')}`;
+const unknownAddress = (i: number) => rawAddress(i, 'F');
 
 describe('wallet poller against the simulator', () => {
   let running: RunningSim | undefined;
@@ -141,7 +142,7 @@ describe('wallet poller concurrency', () => {
 
   it('has at most `concurrency` batches in flight, and a cycle as long as the slowest chain of them', async () => {
     const log = createLogSink('info');
-    const addresses = Array.from({ length: 40 }, (_, i) => `0:${(i + 1).toString(16).toUpperCase().padStart(64, '0')}`);
+    const addresses = rawAddresses(40);
     let inFlight = 0;
     let most = 0;
     const client = {
@@ -183,7 +184,7 @@ describe('wallet poller progress', () => {
   it('logs batches done of total with an ETA during a long cycle', async () => {
     const log = createLogSink('info');
     let clock = 0;
-    const addresses = Array.from({ length: 50 }, (_, i) => `0:${(i + 1).toString(16).toUpperCase().padStart(64, '0')}`);
+    const addresses = rawAddresses(50);
     // A fake upstream that answers every batch after 4 s of (virtual) time.
     const client = {
       fetchQueueSizes: () => Promise.reject(new Error('not used')),

@@ -5,10 +5,10 @@ import { bodyText } from '../helpers/response.js';
 import { createWalletStatesHandler, type WalletStatesRequest } from '../../src/serve/v3-wallet-states.js';
 import { userFriendly } from '../../src/ton/address.js';
 import { ADDR, record, walletState, walletsSnapshot } from '../helpers/wallets.js';
+import { rawAddresses } from '../helpers/addresses.js';
 
 const NOW = 1_000_000 + 2_500;
 const serveWalletStates = (...args: Parameters<ReturnType<typeof createWalletStatesHandler>['serve']>) => createWalletStatesHandler().serve(...args);
-const raws = (n: number) => Array.from({ length: n }, (_, i) => `0:${(i + 1).toString(16).toUpperCase().padStart(64, '0')}`);
 const base = (watched: string[], query: string): WalletStatesRequest => ({
   method: 'GET',
   query,
@@ -102,7 +102,7 @@ describe('GET /api/v3/walletStates', () => {
   });
 
   it.each([100, 1024])('answers %i addresses', (n) => {
-    const list = raws(n);
+    const list = rawAddresses(n);
     const big = walletsSnapshot(list.map((r) => record(r, walletState(r))));
     const json = body(serveWalletStates(big, base(list, `address=${list.join(',')}`)));
     expect(json.wallets).toHaveLength(n);

@@ -8,6 +8,7 @@ import type { Snapshot } from '../../src/snapshot/types.js';
 import { queueSnapshot } from '../helpers/fixtures.js';
 import { createLogSink } from '../helpers/log.js';
 import { walletState } from '../helpers/wallets.js';
+import { rawAddress } from '../helpers/addresses.js';
 
 describe('snapshot persistence', () => {
   let dir: string;
@@ -43,7 +44,7 @@ describe('snapshot persistence', () => {
   it.each([0, 1000, 1001, 2500])('round-trips %d wallets, written in pieces, as one valid JSON file', async (count) => {
     const { p, file } = persister();
     const records = Array.from({ length: count }, (_, i) => {
-      const raw = `0:${i.toString(16).toUpperCase().padStart(64, '0')}`;
+      const raw = rawAddress(i);
       return {
         raw,
         state: walletState(raw, { seqno: i }),

@@ -175,16 +175,21 @@ describe('upstream client with a MockAgent', () => {
   });
 
   it('accepts @extra at the top level, inside result, or absent', async () => {
-    for (const [shape, expected] of [
-      [{ ...JSON.parse(body), '@extra': 'top:0:1' }, 'top:0:1'],
-      [JSON.parse(body), undefined],
-    ] as const) {
+    const parsed = JSON.parse(body) as { ok: true; result: Record<string, unknown> };
+    const shapes: [string, unknown, string | undefined][] = [
+      ['top level (C++ server)', { ...parsed, '@extra': 'top:0:1' }, 'top:0:1'],
+      ['inside result (Python server)', { ...parsed, result: { ...parsed.result, '@extra': 'inner:0:1' } }, 'inner:0:1'],
+      ['both: inside result wins', { ...parsed, result: { ...parsed.result, '@extra': 'inner:0:1' }, '@extra': 'top:0:1' }, 'inner:0:1'],
+      ['absent', parsed, undefined],
+    ];
+    for (const [name, shape, expected] of shapes) {
       const agent = new MockAgent();
       agent.disableNetConnect();
       agent.get('https://t.example').intercept({ path: '/api/v2/getOutMsgQueueSizes' }).reply(200, JSON.stringify(shape));
       const { client } = clientFor([upstream('t', 'https://t.example')], { dispatcher: agent });
       const result = await client.fetchQueueSizes();
-      expect(result.ok && result.value.value.extra).toBe(expected === undefined ? undefined : expected);
+      expect(result.ok, name).toBe(true);
+      expect(result.ok && result.value.value.extra, name).toBe(expected);
     }
   });
 });
