@@ -25,6 +25,7 @@ export function createScheduler(jobs: readonly ScheduledJob[], logger: Logger): 
   const controller = new AbortController();
   const tasks = new Map<string, ScheduledTask>();
   const running = new Map<string, Promise<void>>();
+  let started = false;
   let stopped = false;
 
   const runJob = (job: ScheduledJob): Promise<void> => {
@@ -43,7 +44,8 @@ export function createScheduler(jobs: readonly ScheduledJob[], logger: Logger): 
 
   return {
     start() {
-      if (stopped || tasks.size > 0) return;
+      if (stopped || started) return;
+      started = true;
       for (const job of jobs) {
         const task = createTask(job.cron, () => runJob(job), { name: job.name });
         tasks.set(job.name, task);
@@ -54,7 +56,9 @@ export function createScheduler(jobs: readonly ScheduledJob[], logger: Logger): 
     async stop() {
       if (stopped) return Promise.all(running.values()).then(() => undefined);
       stopped = true;
-      await Promise.all([...tasks.values()].map(async (task) => task.destroy()));
+      const stopping = [...tasks.values()];
+      tasks.clear();
+      await Promise.all(stopping.map(async (task) => task.destroy()));
       controller.abort(new Error('scheduler stopped'));
       await Promise.all(running.values());
     },

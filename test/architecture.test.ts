@@ -1,0 +1,63 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * Which rooms of src/ may import which (README, "How it fits together"). Read from the
+ * sources' import lines, type-only imports included.
+ */
+
+const SRC = fileURLToPath(new URL('../src/', import.meta.url));
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(path);
+    return entry.name.endsWith('.ts') ? [path] : [];
+  });
+}
+
+/** Every file of src/ with the src/ files it imports, as paths relative to src/ (`serve/routes.ts`). */
+const IMPORTS: ReadonlyMap<string, readonly string[]> = new Map(
+  sourceFiles(SRC).map((file) => {
+    const text = readFileSync(file, 'utf8');
+    const specifiers = [...text.matchAll(/^(?:import|export)\b[^;]*?\bfrom\s+'([^']+)'/gms), ...text.matchAll(/\bimport\('([^']+)'\)/g)].map((m) => m[1] ?? '');
+    const local = specifiers.filter((s) => s.startsWith('.')).map((s) => relative(SRC, resolve(dirname(file), s)).replace(/\.js$/, '.ts'));
+    return [relative(SRC, file), local];
+  }),
+);
+
+const roomOf = (path: string): string => (path.includes('/') ? (path.split('/')[0] ?? '') : path);
+/** The composition root: the files that wire the rooms together. */
+const COMPOSITION_ROOT = new Set(['main.ts', 'cli.ts', 'run.ts', 'daemon.ts', 'demo.ts']);
+
+function violations(rule: (from: string, to: string) => boolean): string[] {
+  const found: string[] = [];
+  for (const [from, targets] of IMPORTS) for (const to of targets) if (rule(from, to)) found.push(`${from} → ${to}`);
+  return found;
+}
+
+describe('architecture', () => {
+  it('reads a plausible import graph', () => {
+    expect(IMPORTS.size).toBeGreaterThan(40);
+    expect(IMPORTS.get('daemon.ts')).toContain('serve/routes.ts');
+  });
+
+  it('domain/ is a leaf: it imports nothing of src/ outside itself', () => {
+    expect(violations((from, to) => roomOf(from) === 'domain' && roomOf(to) !== 'domain')).toEqual([]);
+  });
+
+  it('serve/, metrics/, snapshot/ and ton/ import neither the upstream client nor the config', () => {
+    const guarded = new Set(['serve', 'metrics', 'snapshot', 'ton']);
+    expect(violations((from, to) => guarded.has(roomOf(from)) && (roomOf(to) === 'upstream' || roomOf(to) === 'config'))).toEqual([]);
+  });
+
+  it('poll/ knows the upstream only through the domain interface', () => {
+    expect(violations((from, to) => roomOf(from) === 'poll' && roomOf(to) === 'upstream')).toEqual([]);
+  });
+
+  it('only the composition root and config/ import the config loader', () => {
+    expect(violations((from, to) => to === 'config/load.ts' && !COMPOSITION_ROOT.has(from) && roomOf(from) !== 'config')).toEqual([]);
+  });
+});

@@ -1,0 +1,127 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createScheduler, type ScheduledJob } from '../../src/poll/scheduler.js';
+import { createLogSink } from '../helpers/log.js';
+
+/** A job whose runs last until the test releases them, counting how often it started. */
+function controlledJob(name: string, cron: string) {
+  let releaseRun: (() => void) | undefined;
+  const signals: AbortSignal[] = [];
+  const job: ScheduledJob = {
+    name,
+    cron,
+    run(signal) {
+      signals.push(signal);
+      return new Promise<void>((resolve) => {
+        releaseRun = resolve;
+        signal.addEventListener('abort', () => resolve(), { once: true });
+      });
+    },
+  };
+  return {
+    job,
+    runs: () => signals.length,
+    signals,
+    release() {
+      releaseRun?.();
+      releaseRun = undefined;
+    },
+  };
+}
+
+const skipped = (log: ReturnType<typeof createLogSink>) => log.lines().filter((l) => l['msg'] === 'previous run still going; tick skipped').length;
+
+describe('scheduler', () => {
+  beforeEach(() => {
+    vi.useFakeTimers({ now: new Date('2026-11-23T12:00:00.200Z') });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('runs each job once at start, then on its schedule', async () => {
+    const log = createLogSink();
+    const queue = controlledJob('queue_sizes', '* * * * * *');
+    const scheduler = createScheduler([queue.job], log.logger);
+    scheduler.start();
+    expect(queue.runs()).toBe(1);
+    queue.release();
+    for (let second = 1; second <= 3; second += 1) {
+      await vi.advanceTimersByTimeAsync(1_000);
+      expect(queue.runs()).toBe(1 + second);
+      queue.release();
+    }
+    expect(skipped(log)).toBe(0);
+    await scheduler.stop();
+  });
+
+  it('skips a tick that comes while the previous run is still going, never queueing it', async () => {
+    const log = createLogSink();
+    const queue = controlledJob('queue_sizes', '* * * * * *');
+    const scheduler = createScheduler([queue.job], log.logger);
+    scheduler.start();
+    // Three ticks pass while the first run is still going.
+    await vi.advanceTimersByTimeAsync(3_000);
+    expect(queue.runs()).toBe(1);
+    expect(skipped(log)).toBe(3);
+    // Once it ends, nothing that was skipped runs late: the next run is the next tick's.
+    queue.release();
+    await vi.advanceTimersByTimeAsync(10);
+    expect(queue.runs()).toBe(1);
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(queue.runs()).toBe(2);
+    queue.release();
+    await scheduler.stop();
+  });
+
+  it('tells when a job is next due, and null for one it does not run', async () => {
+    const log = createLogSink();
+    const wallets = controlledJob('wallets', '*/30 * * * * *');
+    const scheduler = createScheduler([wallets.job], log.logger);
+    expect(scheduler.nextRunAt('wallets')).toBeNull();
+    scheduler.start();
+    expect(scheduler.nextRunAt('wallets')).toBe(Date.parse('2026-11-23T12:00:30.000Z'));
+    expect(scheduler.nextRunAt('queue_sizes')).toBeNull();
+    wallets.release();
+    await scheduler.stop();
+    expect(scheduler.nextRunAt('wallets')).toBeNull();
+  });
+
+  it('stop aborts the running jobs, waits for them, and runs nothing more', async () => {
+    const log = createLogSink();
+    const queue = controlledJob('queue_sizes', '* * * * * *');
+    const scheduler = createScheduler([queue.job], log.logger);
+    scheduler.start();
+    // The run ends only when aborted: stop() resolving shows it aborted and waited.
+    await scheduler.stop();
+    expect(queue.signals[0]?.aborted).toBe(true);
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(queue.runs()).toBe(1);
+    // Idempotent, and a stopped scheduler does not start again.
+    await scheduler.stop();
+    scheduler.start();
+    expect(queue.runs()).toBe(1);
+  });
+
+  it('logs a job that throws and keeps scheduling it', async () => {
+    const log = createLogSink();
+    let runs = 0;
+    const scheduler = createScheduler(
+      [
+        {
+          name: 'queue_sizes',
+          cron: '* * * * * *',
+          run: () => {
+            runs += 1;
+            return Promise.reject(new Error('boom'));
+          },
+        },
+      ],
+      log.logger,
+    );
+    scheduler.start();
+    await vi.advanceTimersByTimeAsync(2_000);
+    expect(runs).toBe(3);
+    expect(log.lines().filter((l) => l['msg'] === 'scheduled job threw')).toHaveLength(3);
+    await scheduler.stop();
+  });
+});

@@ -1,0 +1,111 @@
+import { describe, expect, it } from 'vitest';
+import { createMetricsExposition } from '../../src/metrics/exposition.js';
+import { createSelfMetrics } from '../../src/metrics/registry.js';
+import { createRoutes, type ServeSettings } from '../../src/serve/routes.js';
+import type { Route } from '../../src/serve/server.js';
+import type { Snapshot } from '../../src/snapshot/types.js';
+import { queueSnapshot } from '../helpers/fixtures.js';
+import { bodyText } from '../helpers/response.js';
+import { ADDR, record, walletState, walletsSnapshot } from '../helpers/wallets.js';
+
+/** The route table, called directly: which handler answers which path, with what it reads per request. */
+
+const FETCHED = 1_755_815_024_462;
+const NOW = FETCHED + 2_000;
+
+function routesWith(options: { snapshot: Snapshot; settings: ServeSettings; nextPollDueAt?: Partial<Record<'queue_sizes' | 'wallets', number>> }) {
+  let settings = options.settings;
+  const self = createSelfMetrics({
+    version: 't',
+    nodeVersion: 'v20',
+    defaultMetrics: false,
+    health: { up: () => true, snapshotAgeSeconds: () => 2, lastSuccessAt: () => FETCHED, watchlistSize: () => settings.watched.size },
+  });
+  const metrics = createMetricsExposition({ self, snapshot: () => options.snapshot, now: () => NOW, maxAgeSeconds: () => settings.maxAgeSeconds });
+  const routes = createRoutes({
+    version: '9.9.9',
+    now: () => NOW,
+    snapshot: () => options.snapshot,
+    settings: () => settings,
+    nextPollDueAt: (query) => options.nextPollDueAt?.[query] ?? null,
+    metrics,
+  });
+  const route = (path: string): Route => {
+    const found = routes.get(path);
+    if (!found) throw new Error(`no route for ${path}`);
+    return found;
+  };
+  const call = async (path: string, method = 'GET', query = '') => route(path).handle({ method, path, query });
+  return { routes, route, call, reload: (next: ServeSettings) => (settings = next) };
+}
+
+const SETTINGS: ServeSettings = {
+  maxAgeSeconds: 300,
+  testnet: false,
+  watched: new Set([ADDR.a]),
+  upstreams: [{ name: 'toncenter', url: 'https://toncenter.com' }],
+};
+const FULL: Snapshot = { queueSizes: queueSnapshot(), wallets: walletsSnapshot([record(ADDR.a, walletState(ADDR.a), FETCHED)], FETCHED) };
+
+describe('routes', () => {
+  it('serves every documented path, each under its own endpoint label', () => {
+    const { routes } = routesWith({ snapshot: FULL, settings: SETTINGS });
+    expect(Object.fromEntries([...routes].map(([path, route]) => [path, route.endpoint]))).toEqual({
+      '/api/v3/walletStates': 'wallet_states',
+      '/api/v2/getOutMsgQueueSizes': 'queue_sizes',
+      '/api/v2/getOutMsgQueueSize': 'queue_sizes',
+      '/metrics': 'metrics',
+      '/healthz': 'healthz',
+      '/readyz': 'readyz',
+      '/': 'index',
+    });
+  });
+
+  it('answers both v2 spellings with the same bytes, max-age running to the queue poll', async () => {
+    const { call } = routesWith({ snapshot: FULL, settings: SETTINGS, nextPollDueAt: { queue_sizes: NOW + 3_000, wallets: NOW + 20_000 } });
+    const plural = await call('/api/v2/getOutMsgQueueSizes');
+    const singular = await call('/api/v2/getOutMsgQueueSize');
+    expect(plural.status).toBe(200);
+    expect(bodyText(singular)).toBe(bodyText(plural));
+    expect(plural.headers['cache-control']).toBe('max-age=3');
+  });
+
+  it('answers walletStates from the watched wallets only, max-age running to the wallet poll', async () => {
+    const { call, reload } = routesWith({ snapshot: FULL, settings: SETTINGS, nextPollDueAt: { queue_sizes: NOW + 3_000, wallets: NOW + 20_000 } });
+    const watched = await call('/api/v3/walletStates', 'GET', `address=${ADDR.a}`);
+    expect(JSON.parse(bodyText(watched)).wallets).toHaveLength(1);
+    expect(watched.headers['cache-control']).toBe('max-age=20');
+    // The settings are read per request: after a reload that drops the wallet, it is not served.
+    reload({ ...SETTINGS, watched: new Set([ADDR.b]) });
+    const unwatched = await call('/api/v3/walletStates', 'GET', `address=${ADDR.a}`);
+    expect(JSON.parse(bodyText(unwatched)).wallets).toEqual([]);
+  });
+
+  it('serves /metrics with the exposition content type, GET and HEAD only', async () => {
+    const { call } = routesWith({ snapshot: FULL, settings: SETTINGS });
+    const metrics = await call('/metrics');
+    expect(metrics.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);
+    expect(bodyText(metrics)).toContain('ton_out_msg_queue_size{workchain="0",shard="4000000000000000"} 2000');
+    const post = await call('/metrics', 'POST');
+    expect(post.status).toBe(405);
+    expect(post.headers['allow']).toBe('GET, HEAD');
+  });
+
+  it('is ready only with fresh queue sizes, and fresh wallets when any are watched', async () => {
+    const noWallets = routesWith({ snapshot: { ...FULL, wallets: null }, settings: SETTINGS });
+    const notReady = await noWallets.call('/readyz');
+    expect(notReady.status).toBe(503);
+    expect(JSON.parse(bodyText(notReady))).toEqual({ ready: false, reasons: ['wallets: no snapshot yet'] });
+    noWallets.reload({ ...SETTINGS, watched: new Set() });
+    expect((await noWallets.call('/readyz')).status).toBe(200);
+    expect((await noWallets.call('/healthz')).status).toBe(200);
+  });
+
+  it('escapes what it shows on the landing page', async () => {
+    const { call } = routesWith({ snapshot: FULL, settings: { ...SETTINGS, upstreams: [{ name: 'a<b', url: 'https://x.example/?q="<script>' }] } });
+    const page = bodyText(await call('/'));
+    expect(page).toContain('a&lt;b');
+    expect(page).not.toContain('<script>');
+    expect(page).toContain('wallets (1 watched)');
+  });
+});
