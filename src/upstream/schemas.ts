@@ -50,8 +50,6 @@ export const outMsgQueueSizesEnvelopeSchema = z.object({
   '@extra': z.string().optional(),
 });
 
-export type OutMsgQueueSizesResult = z.output<typeof outMsgQueueSizesResultSchema>;
-
 /** v2 failure envelope; the 429 form may carry its message under `result`. */
 export const v2ErrorSchema = z.object({
   ok: z.literal(false).optional(),

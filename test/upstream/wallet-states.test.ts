@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { WALLET_STATE_FIELDS } from '../../src/domain/wallet-state.js';
 import { walletStatesResponseSchema } from '../../src/upstream/schemas.js';
 import { decodeWalletStates, decodeWalletStatesQuickly } from '../../src/upstream/wallet-states.js';
 import { fixture } from '../helpers/fixtures.js';
@@ -42,21 +43,8 @@ const ODD_VALUES: unknown[] = [
   { 1: 'x' },
   { 1: '' },
 ];
-const WALLET_FIELDS = [
-  'address',
-  'balance',
-  'code_hash',
-  'extra_currencies',
-  'is_signature_allowed',
-  'is_wallet',
-  'last_transaction_hash',
-  'last_transaction_lt',
-  'seqno',
-  'status',
-  'wallet_id',
-  'wallet_type',
-  'unknown_extra',
-];
+/** Every field of a wallet state, and one the decoder does not know. */
+const WALLET_FIELDS = [...WALLET_STATE_FIELDS.map((field) => field.name), 'unknown_extra'];
 
 function* mutations(): Generator<[string, unknown]> {
   yield ['unchanged', clone(BODY)];
