@@ -1,5 +1,6 @@
 import { isFresh } from '../snapshot/freshness.js';
 import type { QueueSizesSnapshot, Snapshot } from '../snapshot/types.js';
+import { createGzipMembers, gzipBuffer } from './gzip-members.js';
 import { renderQueueSeries } from './queue-series.js';
 import type { SelfMetrics } from './registry.js';
 
@@ -11,10 +12,20 @@ export interface WalletSeriesRenderer {
   render(snapshot: Snapshot, now: number): readonly Buffer[];
 }
 
+/** A /metrics body: parts sent in order, gzip members when `encoding` is gzip. */
+export interface MetricsBody {
+  readonly encoding: 'gzip' | 'identity';
+  readonly parts: readonly Buffer[];
+}
+
 export interface MetricsExposition {
   readonly contentType: string;
-  /** The whole /metrics body: chain series (pre-rendered and pre-encoded per snapshot), then self metrics. */
-  render(): Promise<readonly Buffer[]>;
+  /**
+   * The whole /metrics body: chain series (pre-rendered and pre-encoded per snapshot), then
+   * self metrics. With `gzip`, each pre-rendered block is compressed once, when first sent
+   * after it changed, and only the small self-metrics part per scrape.
+   */
+  render(gzip: boolean): Promise<MetricsBody>;
 }
 
 export interface MetricsExpositionDeps {
@@ -41,15 +52,26 @@ export function createMetricsExposition(deps: MetricsExpositionDeps): MetricsExp
   };
   // The queue text is small: encode it once per change. Wallet series come encoded.
   let encodedQueue = { text: '', buffer: Buffer.alloc(0) };
+  const member = createGzipMembers();
   return {
     contentType: deps.self.registry.contentType,
-    async render() {
+    async render(gzip) {
+      const started = performance.now();
       const now = deps.now();
       const snapshot = deps.snapshot();
       const queue = snapshot.queueSizes && isFresh(snapshot.queueSizes.fetchedAt, now, deps.maxAgeSeconds()) ? queueSeries(snapshot.queueSizes) : '';
       if (queue !== encodedQueue.text) encodedQueue = { text: queue, buffer: Buffer.from(queue) };
-      const wallets = deps.wallets ? deps.wallets.render(snapshot, now) : [];
-      return [encodedQueue.buffer, ...wallets, Buffer.from(await deps.self.registry.metrics())];
+      const chain = [encodedQueue.buffer, ...(deps.wallets ? deps.wallets.render(snapshot, now) : [])].filter((part) => part.length > 0);
+      const self = Buffer.from(await deps.self.registry.metrics());
+      const body: MetricsBody = gzip
+        ? { encoding: 'gzip', parts: [...(await Promise.all(chain.map(member))), await gzipBuffer(self)] }
+        : { encoding: 'identity', parts: [...chain, self] };
+      deps.self.metricsRendered(
+        body.encoding,
+        (performance.now() - started) / 1000,
+        body.parts.reduce((sum, part) => sum + part.length, 0),
+      );
+      return body;
     },
   };
 }

@@ -53,6 +53,8 @@ export interface SelfMetrics {
   observePoll(query: QueryName, durationSeconds: number): void;
   servedRequest(endpoint: string, code: number): void;
   configReloaded(successful: boolean): void;
+  /** One /metrics body made: its encoding, how long it took (seconds) and its size (bytes). */
+  metricsRendered(encoding: 'gzip' | 'identity', durationSeconds: number, bytes: number): void;
 }
 
 export function createSelfMetrics(options: { version: string; nodeVersion: string; health: HealthSource; defaultMetrics?: boolean }): SelfMetrics {
@@ -141,7 +143,20 @@ export function createSelfMetrics(options: { version: string; nodeVersion: strin
     labelNames: ['endpoint', 'code'],
     registers,
   });
-  const servedChildren = new Map<string, ReturnType<typeof served.labels>>();
+  const servedChildren = new Map<string, Map<number, ReturnType<typeof served.labels>>>();
+  const renderDuration = new Histogram({
+    name: 'tonwatch_metrics_render_duration_seconds',
+    help: 'Time to make one /metrics body, compression included (pre-rendered blocks are reused, so most scrapes take little).',
+    labelNames: ['encoding'],
+    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers,
+  });
+  const responseSize = new Gauge({
+    name: 'tonwatch_metrics_response_size_bytes',
+    help: 'Size of the last /metrics body sent in this encoding, in bytes (as sent: compressed for gzip).',
+    labelNames: ['encoding'],
+    registers,
+  });
   const reloadOk = new Gauge({
     name: 'tonwatch_config_last_reload_successful',
     help: '1 when the last configuration (re)load succeeded, 0 when it was refused.',
@@ -172,14 +187,22 @@ export function createSelfMetrics(options: { version: string; nodeVersion: strin
     },
     observePoll: (query, durationSeconds) => pollDuration.observe({ query }, durationSeconds),
     servedRequest(endpoint, code) {
-      // One child counter per (endpoint, code): no label hashing on the request path.
-      const key = `${endpoint} ${code}`;
-      let child = servedChildren.get(key);
-      if (!child) {
+      // One child counter per (endpoint, code), found without building a key: this runs on every request.
+      let byCode = servedChildren.get(endpoint);
+      if (byCode === undefined) {
+        byCode = new Map();
+        servedChildren.set(endpoint, byCode);
+      }
+      let child = byCode.get(code);
+      if (child === undefined) {
         child = served.labels(endpoint, String(code));
-        servedChildren.set(key, child);
+        byCode.set(code, child);
       }
       child.inc();
+    },
+    metricsRendered(encoding, durationSeconds, bytes) {
+      renderDuration.observe({ encoding }, durationSeconds);
+      responseSize.set({ encoding }, bytes);
     },
     configReloaded(successful) {
       reloadOk.set(successful ? 1 : 0);

@@ -4,6 +4,7 @@ import type { AddressBookEntry } from '../domain/wallet-state.js';
 import type { Snapshot, WalletRecord, WalletsSnapshot } from '../snapshot/types.js';
 import type { WalletSeriesRenderer } from './exposition.js';
 import { createLineWriter, type LineWriter } from './line-writer.js';
+import type { MetricFamily } from './registry.js';
 import { familyHeader } from './text-format.js';
 import { ABSENT, UNKNOWN, WALLET_FAMILIES, type LineInput, type WalletData, writeBaseLabels } from './wallet-lines.js';
 
@@ -140,12 +141,23 @@ export function renderWalletSeries(options: {
   WALLET_FAMILIES.forEach(({ family }, f) => {
     const parts = chunks.map((c) => c.families[f] ?? EMPTY).filter((b) => b.length > 0);
     if (parts.length === 0) return;
-    out.push(Buffer.from(familyHeader(family)), ...parts);
+    out.push(headerOf(family), ...parts);
   });
   return out;
 }
 
 const EMPTY = Buffer.alloc(0);
+
+/** Each family's HELP and TYPE lines, encoded once: the same buffer every render, so its gzip member is made once too. */
+const HEADERS = new Map<MetricFamily, Buffer>();
+function headerOf(family: MetricFamily): Buffer {
+  let header = HEADERS.get(family);
+  if (header === undefined) {
+    header = Buffer.from(familyHeader(family));
+    HEADERS.set(family, header);
+  }
+  return header;
+}
 
 /**
  * Looks records up in watchlist order. The snapshot is kept in watchlist order, so this

@@ -13,7 +13,10 @@ export interface Scheduler {
   start(): void;
   /** Stops the schedules, aborts running jobs and waits for them to return. Idempotent. */
   stop(): Promise<void>;
-  /** When the job is next due, ms since epoch; null when not scheduled. */
+  /**
+   * When the job is next due, ms since epoch; null when not scheduled. Read on every served
+   * request (Cache-Control), so it is worked out once per tick, not per call.
+   */
   nextRunAt(name: string): number | null;
 }
 
@@ -25,6 +28,11 @@ export function createScheduler(jobs: readonly ScheduledJob[], logger: Logger): 
   const controller = new AbortController();
   const tasks = new Map<string, ScheduledTask>();
   const running = new Map<string, Promise<void>>();
+  /** Each scheduled job's next run, ms since epoch, updated at start and at every tick. */
+  const nextRuns = new Map<string, number | null>();
+  const noteNextRun = (name: string): void => {
+    nextRuns.set(name, tasks.get(name)?.getNextRun()?.getTime() ?? null);
+  };
   let started = false;
   let stopped = false;
 
@@ -47,9 +55,17 @@ export function createScheduler(jobs: readonly ScheduledJob[], logger: Logger): 
       if (stopped || started) return;
       started = true;
       for (const job of jobs) {
-        const task = createTask(job.cron, () => runJob(job), { name: job.name });
+        const task = createTask(
+          job.cron,
+          () => {
+            noteNextRun(job.name);
+            return runJob(job);
+          },
+          { name: job.name },
+        );
         tasks.set(job.name, task);
         void task.start();
+        noteNextRun(job.name);
         void runJob(job);
       }
     },
@@ -58,12 +74,13 @@ export function createScheduler(jobs: readonly ScheduledJob[], logger: Logger): 
       stopped = true;
       const stopping = [...tasks.values()];
       tasks.clear();
+      nextRuns.clear();
       await Promise.all(stopping.map(async (task) => task.destroy()));
       controller.abort(new Error('scheduler stopped'));
       await Promise.all(running.values());
     },
     nextRunAt(name) {
-      return tasks.get(name)?.getNextRun()?.getTime() ?? null;
+      return nextRuns.get(name) ?? null;
     },
   };
 }

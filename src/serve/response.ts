@@ -20,22 +20,31 @@ export function jsonResponse(status: number, body: unknown, headers: Record<stri
 }
 
 /**
- * Caching headers for data fetched at `fetchedAt`: Last-Modified, Age, and a max-age that
- * runs until the next poll is due (0 when no poll is scheduled, or it is overdue).
- * `lastModified` is the HTTP date of fetchedAt, formatted once per snapshot by the caller.
+ * The 200 answer with a snapshot's body: Last-Modified (the fetch time), Age, and a
+ * max-age that runs until the next poll is due (0 when no poll is scheduled, or it is
+ * overdue). Age and max-age change once a second, so the answer made for one (body, Age,
+ * max-age) is sent again as it is to every request in that second: a responder keeps the
+ * last one it made.
  */
-export function snapshotHeaders(
-  fetchedAt: number,
-  now: number,
-  nextPollDueAt: number | null,
-  lastModified = new Date(fetchedAt).toUTCString(),
-): Record<string, string> {
-  const maxAge = nextPollDueAt === null ? 0 : Math.max(0, Math.ceil((nextPollDueAt - now) / 1000));
-  return {
-    'content-type': JSON_TYPE,
-    'last-modified': lastModified,
-    age: String(Math.max(0, Math.floor((now - fetchedAt) / 1000))),
-    'cache-control': `max-age=${maxAge}`,
+export type SnapshotResponder = (body: Buffer, fetchedAt: number, now: number, nextPollDueAt: number | null) => ServedResponse;
+
+export function createSnapshotResponder(): SnapshotResponder {
+  let last: { body: Buffer; age: number; maxAge: number; response: ServedResponse } | null = null;
+  let lastModified = { fetchedAt: NaN, text: '' };
+  return (body, fetchedAt, now, nextPollDueAt) => {
+    const age = Math.max(0, Math.floor((now - fetchedAt) / 1000));
+    const maxAge = nextPollDueAt === null ? 0 : Math.max(0, Math.ceil((nextPollDueAt - now) / 1000));
+    if (last !== null && last.body === body && last.age === age && last.maxAge === maxAge) return last.response;
+    if (lastModified.fetchedAt !== fetchedAt) lastModified = { fetchedAt, text: new Date(fetchedAt).toUTCString() };
+    const headers = {
+      'content-type': JSON_TYPE,
+      'last-modified': lastModified.text,
+      age: String(age),
+      'cache-control': `max-age=${maxAge}`,
+      'content-length': String(body.length),
+    };
+    last = { body, age, maxAge, response: { status: 200, headers, body } };
+    return last.response;
   };
 }
 

@@ -69,7 +69,15 @@ export function createRoutes(deps: RoutesDeps): ReadonlyMap<string, Route> {
     ['/api/v3/walletStates', walletStates],
     ['/api/v2/getOutMsgQueueSizes', queueSizes],
     ['/api/v2/getOutMsgQueueSize', queueSizes],
-    ['/metrics', getOnly('metrics', async () => ({ status: 200, headers: { 'content-type': deps.metrics.contentType }, body: await deps.metrics.render() }))],
+    [
+      '/metrics',
+      getOnly('metrics', async (request) => {
+        const body = await deps.metrics.render(request.acceptsGzip());
+        const headers: Record<string, string> = { 'content-type': deps.metrics.contentType, vary: 'Accept-Encoding' };
+        if (body.encoding === 'gzip') headers['content-encoding'] = 'gzip';
+        return { status: 200, headers, body: body.parts };
+      }),
+    ],
     ['/healthz', getOnly('healthz', () => serveHealthz())],
     ['/readyz', getOnly('readyz', () => serveReadyz(readiness()))],
     [

@@ -1,6 +1,6 @@
 import { isFresh } from '../snapshot/freshness.js';
 import type { QueueSizesSnapshot } from '../snapshot/types.js';
-import { jsonResponse, retryAfterSeconds, snapshotHeaders, type ServedResponse } from './response.js';
+import { createSnapshotResponder, jsonResponse, retryAfterSeconds, type ServedResponse } from './response.js';
 
 /**
  * `GET /api/v2/getOutMsgQueueSizes` (and the singular alias), exactly as toncenter's API
@@ -43,49 +43,39 @@ function v2Error(status: number, error: string, headers: Record<string, string> 
   return jsonResponse(status, { ok: false, error, code: status }, headers);
 }
 
-/** What is sent for one snapshot, prepared once. */
-interface Encoded {
-  readonly body: Buffer;
-  readonly lastModified: string;
-}
-
 export interface QueueSizesHandler {
   serve(snapshot: QueueSizesSnapshot | null, request: QueueSizesRequest): ServedResponse;
 }
 
-/** The handler, with the body encoded once per snapshot. */
+/** The handler, with the body encoded once per snapshot and the headers made once per second. */
 export function createQueueSizesHandler(): QueueSizesHandler {
-  const encoded = new WeakMap<QueueSizesSnapshot, Encoded>();
-  const cachedBody = (snapshot: QueueSizesSnapshot): Encoded => {
-    let found = encoded.get(snapshot);
-    if (!found) {
-      found = { body: Buffer.from(queueSizesBody(snapshot)), lastModified: new Date(snapshot.fetchedAt).toUTCString() };
-      encoded.set(snapshot, found);
+  const encoded = new WeakMap<QueueSizesSnapshot, Buffer>();
+  const respond = createSnapshotResponder();
+  const bodyOf = (snapshot: QueueSizesSnapshot): Buffer => {
+    let body = encoded.get(snapshot);
+    if (body === undefined) {
+      body = Buffer.from(queueSizesBody(snapshot));
+      encoded.set(snapshot, body);
     }
-    return found;
+    return body;
   };
-  return { serve: (snapshot, request) => serveQueueSizes(snapshot, request, cachedBody) };
-}
-
-function serveQueueSizes(
-  snapshot: QueueSizesSnapshot | null,
-  request: QueueSizesRequest,
-  cachedBody: (snapshot: QueueSizesSnapshot) => Encoded,
-): ServedResponse {
-  if (request.method !== 'GET' && request.method !== 'HEAD') {
-    return v2Error(405, `method ${request.method} not allowed; use GET`, { allow: 'GET, HEAD' });
-  }
-  if (snapshot === null) {
-    return v2Error(503, 'no queue-size snapshot yet: the first poll has not succeeded', {
-      'retry-after': retryAfterSeconds(request.now, request.nextPollDueAt),
-    });
-  }
-  if (!isFresh(snapshot.fetchedAt, request.now, request.maxAgeSeconds)) {
-    const age = Math.floor((request.now - snapshot.fetchedAt) / 1000);
-    return v2Error(503, `queue-size snapshot is ${age} s old, older than snapshot.maxAgeSeconds (${request.maxAgeSeconds} s): the upstream is failing`, {
-      'retry-after': retryAfterSeconds(request.now, request.nextPollDueAt),
-    });
-  }
-  const { body, lastModified } = cachedBody(snapshot);
-  return { status: 200, headers: snapshotHeaders(snapshot.fetchedAt, request.now, request.nextPollDueAt, lastModified), body };
+  return {
+    serve(snapshot, request) {
+      if (request.method !== 'GET' && request.method !== 'HEAD') {
+        return v2Error(405, `method ${request.method} not allowed; use GET`, { allow: 'GET, HEAD' });
+      }
+      if (snapshot === null) {
+        return v2Error(503, 'no queue-size snapshot yet: the first poll has not succeeded', {
+          'retry-after': retryAfterSeconds(request.now, request.nextPollDueAt),
+        });
+      }
+      if (!isFresh(snapshot.fetchedAt, request.now, request.maxAgeSeconds)) {
+        const age = Math.floor((request.now - snapshot.fetchedAt) / 1000);
+        return v2Error(503, `queue-size snapshot is ${age} s old, older than snapshot.maxAgeSeconds (${request.maxAgeSeconds} s): the upstream is failing`, {
+          'retry-after': retryAfterSeconds(request.now, request.nextPollDueAt),
+        });
+      }
+      return respond(bodyOf(snapshot), snapshot.fetchedAt, request.now, request.nextPollDueAt);
+    },
+  };
 }

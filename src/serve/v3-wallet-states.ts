@@ -1,7 +1,7 @@
 import { addressBookEntry } from '../snapshot/address-book.js';
 import { isFresh, staleFrom } from '../snapshot/freshness.js';
 import type { WalletRecord, WalletsSnapshot } from '../snapshot/types.js';
-import { jsonResponse, retryAfterSeconds, snapshotHeaders, type ServedResponse } from './response.js';
+import { createSnapshotResponder, jsonResponse, retryAfterSeconds, type ServedResponse } from './response.js';
 import { parseWalletQuery } from './wallet-query.js';
 
 /**
@@ -43,7 +43,8 @@ interface Fragments {
 
 export function createWalletStatesHandler(): WalletStatesHandler {
   const fragments = new WeakMap<WalletRecord, Fragments>();
-  let cacheKey: { snapshot: WalletsSnapshot | null; watched: ReadonlySet<string>; testnet: boolean; maxAge: number; lastModified: string } | null = null;
+  let cacheKey: { snapshot: WalletsSnapshot | null; watched: ReadonlySet<string>; testnet: boolean; maxAge: number } | null = null;
+  const respond = createSnapshotResponder();
   const answers = new Map<string, { body: Buffer; validUntil: number }>();
   let cachedBytes = 0;
 
@@ -112,7 +113,6 @@ export function createWalletStatesHandler(): WalletStatesHandler {
           watched: request.watched,
           testnet: request.testnet,
           maxAge: request.maxAgeSeconds,
-          lastModified: new Date(snapshot?.fetchedAt ?? request.now).toUTCString(),
         };
         answers.clear();
         cachedBytes = 0;
@@ -133,7 +133,7 @@ export function createWalletStatesHandler(): WalletStatesHandler {
         }
       }
       const fetchedAt = snapshot?.fetchedAt ?? request.now;
-      return { status: 200, headers: snapshotHeaders(fetchedAt, request.now, request.nextPollDueAt, cacheKey.lastModified), body: answer.body };
+      return respond(answer.body, fetchedAt, request.now, request.nextPollDueAt);
     },
   };
 }

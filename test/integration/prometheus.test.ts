@@ -116,6 +116,15 @@ scrape_configs:
     return seen;
   };
 
+  it("reads tonwatch's gzip body: every scrape Prometheus made was answered in gzip, and none in identity", async (ctx) => {
+    if (!prometheusBin) return ctx.skip("prometheus not installed (CI installs Debian's prometheus package)");
+    // Prometheus always sends Accept-Encoding: gzip; tonwatch reports the size of the last body it sent per encoding.
+    expect((await query('tonwatch_metrics_response_size_bytes{encoding="gzip"} > 0')).series).toBe(1);
+    expect((await query('tonwatch_metrics_response_size_bytes{encoding="identity"}')).series).toBe(0);
+    // … and what it read from those bodies is whole: every wallet of the demo config has its status series.
+    expect((await query('count(ton_wallet_status) == scalar(tonwatch_watchlist_size)')).series).toBe(1);
+  });
+
   it('parses and returns data for every dashboard expression and rule, in the scenario each is meant for', async (ctx) => {
     if (!prometheusBin) return ctx.skip("prometheus not installed (CI installs Debian's prometheus package)");
     const rules = loadRules().groups.flatMap((g) => g.rules);

@@ -82,6 +82,10 @@ describe('scheduler', () => {
     expect(scheduler.nextRunAt('wallets')).toBe(Date.parse('2026-11-23T12:00:30.000Z'));
     expect(scheduler.nextRunAt('queue_sizes')).toBeNull();
     wallets.release();
+    // Worked out again at every tick, not frozen at the first.
+    await vi.advanceTimersByTimeAsync(30_000);
+    expect(scheduler.nextRunAt('wallets')).toBe(Date.parse('2026-11-23T12:01:00.000Z'));
+    wallets.release();
     await scheduler.stop();
     expect(scheduler.nextRunAt('wallets')).toBeNull();
   });

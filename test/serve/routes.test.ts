@@ -1,3 +1,4 @@
+import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { createMetricsExposition } from '../../src/metrics/exposition.js';
 import { createSelfMetrics } from '../../src/metrics/registry.js';
@@ -35,7 +36,8 @@ function routesWith(options: { snapshot: Snapshot; settings: ServeSettings; next
     if (!found) throw new Error(`no route for ${path}`);
     return found;
   };
-  const call = async (path: string, method = 'GET', query = '') => route(path).handle({ method, path, query });
+  const call = async (path: string, method = 'GET', query = '', acceptsGzip = false) =>
+    route(path).handle({ method, path, query, acceptsGzip: () => acceptsGzip });
   return { routes, route, call, reload: (next: ServeSettings) => (settings = next) };
 }
 
@@ -89,6 +91,22 @@ describe('routes', () => {
     const post = await call('/metrics', 'POST');
     expect(post.status).toBe(405);
     expect(post.headers['allow']).toBe('GET, HEAD');
+  });
+
+  it('serves /metrics in gzip to a client that accepts it, the same text as identity, with Vary either way', async () => {
+    const { call } = routesWith({ snapshot: FULL, settings: SETTINGS });
+    const identity = await call('/metrics');
+    const gzipped = await call('/metrics', 'GET', '', true);
+    expect(identity.headers['content-encoding']).toBeUndefined();
+    expect(gzipped.headers['content-encoding']).toBe('gzip');
+    expect(identity.headers['vary']).toBe('Accept-Encoding');
+    expect(gzipped.headers['vary']).toBe('Accept-Encoding');
+    // One gzip stream of concatenated members; the chain series come out byte for byte.
+    const text = gunzipSync(Buffer.concat(gzipped.body as Buffer[])).toString('utf8');
+    const chain = (body: string) => body.slice(0, body.indexOf('# HELP tonwatch_'));
+    expect(chain(text)).toBe(chain(bodyText(identity)));
+    expect(chain(text)).toContain('ton_out_msg_queue_size{workchain="0",shard="4000000000000000"} 2000');
+    expect(text).toContain('tonwatch_metrics_response_size_bytes{encoding="identity"}');
   });
 
   it('is ready only with fresh queue sizes, and fresh wallets when any are watched', async () => {

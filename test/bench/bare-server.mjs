@@ -1,0 +1,24 @@
+// The baseline of the HTTP benchmarks: a bare node:http server, in its own process,
+// answering each path with fixed bytes (the very bytes tonwatch answered it with) and the
+// two headers a client needs. `node bare-server.mjs PORT ANSWERS.json`.
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+
+const [port, answersFile] = process.argv.slice(2);
+/** [{ path, headers, bodyFile }]: path includes the query string, as requested. */
+const answers = new Map(
+  JSON.parse(readFileSync(answersFile, 'utf8')).map(({ path, headers, bodyFile }) => {
+    const body = readFileSync(bodyFile);
+    return [path, { headers: { ...headers, 'content-length': String(body.length) }, body }];
+  }),
+);
+
+createServer((req, res) => {
+  const answer = answers.get(req.url);
+  if (answer === undefined) {
+    res.writeHead(404).end();
+    return;
+  }
+  res.writeHead(200, answer.headers);
+  res.end(answer.body);
+}).listen(Number(port), '127.0.0.1', () => process.stdout.write('listening\n'));

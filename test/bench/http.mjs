@@ -1,0 +1,91 @@
+// The served endpoints as users run them: the real `tonwatch` process (its CLI, config
+// file, scheduler and routes) started on a persisted snapshot of 10,000 wallets, against a
+// bare node:http process answering the very same bytes; the load from wrk in a third
+// process. Each side is run `rounds` times, alternating, and its best run kept: neighbours
+// on a shared machine only ever take CPU away.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { exited, freePort, getWhenUp, persistedDataDir, spawnTonwatch, wrk } from './support.mjs';
+
+const query = (addresses) => addresses.map((a) => `address=${encodeURIComponent(a)}`).join('&');
+
+/** Starts the bare server on `answers` ([{ path, headers, body }]); resolves with its process. */
+async function startBare(answers) {
+  const dir = mkdtempSync(join(tmpdir(), 'tonwatch-bench-bare-'));
+  const list = answers.map(({ path, headers, body }, i) => {
+    const bodyFile = join(dir, `body-${i}`);
+    writeFileSync(bodyFile, body);
+    return { path, headers, bodyFile };
+  });
+  writeFileSync(join(dir, 'answers.json'), JSON.stringify(list));
+  const port = await freePort();
+  const child = spawn(process.execPath, [new URL('./bare-server.mjs', import.meta.url).pathname, String(port), join(dir, 'answers.json')], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  await new Promise((resolve, reject) => {
+    child.stdout.once('data', resolve);
+    child.once('exit', (code) => reject(new Error(`bare server exited with ${code}`)));
+  });
+  return { child, url: `http://127.0.0.1:${port}` };
+}
+
+/**
+ * Rows of the endpoint table. `extraLoad`, when given, is a path of tonwatch's loaded at
+ * the same time by a second wrk (to show that serving it does not slow the row's path).
+ */
+export async function endpointBenchmarks({ seconds = 5, rounds = 2 } = {}) {
+  const port = await freePort();
+  const data = await persistedDataDir(10_000, port);
+  const daemon = await spawnTonwatch(['--config', data.config]);
+  const tonwatchUrl = `http://127.0.0.1:${port}`;
+  const rows = [
+    { name: 'GET /api/v2/getOutMsgQueueSizes', path: '/api/v2/getOutMsgQueueSizes', headers: {}, target: 0.9 },
+    { name: 'GET /api/v3/walletStates, 100 addresses', path: `/api/v3/walletStates?${query(data.addresses(100))}`, headers: {}, target: 0.7 },
+    { name: 'GET /metrics, 10,000 wallets, gzip', path: '/metrics', headers: { 'accept-encoding': 'gzip' }, target: 0.9 },
+    { name: 'GET /metrics, 10,000 wallets, identity', path: '/metrics', headers: {}, target: null },
+  ];
+  try {
+    // The bytes tonwatch answers each row with, once every part of the snapshot is loaded.
+    for (const row of rows) {
+      for (;;) {
+        const answer = await getWhenUp(`${tonwatchUrl}${row.path}`, row.headers);
+        if (answer.status === 200) {
+          row.body = answer.body;
+          row.encoding = answer.headers.get('content-encoding') ?? 'identity';
+          row.bareHeaders = {
+            'content-type': answer.headers.get('content-type'),
+            ...(answer.headers.get('content-encoding') ? { 'content-encoding': answer.headers.get('content-encoding') } : {}),
+          };
+          break;
+        }
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    }
+    const bare = await startBare(rows.map((row) => ({ path: row.path, headers: row.bareHeaders, body: row.body })));
+    try {
+      for (const row of rows) {
+        const best = {};
+        for (let round = 0; round < rounds; round += 1) {
+          for (const [side, url, pid] of [
+            ['bare', bare.url, bare.child.pid],
+            ['tonwatch', tonwatchUrl, daemon.pid],
+          ]) {
+            const result = await wrk(`${url}${row.path}`, { serverPid: pid, seconds, headers: row.headers });
+            if (!best[side] || result.rps > best[side].rps) best[side] = result;
+          }
+        }
+        Object.assign(row, best, { ratio: best.tonwatch.rps / best.bare.rps });
+      }
+      const big = { name: 'GET /api/v3/walletStates, 1024 addresses', path: `/api/v3/walletStates?${query(data.addresses(1024))}` };
+      big.tonwatch = await wrk(`${tonwatchUrl}${big.path}`, { serverPid: daemon.pid, seconds, connections: 4 });
+      return { rows, big };
+    } finally {
+      bare.child.kill('SIGTERM');
+    }
+  } finally {
+    daemon.kill('SIGTERM');
+    await exited(daemon);
+  }
+}

@@ -1,0 +1,148 @@
+// What the benchmarks share: the real tonwatch process, a persisted snapshot to start it
+// on, the load generator (wrk, in its own process), and readings from /proc. Loopback only.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { matchWalletAnswer } from '../../dist/poll/wallet-mapping.js';
+import { createSnapshotPersister } from '../../dist/snapshot/persist.js';
+import { decodeWalletStates } from '../../dist/upstream/wallet-states.js';
+import { queueSnapshot, rawAddress, walletStatesBody } from './fixtures.mjs';
+
+export const MAIN = new URL('../../dist/main.js', import.meta.url).pathname;
+/** As the package runs it (`npm start`, the bin's shebang). */
+export const NODE_FLAGS = ['--max-semi-space-size=32'];
+
+export const freePort = () =>
+  new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+
+export const rssOf = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) * 1024;
+
+/** CPU seconds a process has used so far (user + system), from /proc. */
+export function cpuSecondsOf(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  // utime and stime are fields 14 and 15 of stat, in clock ticks (100 per second on Linux).
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** Spawns `tonwatch ARGS` (as the package runs it) and resolves once its stdout matches `ready`. */
+export function spawnTonwatch(args, ready) {
+  const child = spawn(process.execPath, [...NODE_FLAGS, MAIN, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  if (!ready) return Promise.resolve(child);
+  return new Promise((resolve, reject) => {
+    let text = '';
+    const onData = (c) => {
+      text += c;
+      if (ready.test(text)) {
+        child.stdout.off('data', onData);
+        child.stdout.resume();
+        resolve(child);
+      }
+    };
+    child.stdout.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`tonwatch ${args[0]} exited with ${code}`)));
+  });
+}
+
+/** Resolves with the exit code once the child exits. */
+export const exited = (child) => (child.exitCode !== null ? Promise.resolve(child.exitCode) : new Promise((resolve) => child.once('exit', resolve)));
+
+/**
+ * A folder with everything `tonwatch --config <dir>/tonwatch.yml` needs to start on a
+ * persisted snapshot of `wallets` watched wallets: the two snapshot files (fetched now,
+ * fresh for an hour), the watchlist file, and a config whose upstream is dead, so nothing
+ * but the persisted snapshot is served while the real scheduler keeps ticking.
+ */
+export async function persistedDataDir(wallets, port) {
+  const dir = mkdtempSync(join(tmpdir(), 'tonwatch-bench-'));
+  const now = Date.now();
+  const records = new Map();
+  for (let from = 0; from < wallets; from += 1000) {
+    const asked = Array.from({ length: Math.min(1000, wallets - from) }, (_, i) => rawAddress(from + i));
+    const decoded = decodeWalletStates(JSON.parse(walletStatesBody(from, from + asked.length)));
+    if (!decoded.success) throw decoded.error;
+    matchWalletAnswer(asked, decoded.data, { fetchedAt: now, upstream: 'bench' }, undefined, records);
+  }
+  const persister = createSnapshotPersister({ file: join(dir, 'snapshot.json'), logger: pino({ level: 'silent' }), now: Date.now });
+  await persister.save({ queueSizes: { ...queueSnapshot(), fetchedAt: now }, wallets: { wallets: records, fetchedAt: now } });
+  writeFileSync(join(dir, 'watch.txt'), Array.from({ length: wallets }, (_, i) => rawAddress(i)).join('\n'));
+  writeFileSync(
+    join(dir, 'tonwatch.yml'),
+    [
+      `listen: { host: 127.0.0.1, port: ${port} }`,
+      'upstreams: [ { name: dead, url: "http://127.0.0.1:9", timeoutMs: 500 } ]',
+      'retry: { attempts: 1 }',
+      'watchlistFiles: [watch.txt]',
+      'snapshot: { file: snapshot.json, maxAgeSeconds: 3600 }',
+      'log: { level: warn }',
+      '',
+    ].join('\n'),
+  );
+  return { dir, config: join(dir, 'tonwatch.yml'), addresses: (n) => Array.from({ length: n }, (_, i) => rawAddress(i)) };
+}
+
+/** GET with a raw node:http-free client (fetch), retrying while the server is not up; resolves with status, headers and bytes. */
+export async function getWhenUp(url, headers = {}, timeoutMs = 10_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const response = await fetch(url, { headers });
+      return { status: response.status, headers: response.headers, body: Buffer.from(await response.arrayBuffer()) };
+    } catch (err) {
+      if (Date.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, 2));
+    }
+  }
+}
+
+let wrkChecked = false;
+function requireWrk() {
+  if (wrkChecked) return;
+  const probe = spawn('wrk', ['--version']);
+  probe.on('error', () => {
+    console.error('wrk is needed for the HTTP benchmarks: apt-get install wrk (Debian package)');
+    process.exit(1);
+  });
+  wrkChecked = true;
+}
+
+const unit = { us: 1e-3, ms: 1, s: 1000 };
+
+/**
+ * Loads `url` with wrk (one thread, `connections` connections, `seconds` seconds) while
+ * reading the CPU time the server (`serverPid`) and wrk itself use, so a run bound by the
+ * generator shows as one: its CPU near 100 % of a core while the server's is not.
+ */
+export async function wrk(url, { serverPid, connections = 10, seconds = 5, headers = {} }) {
+  requireWrk();
+  const args = ['-t1', `-c${connections}`, `-d${seconds}s`, '--latency', ...Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]), url];
+  const child = spawn('wrk', args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.on('data', (c) => (out += c));
+  const serverFrom = cpuSecondsOf(serverPid);
+  // wrk's own CPU is read just before it exits: sample it every 100 ms.
+  let wrkCpu = 0;
+  const sampler = setInterval(() => {
+    try {
+      wrkCpu = cpuSecondsOf(child.pid);
+    } catch {
+      // exited
+    }
+  }, 100);
+  const code = await exited(child);
+  clearInterval(sampler);
+  const serverCpu = cpuSecondsOf(serverPid) - serverFrom;
+  if (code !== 0) throw new Error(`wrk exited with ${code}:\n${out}`);
+  const bad = /Non-2xx or 3xx responses: (\d+)/.exec(out);
+  if (bad) throw new Error(`${url.slice(0, 80)}: ${bad[1]} answers were not 2xx`);
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
+  const p99 = /\s99%\s+([\d.]+)(us|ms|s)\b/.exec(out);
+  return { rps, p99: p99 ? Number(p99[1]) * unit[p99[2]] : NaN, serverCpuShare: serverCpu / seconds, wrkCpuShare: wrkCpu / seconds };
+}

@@ -1,0 +1,77 @@
+import { gunzipSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { createMetricsExposition } from '../../src/metrics/exposition.js';
+import { createSelfMetrics } from '../../src/metrics/registry.js';
+import { createWalletSeriesRenderer } from '../../src/metrics/wallet-series.js';
+import type { Snapshot } from '../../src/snapshot/types.js';
+import { rawAddress } from '../helpers/addresses.js';
+import { queueSnapshot } from '../helpers/fixtures.js';
+import { record, walletState, walletsSnapshot, watched } from '../helpers/wallets.js';
+
+/** The /metrics body: pre-rendered blocks, each compressed once per change. */
+
+const NOW = 1_000_500;
+
+function exposition(watchlist: ReturnType<typeof watched>[], snapshot: () => Snapshot) {
+  const self = createSelfMetrics({
+    version: 't',
+    nodeVersion: 'v20',
+    defaultMetrics: false,
+    health: { up: () => true, snapshotAgeSeconds: () => 0, lastSuccessAt: () => 0, watchlistSize: () => watchlist.length },
+  });
+  return createMetricsExposition({
+    self,
+    snapshot,
+    now: () => NOW,
+    maxAgeSeconds: () => 300,
+    wallets: createWalletSeriesRenderer({ watchlist: () => watchlist, maxAgeSeconds: () => 300, testnet: () => false }),
+  });
+}
+
+describe('metrics exposition', () => {
+  // 2,500 wallets: three blocks of up to 1,000.
+  const raws = Array.from({ length: 2500 }, (_, i) => rawAddress(i + 1));
+  const watchlist = raws.map((raw) => watched(raw));
+  const snapshotWith = (balanceOf: (i: number) => string): Snapshot => ({
+    queueSizes: { ...queueSnapshot(), fetchedAt: NOW },
+    wallets: walletsSnapshot(
+      raws.map((raw, i) => record(raw, walletState(raw, { balance: balanceOf(i) }), NOW)),
+      NOW,
+    ),
+  });
+
+  it('sends each unchanged block as the very same gzip member, and compresses again only the block that changed', async () => {
+    let snapshot = snapshotWith(() => '1000000000');
+    const metrics = exposition(watchlist, () => snapshot);
+    const first = await metrics.render(true);
+    const again = await metrics.render(true);
+    expect(first.encoding).toBe('gzip');
+    // All but the last part (the self metrics, compressed per scrape) are the same objects.
+    expect(again.parts.slice(0, -1)).toHaveLength(first.parts.length - 1);
+    again.parts.slice(0, -1).forEach((part, i) => expect(part).toBe(first.parts[i]));
+
+    // One wallet of the second block changes its balance: only that block's balance member is new.
+    snapshot = snapshotWith((i) => (i === 1500 ? '2000000000' : '1000000000'));
+    const changed = await metrics.render(true);
+    const fresh = changed.parts.slice(0, -1).filter((part) => !first.parts.includes(part));
+    expect(fresh).toHaveLength(1);
+    expect(gunzipSync(fresh[0] as Buffer).toString()).toContain(`ton_wallet_balance_tons{address="${raws[1500]}",name="${raws[1500]?.slice(0, 6)}"} 2\n`);
+  });
+
+  it('decodes to the identity text, as one gzip stream', async () => {
+    const snapshot = snapshotWith((i) => String(1_000_000_000 + i));
+    const metrics = exposition(watchlist, () => snapshot);
+    const identity = Buffer.concat((await metrics.render(false)).parts).toString();
+    const gzip = await metrics.render(true);
+    const text = gunzipSync(Buffer.concat(gzip.parts)).toString();
+    const chain = (body: string) => body.slice(0, body.indexOf('# HELP tonwatch_'));
+    expect(chain(text)).toBe(chain(identity));
+    expect(
+      chain(text)
+        .split('\n')
+        .filter((l) => l.startsWith('ton_wallet_balance_tons')),
+    ).toHaveLength(2500);
+    // Well compressed: at most a third of the identity size.
+    expect(Buffer.concat(gzip.parts).length).toBeLessThan(identity.length / 3);
+  });
+});
