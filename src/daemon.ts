@@ -189,7 +189,7 @@ export function createDaemon(deps: DaemonDeps): Daemon {
         ? previous.persister
         : createSnapshotPersister({ file: config.snapshot.file, logger: logger.child({ module: 'snapshot' }), now });
     const batchSize =
-      previous !== null && previous.config.walletBatchSize === config.walletBatchSize ? previous.batchSize : createBatchSize(config.walletBatchSize);
+      previous !== null && previous.config.walletBatchSize === config.walletBatchSize ? previous.batchSize : createBatchSize(config.walletBatchSize, now);
     const serve: ServeSettings = {
       maxAgeSeconds: config.snapshot.maxAgeSeconds,
       testnet: config.testnet,

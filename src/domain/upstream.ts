@@ -83,7 +83,10 @@ export interface WalletStatesAnswer {
 export interface UpstreamClient {
   /** The queue sizes, with retries and failover. */
   fetchQueueSizes(signal?: AbortSignal): Promise<Result<Fetched<QueueSizesAnswer>>>;
-  /** One walletStates request; a 414/431 comes back at once as `uri_too_long` (no retry, no failover). */
+  /**
+   * One walletStates request for these canonical raw keys (answers are matched by address,
+   * whatever form went out); a 414/431 comes back at once as `uri_too_long` (no retry, no failover).
+   */
   fetchWalletStates(addresses: readonly string[], signal?: AbortSignal): Promise<Result<Fetched<WalletStatesAnswer>>>;
 }
 

@@ -3,18 +3,54 @@
  * force, remembered across cycles, and the queue of batches of one pass.
  */
 
-/** The batch size in force; halves on 414/431 and remembers it across cycles. */
+/** How long a learnt limit is trusted before a batch one larger is tried again, in case a proxy's limit was raised. */
+export const PROBE_EVERY_MS = 60 * 60 * 1000;
+
+/**
+ * The batch size in force. Starts at walletBatchSize; after a 414/431 it searches for the
+ * largest batch the upstream accepts (between the largest accepted and the smallest
+ * refused, halving the gap each time), remembers it across cycles, and now and then
+ * (PROBE_EVERY_MS) tries the smallest refused size again.
+ */
 export interface BatchSize {
+  /** The size to cut the next batch at. */
   get(): number;
-  /** Halves the size (at least 1) and returns the new one. */
-  shrink(): number;
+  /** A batch of `size` addresses went through. */
+  accepted(size: number): void;
+  /** A batch of `size` addresses was refused as too long; returns the size now in force. */
+  refused(size: number): number;
+  /** True once the largest accepted size is known (the search has ended). */
+  readonly settled: boolean;
 }
 
-export function createBatchSize(initial: number): BatchSize {
-  let size = initial;
+export function createBatchSize(max: number, now: () => number = Date.now): BatchSize {
+  /** Largest size known to go through (0: none yet). */
+  let fits = 0;
+  /** Smallest size known to be refused (Infinity: none). */
+  let refusedAt = Infinity;
+  let refusedAtTime = 0;
+  const get = (): number => {
+    if (refusedAt === Infinity) return max;
+    if (refusedAt - fits > 1) return Math.max(1, Math.floor((fits + refusedAt) / 2));
+    // Settled: the smallest refused size gets another chance once in a while.
+    if (fits > 0 && now() - refusedAtTime >= PROBE_EVERY_MS) return refusedAt;
+    return Math.max(1, fits);
+  };
   return {
-    get: () => size,
-    shrink: () => (size = Math.max(1, Math.floor(size / 2))),
+    get,
+    accepted(size) {
+      fits = Math.max(fits, size);
+      // The limit was raised (a probe went through): search upward again.
+      if (size >= refusedAt) refusedAt = Infinity;
+    },
+    refused(size) {
+      refusedAt = Math.min(refusedAt, size);
+      refusedAtTime = now();
+      return get();
+    },
+    get settled() {
+      return refusedAt !== Infinity && refusedAt - fits <= 1;
+    },
   };
 }
 
@@ -28,7 +64,7 @@ export interface BatchQueue {
   remaining(): number;
 }
 
-export function createBatchQueue(addresses: readonly string[], batchSize: BatchSize): BatchQueue {
+export function createBatchQueue(addresses: readonly string[], batchSize: Pick<BatchSize, 'get'>): BatchQueue {
   const refused: (readonly string[])[] = [];
   let offset = 0;
   return {

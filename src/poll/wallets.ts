@@ -131,12 +131,16 @@ async function askInBatches(cycle: Cycle, addresses: readonly string[], pass: nu
 /**
  * One walletStates request: its accounts go into the cycle's records, or its addresses into
  * the failed set. Returns what the answer left out; 'refused' when the upstream found the
- * URL too long (the batch size is shrunk); 'aborted' when the cycle was stopped.
+ * URL too long (the batch size looks for a smaller one); 'aborted' when the cycle was stopped.
  */
 async function askBatch(cycle: Cycle, batch: readonly string[]): Promise<LeftOut[] | 'refused' | 'aborted'> {
   const { client, logger, batchSize } = cycle.deps;
   const result = await client.fetchWalletStates(batch, cycle.signal);
   if (result.ok) {
+    const wasSettled = batchSize.settled;
+    batchSize.accepted(batch.length);
+    if (!wasSettled && batchSize.settled)
+      logger.info({ upstream: result.value.upstream, batchSize: batchSize.get() }, 'largest walletStates batch that fits found; remembered');
     const { fetchedAt, upstream } = result.value;
     const matched = matchWalletAnswer(batch, result.value.value, result.value, cycle.deps.previous()?.wallets, cycle.records);
     return matched.missing.map((raw) => ({ raw, fetchedAt, upstream }));
@@ -144,12 +148,13 @@ async function askBatch(cycle: Cycle, batch: readonly string[]): Promise<LeftOut
   const { error } = result;
   if (error.code === 'aborted') return 'aborted';
   if (error.code === 'uri_too_long' && batch.length > 1) {
-    // Batches in flight together are refused together: shrink once per size.
-    if (batchSize.get() >= batch.length) {
-      const smaller = batchSize.shrink();
+    // Batches in flight together are refused together: say so once per size.
+    const before = batchSize.get();
+    const next = batchSize.refused(batch.length);
+    if (next !== before) {
       logger.warn(
-        { upstream: error.details.upstream, from: batch.length, to: smaller },
-        'upstream refused the URL length; walletBatchSize shrunk and remembered',
+        { upstream: error.details.upstream, refused: batch.length, next, settled: batchSize.settled },
+        'upstream refused the URL length; looking for the largest batch that fits, and remembering it',
       );
     }
     return 'refused';

@@ -1,4 +1,4 @@
-import { Address } from '@ton/core';
+import { Address, crc16 } from '@ton/core';
 
 /**
  * Account addresses, parsed and formatted by @ton/core only (no hand-written CRC16 or
@@ -81,4 +81,21 @@ export function addressOfRaw(raw: string): Address {
 /** The user-friendly base64url form, as toncenter's address book prints it. */
 export function userFriendly(address: Address, options: FriendlyFormOptions): string {
   return address.toString({ urlSafe: true, bounceable: options.bounceable, testOnly: options.testnet });
+}
+
+/**
+ * The shortest form upstreams accept for a canonical raw key: user-friendly, base64url,
+ * 48 characters that need no escaping in a URL (the raw form takes 66, and its `:` is
+ * often escaped). Tagged bounceable for mainnet; upstreams ignore the flags. Built from the
+ * key's bytes with @ton/core's CRC16 and Node's base64url, without making an Address
+ * (this runs for every address of every walletStates request).
+ */
+export function compactForm(raw: string): string {
+  const colon = raw.indexOf(':');
+  const bytes = Buffer.allocUnsafe(36);
+  bytes[0] = 0x11;
+  bytes.writeInt8(Number(raw.slice(0, colon)), 1);
+  bytes.write(raw.slice(colon + 1), 2, 32, 'hex');
+  bytes.set(crc16(bytes.subarray(0, 34)), 34);
+  return bytes.toString('base64url');
 }

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { WatchedWallet } from '../../src/domain/config.js';
 import { createBatchSize } from '../../src/poll/batches.js';
 import { pollWallets, walletConcurrency, type WalletPollDeps } from '../../src/poll/wallets.js';
+import type { UpstreamClient } from '../../src/domain/upstream.js';
 import type { WalletsSnapshot } from '../../src/snapshot/types.js';
 import { parseAddress } from '../../src/ton/address.js';
 import { createUpstreamClient } from '../../src/upstream/client.js';
@@ -27,7 +28,7 @@ describe('wallet poller against the simulator', () => {
     running = await startSim({ accounts, maxUrlBytes });
     const log = createLogSink();
     const requests: string[] = [];
-    const client = createUpstreamClient({
+    const upstream = createUpstreamClient({
       upstreams: [{ name: 'sim', url: running.url, rps: 1000, timeoutMs: 5000 }],
       retry: { attempts: 1, baseDelayMs: 1, maxDelayMs: 10 },
       logger: log.logger,
@@ -35,6 +36,16 @@ describe('wallet poller against the simulator', () => {
       now: () => Date.now(),
       userAgent: 'test',
     });
+    /** Addresses per walletStates call that went through. */
+    const accepted: number[] = [];
+    const client: UpstreamClient = {
+      fetchQueueSizes: (signal) => upstream.fetchQueueSizes(signal),
+      async fetchWalletStates(addresses, signal) {
+        const result = await upstream.fetchWalletStates(addresses, signal);
+        if (result.ok) accepted.push(addresses.length);
+        return result;
+      },
+    };
     let snapshot: WalletsSnapshot | null = null;
     const batchSize = createBatchSize(batch);
     const deps = (watchlist: WatchedWallet[]): WalletPollDeps => ({
@@ -47,45 +58,55 @@ describe('wallet poller against the simulator', () => {
       publish: (s) => (snapshot = s),
       concurrency,
     });
-    return { sim: running.sim, deps, requests, log, batchSize, snapshot: () => snapshot };
+    return { sim: running.sim, deps, requests, accepted, log, batchSize, snapshot: () => snapshot };
   };
 
-  it('shrinks batches on 414 and remembers the size; unknown accounts are asked twice, then unknown', async () => {
+  /** Compact forms, comma-separated: `/api/v3/walletStates?address=` and 49 bytes an address, less one comma, within 8,192. */
+  const FITS_IN_8_KIB = Math.floor((8192 - '/api/v3/walletStates?address='.length + 1) / 49);
+
+  it('behind an 8 KiB request-line limit, finds the largest batch that fits and keeps it; unknown accounts are asked twice, then unknown', async () => {
+    expect(FITS_IN_8_KIB).toBe(166);
     const t = await setup(1200, 8192, 1000);
     const watchlist = [...t.sim.wallets.accounts().map((a) => watch(a.raw)), ...[1, 2, 3].map((i) => watch(unknownAddress(i)))];
     const outcome = await pollWallets(t.deps(watchlist));
     expect(outcome).toEqual({ ok: true, fetched: 1200, unknown: 3, failed: 0 });
-    // 1000 → 500 → 250 → 125 → 62 raw addresses fit in 8 KiB.
-    expect(t.batchSize.get()).toBe(62);
-    expect(t.requests.filter((c) => c === '414')).toHaveLength(4);
-    expect(t.log.text()).toMatch(/walletBatchSize shrunk and remembered/);
+    // Not halved down to what surely fits: the largest that does.
+    expect(t.batchSize.get()).toBe(FITS_IN_8_KIB);
+    expect(t.batchSize.settled).toBe(true);
+    expect(t.requests.filter((c) => c === '414').length).toBeLessThanOrEqual(8);
+    expect(t.log.text()).toMatch(/looking for the largest batch that fits/);
     const wallets = t.snapshot()?.wallets;
     expect([...(wallets?.keys() ?? [])]).toEqual(watchlist.map((w) => w.raw));
     expect(wallets?.get(unknownAddress(1))?.state).toBeNull();
-    // Matched by address, whatever order the upstream answered in.
+    // Matched by address, whatever form was asked and whatever order the upstream answered in.
     for (const account of t.sim.wallets.accounts().slice(0, 50)) {
       expect(wallets?.get(account.raw)?.state?.address).toBe(account.raw);
       if (account.kind !== 'nonexist') expect(wallets?.get(account.raw)?.state?.balance).toBe(account.balance.toString());
     }
-    // The next cycle starts at the remembered size: no more 414s.
+    // The next cycle starts at the remembered size: no more 414s, at least 150 addresses a call.
     t.requests.length = 0;
+    t.accepted.length = 0;
     await pollWallets(t.deps(watchlist));
     expect(t.requests).not.toContain('414');
+    const firstPass = t.accepted.slice(0, Math.ceil(watchlist.length / FITS_IN_8_KIB));
+    expect(firstPass.slice(0, -1).every((n) => n === FITS_IN_8_KIB)).toBe(true);
+    expect(firstPass.reduce((a, b) => a + b, 0)).toBe(watchlist.length);
   });
 
-  it('with batches in flight together, shrinks once per size and still answers every wallet', async () => {
+  it('with batches in flight together, takes each refusal once and still answers every wallet', async () => {
     const t = await setup(3000, 8192, 1000, 4);
     const watchlist = t.sim.wallets.accounts().map((a) => watch(a.raw));
     const outcome = await pollWallets(t.deps(watchlist));
     expect(outcome).toEqual({ ok: true, fetched: 3000, unknown: 0, failed: 0 });
-    // Three 1000-batches refused together shrink the size once, not three times.
-    expect(t.batchSize.get()).toBe(62);
-    expect(
-      t.log
-        .lines()
-        .filter((l) => l['msg'] === 'upstream refused the URL length; walletBatchSize shrunk and remembered')
-        .map((l) => l['to']),
-    ).toEqual([500, 250, 125, 62]);
+    expect(t.batchSize.get()).toBe(FITS_IN_8_KIB);
+    // Three 1000-batches refused together move the size once, not three times.
+    const steps = t.log
+      .lines()
+      .filter((l) => l['msg'] === 'upstream refused the URL length; looking for the largest batch that fits, and remembering it')
+      .map((l) => l['refused']);
+    expect(steps[0]).toBe(1000);
+    expect(new Set(steps).size).toBe(steps.length);
+    expect(t.accepted.every((n) => n <= FITS_IN_8_KIB)).toBe(true);
     const wallets = t.snapshot()?.wallets;
     expect([...(wallets?.keys() ?? [])]).toEqual(watchlist.map((w) => w.raw));
     for (const account of t.sim.wallets.accounts()) {

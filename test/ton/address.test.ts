@@ -1,6 +1,7 @@
+import { createHash } from 'node:crypto';
 import { Address } from '@ton/core';
 import { describe, expect, it } from 'vitest';
-import { isCanonicalRaw, parseAddress, rawKey, userFriendly } from '../../src/ton/address.js';
+import { compactForm, isCanonicalRaw, parseAddress, rawKey, userFriendly } from '../../src/ton/address.js';
 
 const RAW = '0:29023DEB1272494B112310754AAC7DD0660B68FCC40C3A693C97BD9ACDA5E563';
 
@@ -80,5 +81,17 @@ describe('isCanonicalRaw', () => {
     // parseAddress takes canonical text as it is, without @ton/core: @ton/core agrees.
     if (canonical) expect(rawKey(Address.parseRaw(text))).toBe(text);
     else if (parsed.ok && /^-?\d+:/.test(text)) expect(parsed.value.raw).toBe(rawKey(Address.parseRaw(text)));
+  });
+});
+
+describe('compactForm', () => {
+  it('is the user-friendly base64url form @ton/core gives, for both workchains, and parses back to the same key', () => {
+    for (let i = 0; i < 200; i += 1) {
+      const raw = `${i % 4 === 0 ? -1 : 0}:${createHash('sha256').update(String(i)).digest('hex').toUpperCase()}`;
+      const compact = compactForm(raw);
+      expect(compact).toBe(Address.parseRaw(raw).toString({ urlSafe: true, bounceable: true }));
+      expect(compact).toMatch(/^[A-Za-z0-9_-]{48}$/);
+      expect(parseAddress(compact)).toEqual({ ok: true, value: { raw } });
+    }
   });
 });

@@ -1,0 +1,109 @@
+// Start, stop and memory of the real tonwatch process, as the product's targets name them.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { exited, freePort, getWhenUp, persistedDataDir, rssOf, spawnTonwatch } from './support.mjs';
+
+const query = (addresses) => addresses.map(encodeURIComponent).join(',');
+
+/** Polls `url` every 2 ms until it answers 200 (60 s at most); resolves with the milliseconds since `since`. */
+async function msUntil200(url, since) {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const answer = await getWhenUp(url, {}, 60_000);
+    if (answer.status === 200) return Number(process.hrtime.bigint() - since) / 1e6;
+    if (Date.now() > deadline) throw new Error(`${url.slice(0, 100)}: still ${answer.status} after 60 s: ${answer.body.toString().slice(0, 200)}`);
+    await new Promise((r) => setTimeout(r, 2));
+  }
+}
+
+/**
+ * Milliseconds from spawning `tonwatch` on a persisted snapshot of `wallets` wallets
+ * (upstream dead) to its first 200 on v2, and on walletStates for one watched address.
+ */
+export async function startTimes(wallets) {
+  const port = await freePort();
+  const data = await persistedDataDir(wallets, port);
+  const base = `http://127.0.0.1:${port}`;
+  const started = process.hrtime.bigint();
+  const daemon = await spawnTonwatch(['--config', data.config]);
+  try {
+    const [v2, v3] = await Promise.all([
+      msUntil200(`${base}/api/v2/getOutMsgQueueSizes`, started),
+      msUntil200(`${base}/api/v3/walletStates?address=${encodeURIComponent(data.addresses(1)[0])}`, started),
+    ]);
+    return { v2, v3 };
+  } finally {
+    daemon.kill('SIGKILL');
+    await exited(daemon);
+  }
+}
+
+/** Milliseconds from SIGTERM to exit, for a daemon that has served `wallets` wallets from its persisted snapshot and changed nothing since. */
+export async function stopUnchanged(wallets) {
+  const port = await freePort();
+  const data = await persistedDataDir(wallets, port);
+  const daemon = await spawnTonwatch(['--config', data.config]);
+  await msUntil200(`http://127.0.0.1:${port}/api/v3/walletStates?address=${encodeURIComponent(data.addresses(1)[0])}`, process.hrtime.bigint());
+  await getWhenUp(`http://127.0.0.1:${port}/metrics`, { 'accept-encoding': 'gzip' });
+  const stopping = process.hrtime.bigint();
+  daemon.kill('SIGTERM');
+  const code = await exited(daemon);
+  return { ms: Number(process.hrtime.bigint() - stopping) / 1e6, code };
+}
+
+/**
+ * Milliseconds from SIGTERM to exit right after a wallet cycle changed every one of
+ * `wallets` wallets: the daemon polls the simulator, and is stopped the moment its cycle ends.
+ */
+export async function stopAfterCycle(wallets) {
+  const dir = mkdtempSync(join(tmpdir(), 'tonwatch-bench-stop-'));
+  const simPort = await freePort();
+  const sim = await spawnTonwatch(
+    ['simulate', '--port', String(simPort), '--accounts', String(wallets), '--max-url-bytes', '1000000', '--seed', '5'],
+    /listening/,
+  );
+  try {
+    const accounts = await (await fetch(`http://127.0.0.1:${simPort}/_sim/accounts`)).json();
+    writeFileSync(join(dir, 'watch.txt'), accounts.map((a) => a.raw).join('\n'));
+    const port = await freePort();
+    writeFileSync(
+      join(dir, 'tonwatch.yml'),
+      [
+        `listen: { host: 127.0.0.1, port: ${port} }`,
+        `upstreams: [ { name: sim, url: "http://127.0.0.1:${simPort}", rps: 200, timeoutMs: 10000 } ]`,
+        'schedule: { queueSizes: "*/5 * * * * *", wallets: "0 0 * * * *" }',
+        'watchlistFiles: [watch.txt]',
+        'snapshot: { file: snapshot.json, maxAgeSeconds: 3600 }',
+        'log: { level: debug }',
+        '',
+      ].join('\n'),
+    );
+    const daemon = await spawnTonwatch(['--config', join(dir, 'tonwatch.yml')], /"wallet cycle done"/);
+    const stopping = process.hrtime.bigint();
+    daemon.kill('SIGTERM');
+    const code = await exited(daemon);
+    return { ms: Number(process.hrtime.bigint() - stopping) / 1e6, code };
+  } finally {
+    sim.kill('SIGTERM');
+    await exited(sim);
+  }
+}
+
+/** RSS of a daemon serving `wallets` wallets from its persisted snapshot, after scrapes in both encodings and a walletStates query. */
+export async function memoryAfterScrapes(wallets) {
+  const port = await freePort();
+  const data = await persistedDataDir(wallets, port);
+  const daemon = await spawnTonwatch(['--config', data.config]);
+  try {
+    const base = `http://127.0.0.1:${port}`;
+    await msUntil200(`${base}/api/v3/walletStates?address=${query(data.addresses(100))}`, process.hrtime.bigint());
+    for (let i = 0; i < 3; i += 1) await getWhenUp(`${base}/metrics`, { 'accept-encoding': 'gzip' });
+    await getWhenUp(`${base}/metrics`);
+    await getWhenUp(`${base}/api/v3/walletStates?address=${query(data.addresses(1024))}`);
+    return rssOf(daemon.pid);
+  } finally {
+    daemon.kill('SIGKILL');
+    await exited(daemon);
+  }
+}
