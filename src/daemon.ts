@@ -40,6 +40,9 @@ export interface Daemon {
   readonly config: () => Config;
 }
 
+const LOADING_WALLETS: readonly QueryName[] = ['wallets'];
+const NOTHING_LOADING: readonly QueryName[] = [];
+
 /** How long in-flight served requests get to finish at shutdown. */
 const DRAIN_MS = 3_000;
 
@@ -105,6 +108,7 @@ export function createDaemon(deps: DaemonDeps): Daemon {
       now,
       snapshot: () => store.current(),
       settings: () => current.serve,
+      loading: () => (walletsLoading ? LOADING_WALLETS : NOTHING_LOADING),
       nextPollDueAt: (query) => current.scheduler.nextRunAt(query),
       metrics,
     }),
@@ -158,8 +162,9 @@ export function createDaemon(deps: DaemonDeps): Daemon {
     ];
     if (config.watchlist.length > 0) {
       jobs.push(
-        pollJob('wallets', config.schedule.wallets, (signal) =>
-          pollWallets(
+        pollJob('wallets', config.schedule.wallets, async (signal) => {
+          await walletsLoaded;
+          return pollWallets(
             {
               client,
               logger: pollLogger,
@@ -175,8 +180,8 @@ export function createDaemon(deps: DaemonDeps): Daemon {
               },
             },
             signal,
-          ),
-        ),
+          );
+        }),
       );
     }
     return createScheduler(jobs, logger.child({ module: 'scheduler' }));
@@ -199,24 +204,41 @@ export function createDaemon(deps: DaemonDeps): Daemon {
     return { config, serve, persister, batchSize, scheduler: buildScheduler(config, persister, batchSize) };
   }
 
+  async function loadPersistedWallets(): Promise<void> {
+    try {
+      const wallets = await current.persister.loadWallets();
+      // A poll cannot have published wallets first (it waits for this), but a reload may have moved the file.
+      if (wallets && store.current().wallets === null) {
+        store.replaceWallets(wallets);
+        logger.info({ wallets: wallets.wallets.size, ageSeconds: ageSeconds(wallets.fetchedAt, now()) }, 'loaded the persisted snapshot (wallet states)');
+      }
+    } catch (err) {
+      logger.error({ err }, 'could not load the persisted wallet states; starting without them');
+    }
+  }
+
   let current = generationFor(deps.config, null);
+  /** True while the persisted wallets file is being read at start. */
+  let walletsLoading = false;
+  let walletsLoaded: Promise<void> = Promise.resolve();
   let running = false;
   let stopping: Promise<void> | null = null;
 
   return {
     config: () => current.config,
     async start() {
-      const loaded = await current.persister.load();
-      if (loaded) {
-        if (loaded.queueSizes) store.replaceQueueSizes(loaded.queueSizes);
-        if (loaded.wallets) store.replaceWallets(loaded.wallets);
-        logger.info(
-          { file: current.config.snapshot.file, queueSizesAgeSeconds: loaded.queueSizes ? ageSeconds(loaded.queueSizes.fetchedAt, now()) : null },
-          'loaded the persisted snapshot',
-        );
+      // The queue sizes first (a few hundred bytes): the v2 endpoint answers from them at once.
+      const queueSizes = await current.persister.loadQueueSizes();
+      if (queueSizes) {
+        store.replaceQueueSizes(queueSizes);
+        logger.info({ file: current.config.snapshot.file, ageSeconds: ageSeconds(queueSizes.fetchedAt, now()) }, 'loaded the persisted snapshot (queue sizes)');
       }
       const address = await listen(server, current.config.listen.host, current.config.listen.port);
       running = true;
+      // The wallets file (megabytes) is read while the server already answers; the wallet
+      // poll waits for it, so its first cycle builds on what was persisted.
+      walletsLoading = true;
+      walletsLoaded = loadPersistedWallets().finally(() => (walletsLoading = false));
       current.scheduler.start();
       return address;
     },

@@ -91,6 +91,44 @@ log: { level: debug }
     expect(log.lines().some((l) => l['msg'] === 'configuration reloaded')).toBe(true);
   });
 
+  it('starts on its persisted snapshot: queue sizes first, then the wallets file, each logged', async () => {
+    const watchlist = sim.sim.wallets
+      .accounts()
+      .slice(0, 5)
+      .map((a) => a.raw);
+    const first = createDaemon({
+      config: await configWith('sim', 'snapshot.json', watchlist),
+      logger: createLogSink().logger,
+      now: () => Date.now(),
+      version: 't',
+      nodeVersion: 'v20',
+    });
+    const firstUrl = `http://127.0.0.1:${(await first.start()).port}`;
+    await eventually(async () => ((await text(`${firstUrl}/readyz`)).status === 200 ? true : undefined), 10_000, 'ready');
+    await first.stop();
+    await sim.stop();
+    // Restarted with the upstream gone: everything served comes from the files.
+    const log = createLogSink();
+    daemon = createDaemon({
+      config: await configWith('sim', 'snapshot.json', watchlist),
+      logger: log.logger,
+      now: () => Date.now(),
+      version: 't',
+      nodeVersion: 'v20',
+    });
+    const url = `http://127.0.0.1:${(await daemon.start()).port}`;
+    expect((await text(`${url}/api/v2/getOutMsgQueueSizes`)).status).toBe(200);
+    const v3 = await eventually(async () => {
+      const answer = await text(`${url}/api/v3/walletStates?address=${watchlist.join(',')}`);
+      return answer.status === 200 ? answer : undefined;
+    });
+    expect(JSON.parse(v3.body).wallets).toHaveLength(5);
+    const messages = log.lines().map((l) => l['msg']);
+    expect(messages).toContain('loaded the persisted snapshot (queue sizes)');
+    expect(messages).toContain('loaded the persisted snapshot (wallet states)');
+    sim = await startSim();
+  });
+
   it('stops: persists, closes the server, and a second stop is the same stop', async () => {
     const log = createLogSink();
     daemon = createDaemon({ config: await configWith('sim', 'snapshot.json'), logger: log.logger, now: () => Date.now(), version: 't', nodeVersion: 'v20' });

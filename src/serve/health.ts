@@ -7,6 +7,8 @@ export interface ReadinessInput {
   readonly now: number;
   readonly maxAgeSeconds: number;
   readonly watchlistSize: number;
+  /** Parts of the persisted snapshot still being read from disk. */
+  readonly loading: readonly string[];
 }
 
 /** Why the daemon is not ready to serve, or an empty list when it is. Pure. */
@@ -14,7 +16,7 @@ export function notReadyReasons(input: ReadinessInput): string[] {
   const { snapshot, now, maxAgeSeconds } = input;
   const reasons: string[] = [];
   const check = (query: string, fetchedAt: number | undefined): void => {
-    if (fetchedAt === undefined) reasons.push(`${query}: no snapshot yet`);
+    if (fetchedAt === undefined) reasons.push(input.loading.includes(query) ? `${query}: loading the persisted snapshot` : `${query}: no snapshot yet`);
     else if (!isFresh(fetchedAt, now, maxAgeSeconds)) {
       reasons.push(`${query}: snapshot is ${Math.floor(ageSeconds(fetchedAt, now))} s old (maxAgeSeconds ${maxAgeSeconds})`);
     }

@@ -25,6 +25,8 @@ export interface RoutesDeps {
   readonly now: () => number;
   readonly snapshot: () => Snapshot;
   readonly settings: () => ServeSettings;
+  /** Parts of the persisted snapshot still being read from disk at start. */
+  readonly loading: () => readonly QueryName[];
   readonly nextPollDueAt: (query: QueryName) => number | null;
   readonly metrics: MetricsExposition;
 }
@@ -32,7 +34,13 @@ export interface RoutesDeps {
 /** The route table: path → handler, each reading the current snapshot and config. */
 export function createRoutes(deps: RoutesDeps): ReadonlyMap<string, Route> {
   const { now, snapshot, settings } = deps;
-  const readiness = () => ({ snapshot: snapshot(), now: now(), maxAgeSeconds: settings().maxAgeSeconds, watchlistSize: settings().watched.size });
+  const readiness = () => ({
+    snapshot: snapshot(),
+    now: now(),
+    maxAgeSeconds: settings().maxAgeSeconds,
+    watchlistSize: settings().watched.size,
+    loading: deps.loading(),
+  });
   const queueSizesHandler = createQueueSizesHandler();
   const queueSizes: Route = {
     endpoint: 'queue_sizes',
@@ -63,6 +71,7 @@ export function createRoutes(deps: RoutesDeps): ReadonlyMap<string, Route> {
         nextPollDueAt: deps.nextPollDueAt('wallets'),
         testnet: settings().testnet,
         watched: settings().watched,
+        loading: deps.loading().includes('wallets'),
       }),
   };
   return new Map<string, Route>([

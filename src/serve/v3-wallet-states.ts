@@ -24,6 +24,8 @@ export interface WalletStatesRequest {
   readonly testnet: boolean;
   /** Raw keys of the watchlist; a new set per config. */
   readonly watched: ReadonlySet<string>;
+  /** The persisted wallets file is still being read. */
+  readonly loading?: boolean;
 }
 
 export interface WalletStatesHandler {
@@ -95,11 +97,12 @@ export function createWalletStatesHandler(): WalletStatesHandler {
         // Request errors first: a bad request is the client's to fix, whatever our state.
         const parsed = parseWalletQuery(request.query);
         if (!parsed.ok) return jsonResponse(422, { error: parsed.error });
-        const error =
-          snapshot === null
+        const error = request.loading
+          ? 'the wallet snapshot is still loading from disk'
+          : snapshot === null
             ? 'no wallet snapshot yet: the first wallet poll has not finished'
             : `wallet snapshot is older than snapshot.maxAgeSeconds (${request.maxAgeSeconds} s): the upstream is failing`;
-        return jsonResponse(503, { error }, { 'retry-after': retryAfterSeconds(request.now, request.nextPollDueAt) });
+        return jsonResponse(503, { error }, { 'retry-after': request.loading ? '1' : retryAfterSeconds(request.now, request.nextPollDueAt) });
       }
       if (
         !cacheKey ||

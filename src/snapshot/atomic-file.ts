@@ -41,7 +41,8 @@ export type ReadResult =
 
 export async function readIfPresent(file: string): Promise<ReadResult> {
   try {
-    return { kind: 'text', text: await readFile(file, 'utf8') };
+    // Read whole, then decoded in one native call (readFile's own utf8 decoding goes through a stream decoder, several times slower on a 50 MB file).
+    return { kind: 'text', text: (await readFile(file)).toString('utf8') };
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'ENOENT' ? { kind: 'absent' } : { kind: 'unreadable', error };
   }

@@ -15,6 +15,10 @@ import type { QueueSizesSnapshot, Snapshot, WalletRecord, WalletsSnapshot } from
 export interface SnapshotPersister {
   /** Loads both files; null when neither holds anything usable. */
   load(): Promise<Snapshot | null>;
+  /** Loads the queue-size file alone (small: the daemon serves it before the wallets file is read). */
+  loadQueueSizes(): Promise<QueueSizesSnapshot | null>;
+  /** Loads the wallets file alone (megabytes at 100,000 wallets). */
+  loadWallets(): Promise<WalletsSnapshot | null>;
   /** Writes the parts that changed since the last write; concurrent calls are coalesced so the newest one wins. */
   save(snapshot: Snapshot): Promise<void>;
   /** Resolves once every save requested so far has finished. */
@@ -101,17 +105,26 @@ export function createSnapshotPersister(options: { file: string; logger: Logger;
     return null;
   }
 
+  const loadQueueSizes = async (): Promise<QueueSizesSnapshot | null> => {
+    const queueSizes = (await loadPart(file, decodeQueueFile))?.queueSizes ?? null;
+    // What was just read needs no writing back.
+    if (queueSizes !== null && written.queueSizes === null) written = { ...written, queueSizes };
+    return queueSizes;
+  };
+  const loadWallets = async (): Promise<WalletsSnapshot | null> => {
+    const part = await loadPart(walletsFile, decodeWalletsFile);
+    if (part === null) return null;
+    const wallets: WalletsSnapshot = { fetchedAt: part.wallets.fetchedAt, wallets: new Map(part.wallets.records.map((r) => [r.raw, r as WalletRecord])) };
+    if (written.wallets === null) written = { ...written, wallets };
+    return wallets;
+  };
+
   return {
+    loadQueueSizes,
+    loadWallets,
     async load() {
-      const [queue, wallets] = await Promise.all([loadPart(file, decodeQueueFile), loadPart(walletsFile, decodeWalletsFile)]);
-      if (!queue && !wallets) return null;
-      const snapshot: Snapshot = {
-        queueSizes: queue?.queueSizes ?? null,
-        wallets: wallets ? { fetchedAt: wallets.wallets.fetchedAt, wallets: new Map(wallets.wallets.records.map((r) => [r.raw, r as WalletRecord])) } : null,
-      };
-      // What was just read needs no writing back.
-      written = { queueSizes: snapshot.queueSizes, wallets: snapshot.wallets };
-      return snapshot;
+      const [queueSizes, wallets] = await Promise.all([loadQueueSizes(), loadWallets()]);
+      return queueSizes === null && wallets === null ? null : { queueSizes, wallets };
     },
     save(snapshot) {
       pending = snapshot;

@@ -4,6 +4,7 @@ import { createMetricsExposition } from '../../src/metrics/exposition.js';
 import { createSelfMetrics } from '../../src/metrics/registry.js';
 import { createRoutes, type ServeSettings } from '../../src/serve/routes.js';
 import type { Route } from '../../src/serve/server.js';
+import type { QueryName } from '../../src/domain/queries.js';
 import type { Snapshot } from '../../src/snapshot/types.js';
 import { queueSnapshot } from '../helpers/fixtures.js';
 import { bodyText } from '../helpers/response.js';
@@ -14,7 +15,12 @@ import { ADDR, record, walletState, walletsSnapshot } from '../helpers/wallets.j
 const FETCHED = 1_755_815_024_462;
 const NOW = FETCHED + 2_000;
 
-function routesWith(options: { snapshot: Snapshot; settings: ServeSettings; nextPollDueAt?: Partial<Record<'queue_sizes' | 'wallets', number>> }) {
+function routesWith(options: {
+  snapshot: Snapshot;
+  settings: ServeSettings;
+  nextPollDueAt?: Partial<Record<'queue_sizes' | 'wallets', number>>;
+  loading?: readonly QueryName[];
+}) {
   let settings = options.settings;
   const self = createSelfMetrics({
     version: 't',
@@ -28,6 +34,7 @@ function routesWith(options: { snapshot: Snapshot; settings: ServeSettings; next
     now: () => NOW,
     snapshot: () => options.snapshot,
     settings: () => settings,
+    loading: () => options.loading ?? [],
     nextPollDueAt: (query) => options.nextPollDueAt?.[query] ?? null,
     metrics,
   });
@@ -117,6 +124,17 @@ describe('routes', () => {
     noWallets.reload({ ...SETTINGS, watched: new Set() });
     expect((await noWallets.call('/readyz')).status).toBe(200);
     expect((await noWallets.call('/healthz')).status).toBe(200);
+  });
+
+  it('says what is still loading from disk: not ready, and walletStates 503 with a short Retry-After', async () => {
+    const { call } = routesWith({ snapshot: { ...FULL, wallets: null }, settings: SETTINGS, loading: ['wallets'], nextPollDueAt: { wallets: NOW + 30_000 } });
+    expect(JSON.parse(bodyText(await call('/readyz')))).toEqual({ ready: false, reasons: ['wallets: loading the persisted snapshot'] });
+    const v3 = await call('/api/v3/walletStates', 'GET', `address=${ADDR.a}`);
+    expect(v3.status).toBe(503);
+    expect(JSON.parse(bodyText(v3))).toEqual({ error: 'the wallet snapshot is still loading from disk' });
+    expect(v3.headers['retry-after']).toBe('1');
+    // The queue sizes are served meanwhile.
+    expect((await call('/api/v2/getOutMsgQueueSizes')).status).toBe(200);
   });
 
   it('escapes what it shows on the landing page', async () => {
