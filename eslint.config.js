@@ -52,6 +52,8 @@ export default tseslint.config(
         setInterval: 'readonly',
         clearInterval: 'readonly',
         fetch: 'readonly',
+        clearTimeout: 'readonly',
+        performance: 'readonly',
       },
     },
   },

@@ -120,6 +120,10 @@ export function createDaemon(deps: DaemonDeps): Daemon {
     return {
       name: query,
       cron,
+      // Fresh persisted queue sizes are served until the first tick: polling at once would
+      // only load the HTTP client and compete with the first answers for the event loop.
+      // (The wallet poll waits for the wallets file, and runs as soon as it is read.)
+      runAtStart: () => query === 'wallets' || !startedFresh(query),
       async run(signal) {
         const started = now();
         const outcome = await poll(signal);
@@ -215,6 +219,12 @@ export function createDaemon(deps: DaemonDeps): Daemon {
     } catch (err) {
       logger.error({ err }, 'could not load the persisted wallet states; starting without them');
     }
+  }
+
+  /** Whether the part of `query` was loaded from disk at start and is still fresh. */
+  function startedFresh(query: QueryName): boolean {
+    const fetchedAt = fetchedAtOf(query);
+    return !running && fetchedAt !== undefined && isFresh(fetchedAt, now(), current.config.snapshot.maxAgeSeconds);
   }
 
   let current = generationFor(deps.config, null);

@@ -1,6 +1,6 @@
 import { isFresh } from '../snapshot/freshness.js';
 import type { QueueSizesSnapshot, Snapshot } from '../snapshot/types.js';
-import { createGzipMembers, gzipBuffer } from './gzip-members.js';
+import { createGzipMembers } from './gzip-members.js';
 import { renderQueueSeries } from './queue-series.js';
 import type { SelfMetrics } from './registry.js';
 
@@ -52,7 +52,7 @@ export function createMetricsExposition(deps: MetricsExpositionDeps): MetricsExp
   };
   // The queue text is small: encode it once per change. Wallet series come encoded.
   let encodedQueue = { text: '', buffer: Buffer.alloc(0) };
-  const member = createGzipMembers();
+  const gzipMembers = createGzipMembers();
   return {
     contentType: deps.self.registry.contentType,
     async render(gzip) {
@@ -64,7 +64,7 @@ export function createMetricsExposition(deps: MetricsExpositionDeps): MetricsExp
       const chain = [encodedQueue.buffer, ...(deps.wallets ? deps.wallets.render(snapshot, now) : [])].filter((part) => part.length > 0);
       const self = Buffer.from(await deps.self.registry.metrics());
       const body: MetricsBody = gzip
-        ? { encoding: 'gzip', parts: [...(await Promise.all(chain.map(member))), await gzipBuffer(self)] }
+        ? { encoding: 'gzip', parts: [...(await Promise.all(chain.map((part) => gzipMembers.kept(part)))), await gzipMembers.once(self)] }
         : { encoding: 'identity', parts: [...chain, self] };
       deps.self.metricsRendered(
         body.encoding,

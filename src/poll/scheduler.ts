@@ -6,10 +6,12 @@ export interface ScheduledJob {
   readonly name: string;
   readonly cron: string;
   readonly run: (signal: AbortSignal) => Promise<void>;
+  /** Whether to run once at start, before the first tick; asked when the scheduler starts (default: yes). */
+  readonly runAtStart?: () => boolean;
 }
 
 export interface Scheduler {
-  /** Starts every schedule and runs each job once at once. */
+  /** Starts every schedule, and runs each job once at once unless it says otherwise. */
   start(): void;
   /** Stops the schedules, aborts running jobs and waits for them to return. Idempotent. */
   stop(): Promise<void>;
@@ -66,7 +68,7 @@ export function createScheduler(jobs: readonly ScheduledJob[], logger: Logger): 
         tasks.set(job.name, task);
         void task.start();
         noteNextRun(job.name);
-        void runJob(job);
+        if (job.runAtStart?.() !== false) void runJob(job);
       }
     },
     async stop() {

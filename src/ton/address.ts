@@ -1,4 +1,14 @@
-import { Address, crc16 } from '@ton/core';
+import { createRequire } from 'node:module';
+import type * as TonCore from '@ton/core';
+import type { Address } from '@ton/core';
+
+/**
+ * @ton/core, loaded on first use: a watchlist and upstream answers in canonical raw form
+ * never need it, and loading it is a fifth of start-up. It is a CommonJS package, so it
+ * can be required synchronously where it is needed.
+ */
+let tonCore: typeof TonCore | undefined;
+const core = (): typeof TonCore => (tonCore ??= createRequire(import.meta.url)('@ton/core') as typeof TonCore);
 
 /**
  * Account addresses, parsed and formatted by @ton/core only (no hand-written CRC16 or
@@ -56,13 +66,13 @@ export function parseAddress(input: string): AddressParseResult {
   if (isCanonicalRaw(text)) return { ok: true, value: { raw: text } };
   try {
     if (RAW_FORM.test(text)) {
-      return { ok: true, value: { raw: rawKey(Address.parseRaw(text)) } };
+      return { ok: true, value: { raw: rawKey(core().Address.parseRaw(text)) } };
     }
     const friendly = text.replaceAll(' ', '+');
     if (!FRIENDLY_FORM.test(friendly)) {
       return { ok: false, reason: 'not a raw (wc:hex) or 48-character user-friendly address' };
     }
-    return { ok: true, value: { raw: rawKey(Address.parseFriendly(friendly).address) } };
+    return { ok: true, value: { raw: rawKey(core().Address.parseFriendly(friendly).address) } };
   } catch (cause) {
     return { ok: false, reason: cause instanceof Error ? cause.message : String(cause) };
   }
@@ -75,7 +85,7 @@ export interface FriendlyFormOptions {
 
 /** The Address of a canonical key, made when needed (user-friendly forms). */
 export function addressOfRaw(raw: string): Address {
-  return Address.parseRaw(raw);
+  return core().Address.parseRaw(raw);
 }
 
 /** The user-friendly base64url form, as toncenter's address book prints it. */
@@ -96,6 +106,6 @@ export function compactForm(raw: string): string {
   bytes[0] = 0x11;
   bytes.writeInt8(Number(raw.slice(0, colon)), 1);
   bytes.write(raw.slice(colon + 1), 2, 32, 'hex');
-  bytes.set(crc16(bytes.subarray(0, 34)), 34);
+  bytes.set(core().crc16(bytes.subarray(0, 34)), 34);
   return bytes.toString('base64url');
 }

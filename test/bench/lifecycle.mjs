@@ -107,3 +107,11 @@ export async function memoryAfterScrapes(wallets) {
     await exited(daemon);
   }
 }
+
+/** Milliseconds for `tonwatch --version`: Node's own start and loading the code, the floor under any start time. */
+export async function moduleLoadingMs() {
+  const started = process.hrtime.bigint();
+  const child = await spawnTonwatch(['--version']);
+  await exited(child);
+  return Number(process.hrtime.bigint() - started) / 1e6;
+}

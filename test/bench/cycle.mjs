@@ -1,0 +1,160 @@
+// Wallet cycles of the real daemon against the real simulator process: how long a cycle
+// takes against the upstream budget, and how many calls it takes behind a URL limit.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Pool } from 'undici';
+import { cpuSecondsOf, freePort, spawnTonwatch } from './support.mjs';
+
+/** One sample of a metric from the text format; 0 when absent. */
+function sample(text, name, labels) {
+  const line = text.split('\n').find((l) => l.startsWith(`${name}{`) && labels.every((pair) => l.includes(pair)));
+  return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(' ') + 1));
+}
+
+/**
+ * The product's reason for the processing target, end to end: the real daemon against the
+ * simulator (100,000 accounts, R rps, 1000 addresses per request, answers shuffled),
+ * scraped once after every cycle as Prometheus would. A cycle must take at most
+ * 1.05 × batches / R seconds, with no 429. Also reports the daemon's whole CPU per wallet
+ * state over the measured cycles (HTTP client, queue polls and scrapes included).
+ */
+export async function cycleAgainstSimulator(wallets, rps, cycles = 2) {
+  const dir = mkdtempSync(join(tmpdir(), 'tonwatch-bench-cycle-'));
+  const simPort = await freePort();
+  const sim = await spawnTonwatch(
+    [
+      'simulate',
+      '--port',
+      String(simPort),
+      '--accounts',
+      String(wallets),
+      '--rps',
+      String(rps),
+      '--max-url-bytes',
+      '1000000',
+      '--block-ms',
+      '2000',
+      '--seed',
+      '5',
+    ],
+    /listening/,
+  );
+  const simPool = new Pool(`http://127.0.0.1:${simPort}`, { connections: 1 });
+  const accounts = JSON.parse(await (await simPool.request({ path: '/_sim/accounts', method: 'GET' })).body.text());
+  await simPool.close();
+  writeFileSync(join(dir, 'watch.txt'), accounts.map((a) => a.raw).join('\n'));
+  const port = await freePort();
+  writeFileSync(
+    join(dir, 'tonwatch.yml'),
+    `listen: { host: 127.0.0.1, port: ${port} }\nupstreams: [ { name: sim, url: "http://127.0.0.1:${simPort}", rps: ${rps}, timeoutMs: 10000 } ]\nschedule: { queueSizes: "*/5 * * * * *", wallets: "*/15 * * * * *" }\nwalletBatchSize: 1000\nwatchlistFiles: [watch.txt]\nsnapshot: { file: snapshot.json, maxAgeSeconds: 3600 }\nlog: { level: debug }\n`,
+  );
+  // Cycle ends come from the daemon's own debug line; /metrics is read once per cycle.
+  const daemon = await spawnTonwatch(['--config', join(dir, 'tonwatch.yml')]);
+  const pool = new Pool(`http://127.0.0.1:${port}`, { connections: 1 });
+  const scrape = async () => (await pool.request({ path: '/metrics', method: 'GET' })).body.text();
+  const result = await new Promise((resolve, reject) => {
+    const durations = [];
+    let first = NaN;
+    let cpuFrom = NaN;
+    let pending = '';
+    let queue = Promise.resolve();
+    const timer = setTimeout(() => reject(new Error('wallet cycles did not finish in time')), (cycles + 2) * 15_000 + 60_000);
+    daemon.stdout.on('data', (chunk) => {
+      pending += chunk;
+      const lines = pending.split('\n');
+      pending = lines.pop() ?? '';
+      for (const line of lines) {
+        if (!line.includes('"wallet cycle done"')) continue;
+        const { seconds } = JSON.parse(line);
+        queue = queue.then(async () => {
+          const text = await scrape();
+          if (Number.isNaN(cpuFrom)) {
+            // The first cycle starts from nothing (no snapshot, nothing compiled or
+            // rendered yet): its duration is reported on its own, and the CPU of the
+            // cycles after it.
+            first = seconds;
+            cpuFrom = cpuSecondsOf(daemon.pid);
+            return;
+          }
+          durations.push(seconds);
+          if (durations.length === cycles) {
+            clearTimeout(timer);
+            resolve({ first, durations, cpu: cpuSecondsOf(daemon.pid) - cpuFrom, tooMany: sample(text, 'tonwatch_upstream_requests_total', ['code="429"']) });
+          }
+        }, reject);
+      }
+    });
+  }).finally(async () => {
+    await pool.close();
+    daemon.kill('SIGTERM');
+    sim.kill('SIGTERM');
+  });
+  const batches = Math.ceil(wallets / 1000);
+  return { wallets, rps, ...result, bound: (1.05 * batches) / rps, statesPerCpuSecond: (wallets * cycles) / result.cpu };
+}
+
+/**
+ * Upstream calls per wallet cycle behind a proxy's 8 KiB request-line limit: the real
+ * daemon (walletBatchSize 1000) against the simulator answering 414 past 8,192 bytes of
+ * URL, two cycles over `wallets` wallets. The first cycle includes the search for the
+ * largest batch that fits; the second runs at the size it remembered.
+ */
+export async function callsBehindUrlLimit(wallets) {
+  const dir = mkdtempSync(join(tmpdir(), 'tonwatch-bench-calls-'));
+  const simPort = await freePort();
+  const sim = await spawnTonwatch(
+    ['simulate', '--port', String(simPort), '--accounts', String(wallets), '--max-url-bytes', '8192', '--block-ms', '0', '--seed', '5'],
+    /listening/,
+  );
+  const accounts = await (await fetch(`http://127.0.0.1:${simPort}/_sim/accounts`)).json();
+  writeFileSync(join(dir, 'watch.txt'), accounts.map((a) => a.raw).join('\n'));
+  const port = await freePort();
+  writeFileSync(
+    join(dir, 'tonwatch.yml'),
+    [
+      `listen: { host: 127.0.0.1, port: ${port} }`,
+      `upstreams: [ { name: sim, url: "http://127.0.0.1:${simPort}", rps: 1000, timeoutMs: 10000 } ]`,
+      'schedule: { queueSizes: "0 0 * * * *", wallets: "*/20 * * * * *" }',
+      'walletBatchSize: 1000',
+      'watchlistFiles: [watch.txt]',
+      'snapshot: { file: snapshot.json, maxAgeSeconds: 3600 }',
+      'log: { level: debug }',
+      '',
+    ].join('\n'),
+  );
+  const daemon = await spawnTonwatch(['--config', join(dir, 'tonwatch.yml')]);
+  const calls = async () => {
+    const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    return {
+      accepted: sample(text, 'tonwatch_upstream_requests_total', ['query="wallets"', 'code="200"']),
+      refused: sample(text, 'tonwatch_upstream_requests_total', ['query="wallets"', 'code="414"']),
+    };
+  };
+  try {
+    const perCycle = [];
+    let before = { accepted: 0, refused: 0 };
+    let pending = '';
+    await new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('wallet cycles did not finish in time')), 120_000);
+      daemon.stdout.on('data', (chunk) => {
+        pending += chunk;
+        const lines = pending.split('\n');
+        pending = lines.pop() ?? '';
+        if (!lines.some((line) => line.includes('"wallet cycle done"'))) return;
+        void calls().then((now) => {
+          perCycle.push({ accepted: now.accepted - before.accepted, refused: now.refused - before.refused });
+          before = now;
+          if (perCycle.length === 2) {
+            clearTimeout(timer);
+            resolve();
+          }
+        }, reject);
+      });
+    });
+    return { wallets, first: perCycle[0], second: perCycle[1] };
+  } finally {
+    daemon.kill('SIGTERM');
+    sim.kill('SIGTERM');
+  }
+}
