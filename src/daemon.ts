@@ -1,22 +1,16 @@
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import { redactUrl } from './config/redact.js';
 import type { Config } from './domain/config.js';
 import type { QueryName } from './domain/queries.js';
 import { createMetricsExposition } from './metrics/exposition.js';
 import { createSelfMetrics } from './metrics/registry.js';
 import { createWalletSeriesRenderer } from './metrics/wallet-series.js';
-import { pollQueueSizes } from './poll/queue-sizes.js';
-import { createScheduler, type ScheduledJob, type Scheduler } from './poll/scheduler.js';
 import { createPollStatus } from './poll/status.js';
-import { createBatchSize, type BatchSize } from './poll/batches.js';
-import { pollWallets, walletConcurrency } from './poll/wallets.js';
-import { createRoutes, type ServeSettings } from './serve/routes.js';
+import { createRoutes } from './serve/routes.js';
 import { closeServer, createHttpServer, listen } from './serve/server.js';
-import { createSnapshotPersister, type SnapshotPersister } from './snapshot/persist.js';
 import { ageSeconds, isFresh } from './snapshot/freshness.js';
 import { createSnapshotStore } from './snapshot/store.js';
-import { createUpstreamClient } from './upstream/client.js';
+import { createGenerations, type Generation } from './generation.js';
 
 export interface DaemonDeps {
   readonly config: Config;
@@ -45,20 +39,6 @@ const NOTHING_LOADING: readonly QueryName[] = [];
 
 /** How long in-flight served requests get to finish at shutdown. */
 const DRAIN_MS = 3_000;
-
-/**
- * Everything that follows from one configuration. applyConfig builds the next one and
- * replaces it whole; closures read it only through `current`, never a part of it kept aside.
- */
-interface Generation {
-  readonly config: Config;
-  readonly serve: ServeSettings;
-  readonly persister: SnapshotPersister;
-  /** Kept across reloads (a 414-shrunk size is remembered) unless walletBatchSize itself changes. */
-  readonly batchSize: BatchSize;
-  /** Built with the generation, started by start() (or by applyConfig once running). */
-  readonly scheduler: Scheduler;
-}
 
 /**
  * The daemon: snapshot store, pollers, metrics and the HTTP server, wired together. Long-
@@ -113,100 +93,19 @@ export function createDaemon(deps: DaemonDeps): Daemon {
       metrics,
     }),
   });
-  const pollLogger = logger.child({ module: 'poll' });
-
-  /** A scheduled poll: timed, its outcome recorded (unless it was cut short by a stop). */
-  function pollJob(query: QueryName, cron: string, poll: (signal: AbortSignal) => Promise<{ ok: true } | { ok: false; error: string }>): ScheduledJob {
-    return {
-      name: query,
-      cron,
-      // Fresh persisted queue sizes are served until the first tick: polling at once would
-      // only load the HTTP client and compete with the first answers for the event loop.
-      // (The wallet poll waits for the wallets file, and runs as soon as it is read.)
-      runAtStart: () => query === 'wallets' || !startedFresh(query),
-      async run(signal) {
-        const started = now();
-        const outcome = await poll(signal);
-        self.observePoll(query, (now() - started) / 1000);
-        if (signal.aborted) return;
-        if (!outcome.ok) {
-          status.failed(query);
-          return;
-        }
-        if (status.get(query).lastOk === false) pollLogger.info({ query }, 'poll recovered');
-        status.succeeded(query, now());
-      },
-    };
-  }
-
-  function buildScheduler(config: Config, persister: SnapshotPersister, batchSize: BatchSize): Scheduler {
-    const client = createUpstreamClient({
-      upstreams: config.upstreams,
-      retry: config.retry,
-      logger: logger.child({ module: 'upstream' }),
-      observer: self.upstream,
-      now,
-      userAgent: `tonwatch/${deps.version}`,
-    });
-    const persist = (): void => void persister.save(store.current());
-    const jobs = [
-      pollJob('queue_sizes', config.schedule.queueSizes, (signal) =>
-        pollQueueSizes(
-          {
-            client,
-            logger: pollLogger,
-            publish(snapshot) {
-              store.replaceQueueSizes(snapshot);
-              persist();
-            },
-          },
-          signal,
-        ),
-      ),
-    ];
-    if (config.watchlist.length > 0) {
-      jobs.push(
-        pollJob('wallets', config.schedule.wallets, async (signal) => {
-          await walletsLoaded;
-          return pollWallets(
-            {
-              client,
-              logger: pollLogger,
-              now,
-              watchlist: config.watchlist,
-              batchSize,
-              // The primary upstream's budget: failover is the exception.
-              concurrency: walletConcurrency(config.upstreams[0]?.rps ?? 1),
-              previous: () => store.current().wallets,
-              publish(snapshot) {
-                store.replaceWallets(snapshot);
-                persist();
-              },
-            },
-            signal,
-          );
-        }),
-      );
-    }
-    return createScheduler(jobs, logger.child({ module: 'scheduler' }));
-  }
-
-  /** The generation for `config`, keeping what it can of the previous one. */
-  function generationFor(config: Config, previous: Generation | null): Generation {
-    const persister =
-      previous !== null && previous.config.snapshot.file === config.snapshot.file
-        ? previous.persister
-        : createSnapshotPersister({ file: config.snapshot.file, logger: logger.child({ module: 'snapshot' }), now });
-    const batchSize =
-      previous !== null && previous.config.walletBatchSize === config.walletBatchSize ? previous.batchSize : createBatchSize(config.walletBatchSize, now);
-    const serve: ServeSettings = {
-      maxAgeSeconds: config.snapshot.maxAgeSeconds,
-      testnet: config.testnet,
-      watched: new Set(config.watchlist.map((w) => w.raw)),
-      upstreams: config.upstreams.map((u) => ({ name: u.name, url: redactUrl(u.url) })),
-    };
-    return { config, serve, persister, batchSize, scheduler: buildScheduler(config, persister, batchSize) };
-  }
+  const generationFor = createGenerations({
+    logger,
+    now,
+    version: deps.version,
+    self,
+    store,
+    status,
+    walletsLoaded: () => walletsLoaded,
+    // Fresh persisted queue sizes are served until the first tick: polling at once would
+    // only load the HTTP client and compete with the first answers for the event loop.
+    // (The wallet poll waits for the wallets file, and runs as soon as it is read.)
+    runAtStart: (query) => query === 'wallets' || !startedFresh(query),
+  });
 
   async function loadPersistedWallets(): Promise<void> {
     try {
@@ -227,7 +126,7 @@ export function createDaemon(deps: DaemonDeps): Daemon {
     return !running && fetchedAt !== undefined && isFresh(fetchedAt, now(), current.config.snapshot.maxAgeSeconds);
   }
 
-  let current = generationFor(deps.config, null);
+  let current: Generation = generationFor(deps.config, null);
   /** True while the persisted wallets file is being read at start. */
   let walletsLoading = false;
   let walletsLoaded: Promise<void> = Promise.resolve();

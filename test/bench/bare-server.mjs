@@ -5,16 +5,20 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 
 const [port, answersFile] = process.argv.slice(2);
-/** [{ path, headers, bodyFile }]: path includes the query string, as requested. */
+/**
+ * [{ path, acceptEncoding, headers, bodyFile }]: path includes the query string; the same
+ * path may be answered in gzip or identity, as the request's Accept-Encoding says.
+ */
+const keyOf = (path, acceptEncoding) => `${path}\n${acceptEncoding ?? ''}`;
 const answers = new Map(
-  JSON.parse(readFileSync(answersFile, 'utf8')).map(({ path, headers, bodyFile }) => {
+  JSON.parse(readFileSync(answersFile, 'utf8')).map(({ path, acceptEncoding, headers, bodyFile }) => {
     const body = readFileSync(bodyFile);
-    return [path, { headers: { ...headers, 'content-length': String(body.length) }, body }];
+    return [keyOf(path, acceptEncoding), { headers: { ...headers, 'content-length': String(body.length) }, body }];
   }),
 );
 
 createServer((req, res) => {
-  const answer = answers.get(req.url);
+  const answer = answers.get(keyOf(req.url, req.headers['accept-encoding']));
   if (answer === undefined) {
     res.writeHead(404).end();
     return;

@@ -11,13 +11,13 @@ import { exited, freePort, getWhenUp, persistedDataDir, spawnTonwatch, wrk } fro
 
 const query = (addresses) => addresses.map((a) => `address=${encodeURIComponent(a)}`).join('&');
 
-/** Starts the bare server on `answers` ([{ path, headers, body }]); resolves with its process. */
+/** Starts the bare server on `answers` ([{ path, acceptEncoding, headers, body }]); resolves with its process. */
 async function startBare(answers) {
   const dir = mkdtempSync(join(tmpdir(), 'tonwatch-bench-bare-'));
-  const list = answers.map(({ path, headers, body }, i) => {
+  const list = answers.map(({ path, acceptEncoding, headers, body }, i) => {
     const bodyFile = join(dir, `body-${i}`);
     writeFileSync(bodyFile, body);
-    return { path, headers, bodyFile };
+    return { path, acceptEncoding, headers, bodyFile };
   });
   writeFileSync(join(dir, 'answers.json'), JSON.stringify(list));
   const port = await freePort();
@@ -53,17 +53,19 @@ export async function endpointBenchmarks({ seconds = 5, rounds = 2 } = {}) {
         const answer = await getWhenUp(`${tonwatchUrl}${row.path}`, row.headers);
         if (answer.status === 200) {
           row.body = answer.body;
-          row.encoding = answer.headers.get('content-encoding') ?? 'identity';
+          row.encoding = answer.headers['content-encoding'] ?? 'identity';
           row.bareHeaders = {
-            'content-type': answer.headers.get('content-type'),
-            ...(answer.headers.get('content-encoding') ? { 'content-encoding': answer.headers.get('content-encoding') } : {}),
+            'content-type': answer.headers['content-type'],
+            ...(answer.headers['content-encoding'] ? { 'content-encoding': answer.headers['content-encoding'] } : {}),
           };
           break;
         }
         await new Promise((r) => setTimeout(r, 20));
       }
     }
-    const bare = await startBare(rows.map((row) => ({ path: row.path, headers: row.bareHeaders, body: row.body })));
+    const bare = await startBare(
+      rows.map((row) => ({ path: row.path, acceptEncoding: row.headers['accept-encoding'], headers: row.bareHeaders, body: row.body })),
+    );
     try {
       for (const row of rows) {
         const best = {};

@@ -1,5 +1,5 @@
-// `npm run bench:profile [PATH]`: a CPU profile of the real tonwatch process serving PATH
-// (default the v2 endpoint) under wrk's load, on a persisted snapshot of 10,000 wallets;
+// `npm run bench:profile [PATH] [gzip]`: a CPU profile of the real tonwatch process serving
+// PATH (default the v2 endpoint; with `gzip`, asking for a gzip body) under wrk's load, on a persisted snapshot of 10,000 wallets;
 // prints the functions with the most self time, as the README's profile tables show them.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
@@ -8,14 +8,15 @@ import { join } from 'node:path';
 import { exited, freePort, getWhenUp, MAIN, NODE_FLAGS, persistedDataDir, wrk } from './support.mjs';
 
 const path = process.argv[2] ?? '/api/v2/getOutMsgQueueSizes';
+const headers = process.argv[3] === 'gzip' ? { 'accept-encoding': 'gzip' } : {};
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const port = await freePort();
 const data = await persistedDataDir(10_000, port);
 const profiles = mkdtempSync(join(tmpdir(), 'tonwatch-profile-'));
 const daemon = spawn(process.execPath, [...NODE_FLAGS, '--cpu-prof', '--cpu-prof-dir', profiles, MAIN, '--config', data.config], { stdio: 'ignore' });
 const url = `http://127.0.0.1:${port}${path}`;
-while ((await getWhenUp(url)).status !== 200) await new Promise((r) => setTimeout(r, 20));
-const load = await wrk(url, { serverPid: daemon.pid, seconds });
+while ((await getWhenUp(url, headers)).status !== 200) await new Promise((r) => setTimeout(r, 20));
+const load = await wrk(url, { serverPid: daemon.pid, seconds, headers });
 daemon.kill('SIGTERM');
 await exited(daemon);
 

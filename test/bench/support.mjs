@@ -6,6 +6,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
+import { request } from 'undici';
 import { matchWalletAnswer } from '../../dist/poll/wallet-mapping.js';
 import { createSnapshotPersister } from '../../dist/snapshot/persist.js';
 import { decodeWalletStates } from '../../dist/upstream/wallet-states.js';
@@ -88,13 +89,16 @@ export async function persistedDataDir(wallets, port) {
   return { dir, config: join(dir, 'tonwatch.yml'), addresses: (n) => Array.from({ length: n }, (_, i) => rawAddress(i)) };
 }
 
-/** GET with a raw node:http-free client (fetch), retrying while the server is not up; resolves with status, headers and bytes. */
+/**
+ * GET, retrying while the server is not up; resolves with status, headers and the bytes as
+ * sent (undici's request neither adds Accept-Encoding nor decodes the body, unlike fetch).
+ */
 export async function getWhenUp(url, headers = {}, timeoutMs = 10_000) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
-      const response = await fetch(url, { headers });
-      return { status: response.status, headers: response.headers, body: Buffer.from(await response.arrayBuffer()) };
+      const response = await request(url, { headers });
+      return { status: response.statusCode, headers: response.headers, body: Buffer.from(await response.body.arrayBuffer()) };
     } catch (err) {
       if (Date.now() > deadline) throw err;
       await new Promise((r) => setTimeout(r, 2));

@@ -1,0 +1,142 @@
+import type { Logger } from 'pino';
+import { redactUrl } from './config/redact.js';
+import type { Config } from './domain/config.js';
+import type { QueryName } from './domain/queries.js';
+import type { SelfMetrics } from './metrics/registry.js';
+import { createBatchSize, type BatchSize } from './poll/batches.js';
+import { pollQueueSizes } from './poll/queue-sizes.js';
+import { createScheduler, type ScheduledJob, type Scheduler } from './poll/scheduler.js';
+import type { PollStatus } from './poll/status.js';
+import { pollWallets, walletConcurrency } from './poll/wallets.js';
+import type { ServeSettings } from './serve/routes.js';
+import { createSnapshotPersister, type SnapshotPersister } from './snapshot/persist.js';
+import type { SnapshotStore } from './snapshot/store.js';
+import { createUpstreamClient } from './upstream/client.js';
+
+/**
+ * Everything that follows from one configuration. applyConfig builds the next one and
+ * replaces it whole; closures read it only through `current`, never a part of it kept aside.
+ */
+export interface Generation {
+  readonly config: Config;
+  readonly serve: ServeSettings;
+  readonly persister: SnapshotPersister;
+  /** Kept across reloads (a 414-shrunk size is remembered) unless walletBatchSize itself changes. */
+  readonly batchSize: BatchSize;
+  /** Built with the generation, started by start() (or by applyConfig once running). */
+  readonly scheduler: Scheduler;
+}
+
+export interface GenerationDeps {
+  readonly logger: Logger;
+  readonly now: () => number;
+  readonly version: string;
+  readonly self: SelfMetrics;
+  readonly store: SnapshotStore;
+  readonly status: PollStatus;
+  /** Resolves once the persisted wallets file has been read: the wallet poll waits for it. */
+  readonly walletsLoaded: () => Promise<void>;
+  /** Whether a query's poll runs at once when the scheduler starts, or waits for its first tick. */
+  readonly runAtStart: (query: QueryName) => boolean;
+}
+
+/**
+ * Builds the Generation of a configuration: its upstream client, pollers and schedules,
+ * persister and serve settings, keeping what it can of the previous generation.
+ */
+export function createGenerations(deps: GenerationDeps): (config: Config, previous: Generation | null) => Generation {
+  const { logger, now, self, store, status } = deps;
+  const pollLogger = logger.child({ module: 'poll' });
+
+  /** A scheduled poll: timed, its outcome recorded (unless it was cut short by a stop). */
+  function pollJob(query: QueryName, cron: string, poll: (signal: AbortSignal) => Promise<{ ok: true } | { ok: false; error: string }>): ScheduledJob {
+    return {
+      name: query,
+      cron,
+      runAtStart: () => deps.runAtStart(query),
+      async run(signal) {
+        const started = now();
+        const outcome = await poll(signal);
+        self.observePoll(query, (now() - started) / 1000);
+        if (signal.aborted) return;
+        if (!outcome.ok) {
+          status.failed(query);
+          return;
+        }
+        if (status.get(query).lastOk === false) pollLogger.info({ query }, 'poll recovered');
+        status.succeeded(query, now());
+      },
+    };
+  }
+
+  function buildScheduler(config: Config, persister: SnapshotPersister, batchSize: BatchSize): Scheduler {
+    const client = createUpstreamClient({
+      upstreams: config.upstreams,
+      retry: config.retry,
+      logger: logger.child({ module: 'upstream' }),
+      observer: self.upstream,
+      now,
+      userAgent: `tonwatch/${deps.version}`,
+    });
+    const persist = (): void => void persister.save(store.current());
+    const jobs = [
+      pollJob('queue_sizes', config.schedule.queueSizes, (signal) =>
+        pollQueueSizes(
+          {
+            client,
+            logger: pollLogger,
+            publish(snapshot) {
+              store.replaceQueueSizes(snapshot);
+              persist();
+            },
+          },
+          signal,
+        ),
+      ),
+    ];
+    if (config.watchlist.length > 0) {
+      jobs.push(
+        pollJob('wallets', config.schedule.wallets, async (signal) => {
+          await deps.walletsLoaded();
+          return pollWallets(
+            {
+              client,
+              logger: pollLogger,
+              now,
+              watchlist: config.watchlist,
+              batchSize,
+              // The primary upstream's budget: failover is the exception.
+              concurrency: walletConcurrency(config.upstreams[0]?.rps ?? 1),
+              previous: () => store.current().wallets,
+              publish(snapshot) {
+                store.replaceWallets(snapshot);
+                persist();
+              },
+            },
+            signal,
+          );
+        }),
+      );
+    }
+    return createScheduler(jobs, logger.child({ module: 'scheduler' }));
+  }
+
+  /** The generation for `config`, keeping what it can of the previous one. */
+  function generationFor(config: Config, previous: Generation | null): Generation {
+    const persister =
+      previous !== null && previous.config.snapshot.file === config.snapshot.file
+        ? previous.persister
+        : createSnapshotPersister({ file: config.snapshot.file, logger: logger.child({ module: 'snapshot' }), now });
+    const batchSize =
+      previous !== null && previous.config.walletBatchSize === config.walletBatchSize ? previous.batchSize : createBatchSize(config.walletBatchSize, now);
+    const serve: ServeSettings = {
+      maxAgeSeconds: config.snapshot.maxAgeSeconds,
+      testnet: config.testnet,
+      watched: new Set(config.watchlist.map((w) => w.raw)),
+      upstreams: config.upstreams.map((u) => ({ name: u.name, url: redactUrl(u.url) })),
+    };
+    return { config, serve, persister, batchSize, scheduler: buildScheduler(config, persister, batchSize) };
+  }
+
+  return generationFor;
+}
