@@ -2,6 +2,7 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
+import type { Logger } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createDaemon, type Daemon } from '../src/daemon.js';
 import type { Config } from '../src/domain/config.js';
@@ -36,6 +37,7 @@ describe('createDaemon: start, reload, stop', () => {
     await sim.stop();
   });
 
+  const daemonWith = (config: Config, logger: Logger): Daemon => createDaemon({ config, logger, now: () => Date.now(), version: 't', nodeVersion: 'v20' });
   const configWith = (upstreamName: string, snapshotFile: string, watchlist: readonly string[] = []): Promise<Config> =>
     configFrom(`
 listen: { host: 127.0.0.1, port: 0 }
@@ -53,13 +55,7 @@ log: { level: debug }
       .accounts()
       .slice(0, 3)
       .map((a) => a.raw);
-    daemon = createDaemon({
-      config: await configWith('sim', 'snapshot.json', watchlist),
-      logger: log.logger,
-      now: () => Date.now(),
-      version: 't',
-      nodeVersion: 'v20',
-    });
+    daemon = daemonWith(await configWith('sim', 'snapshot.json', watchlist), log.logger);
     const address = await daemon.start();
     const url = `http://127.0.0.1:${address.port}`;
     await eventually(async () => ((await text(`${url}/readyz`)).status === 200 ? true : undefined), 10_000, 'ready');
@@ -72,7 +68,7 @@ log: { level: debug }
 
   it('applies a new config whole: new upstream, new snapshot file; and counts a refused reload', async () => {
     const log = createLogSink();
-    daemon = createDaemon({ config: await configWith('sim', 'first.json'), logger: log.logger, now: () => Date.now(), version: 't', nodeVersion: 'v20' });
+    daemon = daemonWith(await configWith('sim', 'first.json'), log.logger);
     const url = `http://127.0.0.1:${(await daemon.start()).port}`;
     await eventually(async () => ((await text(`${url}/api/v2/getOutMsgQueueSizes`)).status === 200 ? true : undefined), 10_000, 'first poll');
 
@@ -96,26 +92,14 @@ log: { level: debug }
       .accounts()
       .slice(0, 5)
       .map((a) => a.raw);
-    const first = createDaemon({
-      config: await configWith('sim', 'snapshot.json', watchlist),
-      logger: createLogSink().logger,
-      now: () => Date.now(),
-      version: 't',
-      nodeVersion: 'v20',
-    });
+    const first = daemonWith(await configWith('sim', 'snapshot.json', watchlist), createLogSink().logger);
     const firstUrl = `http://127.0.0.1:${(await first.start()).port}`;
     await eventually(async () => ((await text(`${firstUrl}/readyz`)).status === 200 ? true : undefined), 10_000, 'ready');
     await first.stop();
     await sim.stop();
     // Restarted with the upstream gone: everything served comes from the files.
     const log = createLogSink();
-    daemon = createDaemon({
-      config: await configWith('sim', 'snapshot.json', watchlist),
-      logger: log.logger,
-      now: () => Date.now(),
-      version: 't',
-      nodeVersion: 'v20',
-    });
+    daemon = daemonWith(await configWith('sim', 'snapshot.json', watchlist), log.logger);
     const url = `http://127.0.0.1:${(await daemon.start()).port}`;
     expect((await text(`${url}/api/v2/getOutMsgQueueSizes`)).status).toBe(200);
     const v3 = await eventually(async () => {
@@ -131,7 +115,7 @@ log: { level: debug }
 
   it('stops: persists, closes the server, and a second stop is the same stop', async () => {
     const log = createLogSink();
-    daemon = createDaemon({ config: await configWith('sim', 'snapshot.json'), logger: log.logger, now: () => Date.now(), version: 't', nodeVersion: 'v20' });
+    daemon = daemonWith(await configWith('sim', 'snapshot.json'), log.logger);
     const url = `http://127.0.0.1:${(await daemon.start()).port}`;
     await eventually(async () => ((await text(`${url}/api/v2/getOutMsgQueueSizes`)).status === 200 ? true : undefined), 10_000, 'first poll');
     const stopping = daemon.stop();

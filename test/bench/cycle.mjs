@@ -1,10 +1,7 @@
 // Wallet cycles of the real daemon against the real simulator process: how long a cycle
 // takes against the upstream budget, and how many calls it takes behind a URL limit.
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Pool } from 'undici';
-import { cpuSecondsOf, freePort, spawnTonwatch } from './support.mjs';
+import { cpuSecondsOf, simulatorSetup, spawnTonwatch } from './support.mjs';
 
 /** One sample of a metric from the text format; 0 when absent. */
 function sample(text, name, labels) {
@@ -20,37 +17,12 @@ function sample(text, name, labels) {
  * state over the measured cycles (HTTP client, queue polls and scrapes included).
  */
 export async function cycleAgainstSimulator(wallets, rps, cycles = 2) {
-  const dir = mkdtempSync(join(tmpdir(), 'tonwatch-bench-cycle-'));
-  const simPort = await freePort();
-  const sim = await spawnTonwatch(
-    [
-      'simulate',
-      '--port',
-      String(simPort),
-      '--accounts',
-      String(wallets),
-      '--rps',
-      String(rps),
-      '--max-url-bytes',
-      '1000000',
-      '--block-ms',
-      '2000',
-      '--seed',
-      '5',
-    ],
-    /listening/,
-  );
-  const simPool = new Pool(`http://127.0.0.1:${simPort}`, { connections: 1 });
-  const accounts = JSON.parse(await (await simPool.request({ path: '/_sim/accounts', method: 'GET' })).body.text());
-  await simPool.close();
-  writeFileSync(join(dir, 'watch.txt'), accounts.map((a) => a.raw).join('\n'));
-  const port = await freePort();
-  writeFileSync(
-    join(dir, 'tonwatch.yml'),
-    `listen: { host: 127.0.0.1, port: ${port} }\nupstreams: [ { name: sim, url: "http://127.0.0.1:${simPort}", rps: ${rps}, timeoutMs: 10000 } ]\nschedule: { queueSizes: "*/5 * * * * *", wallets: "*/15 * * * * *" }\nwalletBatchSize: 1000\nwatchlistFiles: [watch.txt]\nsnapshot: { file: snapshot.json, maxAgeSeconds: 3600 }\nlog: { level: debug }\n`,
-  );
+  const { sim, port, config } = await simulatorSetup(wallets, ['--rps', String(rps), '--max-url-bytes', '1000000', '--block-ms', '2000'], {
+    rps,
+    schedule: '{ queueSizes: "*/5 * * * * *", wallets: "*/15 * * * * *" }',
+  });
   // Cycle ends come from the daemon's own debug line; /metrics is read once per cycle.
-  const daemon = await spawnTonwatch(['--config', join(dir, 'tonwatch.yml')]);
+  const daemon = await spawnTonwatch(['--config', config]);
   const pool = new Pool(`http://127.0.0.1:${port}`, { connections: 1 });
   const scrape = async () => (await pool.request({ path: '/metrics', method: 'GET' })).body.text();
   const result = await new Promise((resolve, reject) => {
@@ -101,29 +73,11 @@ export async function cycleAgainstSimulator(wallets, rps, cycles = 2) {
  * largest batch that fits; the second runs at the size it remembered.
  */
 export async function callsBehindUrlLimit(wallets) {
-  const dir = mkdtempSync(join(tmpdir(), 'tonwatch-bench-calls-'));
-  const simPort = await freePort();
-  const sim = await spawnTonwatch(
-    ['simulate', '--port', String(simPort), '--accounts', String(wallets), '--max-url-bytes', '8192', '--block-ms', '0', '--seed', '5'],
-    /listening/,
-  );
-  const accounts = await (await fetch(`http://127.0.0.1:${simPort}/_sim/accounts`)).json();
-  writeFileSync(join(dir, 'watch.txt'), accounts.map((a) => a.raw).join('\n'));
-  const port = await freePort();
-  writeFileSync(
-    join(dir, 'tonwatch.yml'),
-    [
-      `listen: { host: 127.0.0.1, port: ${port} }`,
-      `upstreams: [ { name: sim, url: "http://127.0.0.1:${simPort}", rps: 1000, timeoutMs: 10000 } ]`,
-      'schedule: { queueSizes: "0 0 * * * *", wallets: "*/20 * * * * *" }',
-      'walletBatchSize: 1000',
-      'watchlistFiles: [watch.txt]',
-      'snapshot: { file: snapshot.json, maxAgeSeconds: 3600 }',
-      'log: { level: debug }',
-      '',
-    ].join('\n'),
-  );
-  const daemon = await spawnTonwatch(['--config', join(dir, 'tonwatch.yml')]);
+  const { sim, port, config } = await simulatorSetup(wallets, ['--max-url-bytes', '8192', '--block-ms', '0'], {
+    rps: 1000,
+    schedule: '{ queueSizes: "0 0 * * * *", wallets: "*/20 * * * * *" }',
+  });
+  const daemon = await spawnTonwatch(['--config', config]);
   const calls = async () => {
     const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
     return {

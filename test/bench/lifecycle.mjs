@@ -1,8 +1,5 @@
 // Start, stop and memory of the real tonwatch process, as the product's targets name them.
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { exited, freePort, getWhenUp, persistedDataDir, rssOf, spawnTonwatch } from './support.mjs';
+import { exited, freePort, getWhenUp, persistedDataDir, rssOf, simulatorSetup, spawnTonwatch } from './support.mjs';
 
 const query = (addresses) => addresses.map(encodeURIComponent).join(',');
 
@@ -57,29 +54,12 @@ export async function stopUnchanged(wallets) {
  * `wallets` wallets: the daemon polls the simulator, and is stopped the moment its cycle ends.
  */
 export async function stopAfterCycle(wallets) {
-  const dir = mkdtempSync(join(tmpdir(), 'tonwatch-bench-stop-'));
-  const simPort = await freePort();
-  const sim = await spawnTonwatch(
-    ['simulate', '--port', String(simPort), '--accounts', String(wallets), '--max-url-bytes', '1000000', '--seed', '5'],
-    /listening/,
-  );
+  const { sim, config } = await simulatorSetup(wallets, ['--max-url-bytes', '1000000'], {
+    rps: 200,
+    schedule: '{ queueSizes: "*/5 * * * * *", wallets: "0 0 * * * *" }',
+  });
   try {
-    const accounts = await (await fetch(`http://127.0.0.1:${simPort}/_sim/accounts`)).json();
-    writeFileSync(join(dir, 'watch.txt'), accounts.map((a) => a.raw).join('\n'));
-    const port = await freePort();
-    writeFileSync(
-      join(dir, 'tonwatch.yml'),
-      [
-        `listen: { host: 127.0.0.1, port: ${port} }`,
-        `upstreams: [ { name: sim, url: "http://127.0.0.1:${simPort}", rps: 200, timeoutMs: 10000 } ]`,
-        'schedule: { queueSizes: "*/5 * * * * *", wallets: "0 0 * * * *" }',
-        'watchlistFiles: [watch.txt]',
-        'snapshot: { file: snapshot.json, maxAgeSeconds: 3600 }',
-        'log: { level: debug }',
-        '',
-      ].join('\n'),
-    );
-    const daemon = await spawnTonwatch(['--config', join(dir, 'tonwatch.yml')], /"wallet cycle done"/);
+    const daemon = await spawnTonwatch(['--config', config], /"wallet cycle done"/);
     const stopping = process.hrtime.bigint();
     daemon.kill('SIGTERM');
     const code = await exited(daemon);

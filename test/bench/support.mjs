@@ -90,6 +90,35 @@ export async function persistedDataDir(wallets, port) {
 }
 
 /**
+ * The simulator process with `wallets` accounts (seed 5, plus `simArgs`), and a config
+ * pointing a daemon at it with every account watched: `rps` for its budget, `schedule`
+ * as the config's schedule line, debug logs (the benchmarks read the cycle ends from them).
+ */
+export async function simulatorSetup(wallets, simArgs, { rps, schedule }) {
+  const dir = mkdtempSync(join(tmpdir(), 'tonwatch-bench-sim-'));
+  const simPort = await freePort();
+  const sim = await spawnTonwatch(['simulate', '--port', String(simPort), '--accounts', String(wallets), '--seed', '5', ...simArgs], /listening/);
+  const accounts = await (await fetch(`http://127.0.0.1:${simPort}/_sim/accounts`)).json();
+  writeFileSync(join(dir, 'watch.txt'), accounts.map((a) => a.raw).join('\n'));
+  const port = await freePort();
+  const config = join(dir, 'tonwatch.yml');
+  writeFileSync(
+    config,
+    [
+      `listen: { host: 127.0.0.1, port: ${port} }`,
+      `upstreams: [ { name: sim, url: "http://127.0.0.1:${simPort}", rps: ${rps}, timeoutMs: 10000 } ]`,
+      `schedule: ${schedule}`,
+      'walletBatchSize: 1000',
+      'watchlistFiles: [watch.txt]',
+      'snapshot: { file: snapshot.json, maxAgeSeconds: 3600 }',
+      'log: { level: debug }',
+      '',
+    ].join('\n'),
+  );
+  return { sim, port, config };
+}
+
+/**
  * GET, retrying while the server is not up; resolves with status, headers and the bytes as
  * sent (undici's request neither adds Accept-Encoding nor decodes the body, unlike fetch).
  */
