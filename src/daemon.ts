@@ -55,6 +55,7 @@ export function createDaemon(deps: DaemonDeps): Daemon {
   const self = createSelfMetrics({
     version: deps.version,
     nodeVersion: deps.nodeVersion,
+    now,
     health: {
       up(query) {
         if (query === 'wallets' && current.config.watchlist.length === 0) return undefined;

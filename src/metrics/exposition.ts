@@ -62,10 +62,16 @@ export function createMetricsExposition(deps: MetricsExpositionDeps): MetricsExp
       const queue = snapshot.queueSizes && isFresh(snapshot.queueSizes.fetchedAt, now, deps.maxAgeSeconds()) ? queueSeries(snapshot.queueSizes) : '';
       if (queue !== encodedQueue.text) encodedQueue = { text: queue, buffer: Buffer.from(queue) };
       const chain = [encodedQueue.buffer, ...(deps.wallets ? deps.wallets.render(snapshot, now) : [])].filter((part) => part.length > 0);
-      const self = Buffer.from(await deps.self.registry.metrics());
+      const [own, process] = await deps.self.texts();
       const body: MetricsBody = gzip
-        ? { encoding: 'gzip', parts: [...(await Promise.all(chain.map((part) => gzipMembers.kept(part)))), await gzipMembers.once(self)] }
-        : { encoding: 'identity', parts: [...chain, self] };
+        ? {
+            encoding: 'gzip',
+            parts: [
+              ...(await Promise.all([...chain, process].filter((part) => part.length > 0).map((part) => gzipMembers.kept(part)))),
+              await gzipMembers.once(own),
+            ],
+          }
+        : { encoding: 'identity', parts: [...chain, process, own] };
       deps.self.metricsRendered(
         body.encoding,
         (performance.now() - started) / 1000,

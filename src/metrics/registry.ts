@@ -48,7 +48,14 @@ export interface HealthSource {
 }
 
 export interface SelfMetrics {
+  /** tonwatch's own metrics (Node's process metrics are kept apart, in texts()). */
   readonly registry: Registry;
+  /**
+   * The self-metrics part of a /metrics body: tonwatch's own metrics, read now, and Node's
+   * process metrics, gathered at most every PROCESS_METRICS_EVERY_MS (the same buffer in
+   * between, so its gzip member is made once too).
+   */
+  texts(): Promise<[Buffer, Buffer]>;
   readonly upstream: UpstreamObserver;
   observePoll(query: QueryName, durationSeconds: number): void;
   servedRequest(endpoint: string, code: number): void;
@@ -57,18 +64,36 @@ export interface SelfMetrics {
   metricsRendered(encoding: 'gzip' | 'identity', durationSeconds: number, bytes: number): void;
 }
 
-export function createSelfMetrics(options: { version: string; nodeVersion: string; health: HealthSource; defaultMetrics?: boolean }): SelfMetrics {
+/**
+ * Node's own process_* and nodejs_* metrics are gathered at most this often, in ms: they
+ * read /proc and work out event-loop delay percentiles, which at hundreds of scrapes a
+ * second was most of what a scrape cost beyond sending pre-rendered blocks. tonwatch's
+ * own tonwatch_* metrics are read at every scrape.
+ */
+export const PROCESS_METRICS_EVERY_MS = 1000;
+
+export function createSelfMetrics(options: {
+  version: string;
+  nodeVersion: string;
+  health: HealthSource;
+  defaultMetrics?: boolean;
+  /** The clock, ms since epoch (default Date.now). */
+  now?: () => number;
+}): SelfMetrics {
   const { health } = options;
+  const now = options.now ?? Date.now;
   const registry = new Registry();
   const registers = [registry];
+  const processRegistry = new Registry();
   if (options.defaultMetrics !== false) {
-    collectDefaultMetrics({ register: registry });
+    collectDefaultMetrics({ register: processRegistry });
     // Gauges named *_total break the exposition conventions (promtool check metrics flags
     // them); process_* and the rest of nodejs_* stay.
     for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) {
-      registry.removeSingleMetric(name);
+      processRegistry.removeSingleMetric(name);
     }
   }
+  let processText: { at: number; text: Promise<Buffer> } | null = null;
 
   new Gauge({
     name: 'tonwatch_up',
@@ -179,6 +204,14 @@ export function createSelfMetrics(options: { version: string; nodeVersion: strin
 
   return {
     registry,
+    async texts() {
+      const at = now();
+      if (processText === null || at - processText.at >= PROCESS_METRICS_EVERY_MS || at < processText.at) {
+        processText = { at, text: processRegistry.metrics().then((text) => Buffer.from(text)) };
+      }
+      const [own, process] = await Promise.all([registry.metrics(), processText.text]);
+      return [Buffer.from(own), process];
+    },
     upstream: {
       request(upstream, query, code, durationSeconds) {
         upstreamRequests.inc({ upstream, query, code });
