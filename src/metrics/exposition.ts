@@ -22,8 +22,9 @@ export interface MetricsExposition {
   readonly contentType: string;
   /**
    * The whole /metrics body: chain series (pre-rendered and pre-encoded per snapshot), then
-   * self metrics. With `gzip`, each pre-rendered block is compressed once, when first sent
-   * after it changed, and only the small self-metrics part per scrape.
+   * self metrics. With `gzip`, each pre-rendered block (and Node's process metrics, made
+   * at most once a second) is compressed once, when first sent after it changed; only
+   * tonwatch's own small part is compressed per scrape.
    */
   render(gzip: boolean): Promise<MetricsBody>;
 }
@@ -62,16 +63,16 @@ export function createMetricsExposition(deps: MetricsExpositionDeps): MetricsExp
       const queue = snapshot.queueSizes && isFresh(snapshot.queueSizes.fetchedAt, now, deps.maxAgeSeconds()) ? queueSeries(snapshot.queueSizes) : '';
       if (queue !== encodedQueue.text) encodedQueue = { text: queue, buffer: Buffer.from(queue) };
       const chain = [encodedQueue.buffer, ...(deps.wallets ? deps.wallets.render(snapshot, now) : [])].filter((part) => part.length > 0);
-      const [own, process] = await deps.self.texts();
+      const [own, processPart] = await deps.self.texts();
       const body: MetricsBody = gzip
         ? {
             encoding: 'gzip',
             parts: [
-              ...(await Promise.all([...chain, process].filter((part) => part.length > 0).map((part) => gzipMembers.kept(part)))),
+              ...(await Promise.all([...chain, processPart].filter((part) => part.length > 0).map((part) => gzipMembers.kept(part)))),
               await gzipMembers.once(own),
             ],
           }
-        : { encoding: 'identity', parts: [...chain, process, own] };
+        : { encoding: 'identity', parts: [...chain, processPart, own] };
       deps.self.metricsRendered(
         body.encoding,
         (performance.now() - started) / 1000,
