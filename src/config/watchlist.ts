@@ -2,34 +2,61 @@ import { parseAddress, type ParsedAddress } from '../ton/address.js';
 import type { ConfigProblem } from './problems.js';
 import type { WatchedWallet, WatchlistEntry } from '../domain/config.js';
 
+/** A line of a watchlist file. */
+export interface FileLine {
+  readonly file: string;
+  readonly line: number;
+}
+
 export interface WatchlistSource {
   readonly entry: WatchlistEntry;
-  /** Where the entry came from, for messages: `watchlist.3` or `wallets.txt:12`. */
-  readonly origin: string;
+  /**
+   * Where the entry came from, for messages: a config path (`watchlist.3`) or a file line,
+   * made into text (`wallets.txt:12`) only when a message needs it.
+   */
+  readonly origin: string | FileLine;
   /** The address already parsed (files), so it is not parsed twice. */
   readonly parsed?: ParsedAddress;
 }
 
+/** `watchlist.3`, or `wallets.txt:12`. */
+export function originText(origin: string | FileLine): string {
+  return typeof origin === 'string' ? origin : `${origin.file}:${origin.line}`;
+}
+
+/** The labels of an entry that has none (every line of a watchlist file): one frozen object. */
+const NO_LABELS: Readonly<Record<string, string>> = Object.freeze({});
+
 /**
  * Parses a watchlist file: one address per line, optionally `,name`; `#` starts a
  * comment; blank lines are skipped. Invalid lines are problems located by file and line.
+ * A loop over the text rather than split and regexes: a file may hold 100,000 lines, read
+ * at every start and reload.
  */
 export function parseWatchlistFile(file: string, text: string, problems: ConfigProblem[]): WatchlistSource[] {
   const sources: WatchlistSource[] = [];
-  text.split(/\r?\n/).forEach((line, index) => {
-    const content = (line.split('#', 1)[0] ?? '').trim();
-    if (content === '') return;
+  let line = 0;
+  // The next '#' at or after the line's start, found again only once passed (one scan of the text in all).
+  let hash = -2;
+  for (let start = 0; start <= text.length;) {
+    let end = text.indexOf('\n', start);
+    if (end === -1) end = text.length;
+    line += 1;
+    if (hash !== -1 && hash < start) hash = text.indexOf('#', start);
+    // trim() also drops the \r of a CRLF line end.
+    const content = text.slice(start, hash !== -1 && hash < end ? hash : end).trim();
+    start = end + 1;
+    if (content === '') continue;
     const comma = content.indexOf(',');
-    const address = (comma === -1 ? content : content.slice(0, comma)).trim();
+    const address = comma === -1 ? content : content.slice(0, comma).trim();
     const name = comma === -1 ? '' : content.slice(comma + 1).trim();
-    const origin = `${file}:${index + 1}`;
     const parsed = parseAddress(address);
     if (!parsed.ok) {
-      problems.push({ path: origin, message: `invalid address "${address}": ${parsed.reason}` });
-      return;
+      problems.push({ path: `${file}:${line}`, message: `invalid address "${address}": ${parsed.reason}` });
+      continue;
     }
-    sources.push({ origin, parsed: parsed.value, entry: { address, labels: {}, ...(name === '' ? {} : { name }) } });
-  });
+    sources.push({ origin: { file, line }, parsed: parsed.value, entry: name === '' ? { address, labels: NO_LABELS } : { address, labels: NO_LABELS, name } });
+  }
   return sources;
 }
 
@@ -37,32 +64,37 @@ export function parseWatchlistFile(file: string, text: string, problems: ConfigP
  * Merges the watchlist sources into one list keyed by canonical address, in first-seen
  * order. A duplicate (the same account in any form) is merged into the first entry: the
  * first name and threshold win, labels are united; each merge is reported as a warning.
+ * Each watched wallet and its labels are frozen as they are made.
  */
 export function buildWatchlist(sources: readonly WatchlistSource[], warnings: string[]): WatchedWallet[] {
-  const byRaw = new Map<string, { wallet: WatchedWallet; origin: string; named: boolean }>();
+  /** Index into `wallets` (and `origins`, `named`) of each canonical address. */
+  const byRaw = new Map<string, number>();
+  const wallets: WatchedWallet[] = [];
+  const origins: (string | FileLine)[] = [];
+  const named: boolean[] = [];
   for (const { entry, origin, parsed: known } of sources) {
     const parsed = known ? { ok: true as const, value: known } : parseAddress(entry.address);
     if (!parsed.ok) continue; // reported by the schema or the file parser
     const { raw } = parsed.value;
-    const existing = byRaw.get(raw);
-    if (existing) {
-      warnings.push(`${origin}: duplicate of ${existing.origin} (${raw}); merged`);
-      const kept = existing.wallet;
-      const takeName = !existing.named && entry.name !== undefined;
-      existing.named ||= takeName;
-      existing.wallet = {
+    const at = byRaw.get(raw);
+    if (at !== undefined) {
+      warnings.push(`${originText(origin)}: duplicate of ${originText(origins[at] ?? '')} (${raw}); merged`);
+      const kept = wallets[at] as WatchedWallet;
+      const takeName = !named[at] && entry.name !== undefined;
+      named[at] ||= takeName;
+      wallets[at] = Object.freeze({
         ...kept,
         name: takeName && entry.name !== undefined ? entry.name : kept.name,
-        labels: { ...entry.labels, ...kept.labels },
+        labels: Object.freeze({ ...entry.labels, ...kept.labels }),
         minBalanceTons: kept.minBalanceTons ?? entry.minBalanceTons,
-      };
+      });
       continue;
     }
-    byRaw.set(raw, {
-      origin,
-      named: entry.name !== undefined,
-      wallet: { raw, name: entry.name ?? entry.address.trim(), labels: entry.labels, minBalanceTons: entry.minBalanceTons },
-    });
+    byRaw.set(raw, wallets.length);
+    origins.push(origin);
+    named.push(entry.name !== undefined);
+    const labels = Object.isFrozen(entry.labels) ? entry.labels : Object.freeze({ ...entry.labels });
+    wallets.push(Object.freeze({ raw, name: entry.name ?? entry.address.trim(), labels, minBalanceTons: entry.minBalanceTons }));
   }
-  return [...byRaw.values()].map((v) => v.wallet);
+  return wallets;
 }
