@@ -133,14 +133,24 @@ export function listen(server: Server, host: string, port: number): Promise<Addr
   });
 }
 
-/** Stops accepting, lets in-flight requests finish for up to graceMs, then cuts the rest. */
+/** How often, while closing, connections that have gone idle are closed. */
+const IDLE_SWEEP_MS = 25;
+
+/**
+ * Stops accepting, lets in-flight requests finish for up to graceMs, then cuts the rest.
+ * A keep-alive connection (Prometheus keeps one per target) is closed as soon as its
+ * request is answered, not when its keep-alive runs out.
+ */
 export function closeServer(server: Server, graceMs: number): Promise<void> {
   if (!server.listening) return Promise.resolve();
   return new Promise((resolve) => {
     const force = setTimeout(() => server.closeAllConnections(), graceMs);
     force.unref();
+    const sweep = setInterval(() => server.closeIdleConnections(), IDLE_SWEEP_MS);
+    sweep.unref();
     server.close(() => {
       clearTimeout(force);
+      clearInterval(sweep);
       resolve();
     });
     server.closeIdleConnections();
