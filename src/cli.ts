@@ -1,26 +1,34 @@
 import { parseArgs } from 'node:util';
 import { describeConfig } from './config/load.js';
+import { checkHealth } from './healthcheck.js';
 import { startDemoSimulator } from './demo.js';
 import { EXIT_CONFIG, EXIT_FAILURE, EXIT_OK, loadOrReport, runDaemon, type ProcessDeps } from './run.js';
 import { isScenario, SCENARIOS } from './sim/scenarios.js';
 import { DEFAULT_SIMULATOR_OPTIONS, createSimulator } from './sim/simulator.js';
 import { VERSION } from './version.js';
+import { DEFAULT_LISTEN_PORT, DEFAULT_SIMULATOR_PORT } from './domain/config.js';
 
 const HELP = `tonwatch ${VERSION}: Prometheus exporter and caching query service for TON
 
 Usage:
-  tonwatch [--config FILE]                 run the daemon
-  tonwatch check-config [--config FILE]    validate and print the effective config (secrets redacted)
+  tonwatch [--config FILE] [--web.config.file FILE]
+                                           run the daemon
+  tonwatch check-config [--config FILE] [--web.config.file FILE]
+                                           validate and print the effective config (secrets redacted)
+  tonwatch healthcheck [--config FILE]     exit 0 when the daemon of that config answers /healthz, else 1
   tonwatch simulate [options]              run the simulated toncenter-compatible upstream
   tonwatch demo [--port N]                 simulator + daemon in one process, with a sample watchlist
+                                           (daemon on N, default ${DEFAULT_LISTEN_PORT}; simulator on N+1)
   tonwatch --help | --version
 
 Config: --config FILE, else $TONWATCH_CONFIG, else ./tonwatch.yml if present, else built-in
 defaults (public toncenter mainnet, empty watchlist).
+--web.config.file FILE: TLS, basic auth and headers in Prometheus exporter-toolkit's format
+(overrides listen.webConfigFile).
 
 simulate options:
   --host H            listen address (default 127.0.0.1)
-  --port N            listen port (default 8081)
+  --port N            listen port (default ${DEFAULT_SIMULATOR_PORT})
   --scenario NAME     ${SCENARIOS.join(' | ')} (default calm)
   --seed N            deterministic under a seed (default 1)
   --style S           python (plural v2 path, @extra in result) | cpp (singular path,
@@ -48,6 +56,7 @@ const OPTIONS = {
   'block-ms': { type: 'string' },
   'max-url-bytes': { type: 'string' },
   testnet: { type: 'boolean' },
+  'web.config.file': { type: 'string' },
 } as const;
 
 class UsageError extends Error {}
@@ -69,17 +78,25 @@ export async function runCli(argv: readonly string[], deps: ProcessDeps): Promis
     if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"`);
     switch (command) {
       case 'run':
-        return await runDaemon(values.config, deps);
+        return await runDaemon(values.config, deps, undefined, { webConfigFile: values['web.config.file'] });
       case 'check-config': {
-        const loaded = await loadOrReport(values.config, deps);
+        const loaded = await loadOrReport(values.config, deps, { webConfigFile: values['web.config.file'] });
         if (!loaded) return EXIT_CONFIG;
         for (const warning of loaded.warnings) deps.stderr.write(`warning: ${warning}\n`);
         return print(deps, describeConfig(loaded.config));
       }
+      case 'healthcheck': {
+        // Docker reads 0 healthy, 1 unhealthy (2 is reserved): a bad config is unhealthy too.
+        const loaded = await loadOrReport(values.config, deps, { webConfigFile: values['web.config.file'] });
+        if (!loaded) return EXIT_FAILURE;
+        const result = await checkHealth(loaded.config);
+        deps.stdout.write(`${result.healthy ? 'healthy' : 'unhealthy'}: ${result.detail}\n`);
+        return result.healthy ? EXIT_OK : EXIT_FAILURE;
+      }
       case 'simulate':
         return await simulate(values, deps);
       case 'demo':
-        return await demo(intOption(values.port, 'port', 9102), deps);
+        return await demo(intOption(values.port, 'port', DEFAULT_LISTEN_PORT), deps);
       default:
         throw new UsageError(`unknown command "${command}"`);
     }
@@ -116,7 +133,7 @@ async function simulate(values: { [K in keyof typeof OPTIONS]?: string | boolean
     testnet: values.testnet === true,
   });
   const host = (values.host as string | undefined) ?? '127.0.0.1';
-  const address = await simulator.start(host, intOption(values.port as string | undefined, 'port', 8081));
+  const address = await simulator.start(host, intOption(values.port as string | undefined, 'port', DEFAULT_SIMULATOR_PORT));
   deps.stdout.write(`tonwatch simulator listening on http://${host}:${address.port} (scenario ${scenario}, style ${style}, seed ${values.seed ?? 1})\n`);
   await deps.terminated;
   await simulator.stop();

@@ -81,19 +81,6 @@ export function createDaemon(deps: DaemonDeps): Daemon {
       testnet: () => current.config.testnet,
     }),
   });
-  const server = createHttpServer({
-    logger: logger.child({ module: 'server' }),
-    onServed: (endpoint, code) => self.servedRequest(endpoint, code),
-    routes: createRoutes({
-      version: deps.version,
-      now,
-      snapshot: () => store.current(),
-      settings: () => current.serve,
-      loading: () => (walletsLoading ? LOADING_WALLETS : NOTHING_LOADING),
-      nextPollDueAt: (query) => current.scheduler.nextRunAt(query),
-      metrics,
-    }),
-  });
   const generationFor = createGenerations({
     logger,
     now,
@@ -128,6 +115,23 @@ export function createDaemon(deps: DaemonDeps): Daemon {
   }
 
   let current: Generation = generationFor(deps.config, null);
+  /** The TLS settings the server was built with: whether it speaks TLS is fixed until a restart. */
+  const servedWithTls = deps.config.web?.tls ?? null;
+  const server = createHttpServer({
+    logger: logger.child({ module: 'server' }),
+    web: () => current.config.web,
+    onServed: (endpoint, code) => self.servedRequest(endpoint, code),
+    routes: createRoutes({
+      version: deps.version,
+      now,
+      snapshot: () => store.current(),
+      settings: () => current.serve,
+      loading: () => (walletsLoading ? LOADING_WALLETS : NOTHING_LOADING),
+      nextPollDueAt: (query) => current.scheduler.nextRunAt(query),
+      metrics,
+      onMetricsInFlight: (inFlight) => self.metricsInFlight(inFlight),
+    }),
+  });
   /** True while the persisted wallets file is being read at start. */
   let walletsLoading = false;
   let walletsLoaded: Promise<void> = Promise.resolve();
@@ -156,6 +160,14 @@ export function createDaemon(deps: DaemonDeps): Daemon {
       const before = current;
       if (config.listen.host !== before.config.listen.host || config.listen.port !== before.config.listen.port) {
         logger.warn({ listen: config.listen }, 'a new listen address takes effect only after a restart');
+      }
+      if ((config.web?.tls ?? null) === null !== (servedWithTls === null)) {
+        logger.warn(
+          { tls: config.web?.tls ? 'on' : 'off' },
+          servedWithTls === null
+            ? 'TLS is turned on only by a restart; until then the server stays plain HTTP (basic auth and headers apply now)'
+            : 'TLS is turned off only by a restart; until then the server keeps its last certificates (basic auth and headers apply now)',
+        );
       }
       const next = generationFor(config, before);
       logger.level = config.log.level;

@@ -134,6 +134,7 @@ export function createGenerations(deps: GenerationDeps): (config: Config, previo
       testnet: config.testnet,
       watched: new Set(config.watchlist.map((w) => w.raw)),
       upstreams: config.upstreams.map((u) => ({ name: u.name, url: redactUrl(u.url) })),
+      maxMetricsRequests: config.listen.maxMetricsRequests,
     };
     return { config, serve, persister, batchSize, scheduler: buildScheduler(config, persister, batchSize) };
   }

@@ -1,6 +1,6 @@
 import { access, readFile } from 'node:fs/promises';
 import type { DestinationStream, Logger } from 'pino';
-import { loadConfig, resolveConfigPath, type ConfigLoadDeps } from './config/load.js';
+import { loadConfig, resolveConfigPath, type ConfigLoadDeps, type ConfigOverrides } from './config/load.js';
 import type { Config } from './domain/config.js';
 import { ConfigError, formatProblems } from './config/problems.js';
 import { watchFiles } from './config/watch.js';
@@ -40,10 +40,14 @@ export function configLoadDeps(deps: ProcessDeps): ConfigLoadDeps {
 }
 
 /** Loads the config, or prints every problem and returns null. */
-export async function loadOrReport(explicitPath: string | undefined, deps: ProcessDeps): Promise<{ config: Config; warnings: readonly string[] } | null> {
+export async function loadOrReport(
+  explicitPath: string | undefined,
+  deps: ProcessDeps,
+  overrides: ConfigOverrides = {},
+): Promise<{ config: Config; warnings: readonly string[] } | null> {
   const loadDeps = configLoadDeps(deps);
   try {
-    return await loadConfig(await resolveConfigPath(explicitPath, loadDeps), loadDeps);
+    return await loadConfig(await resolveConfigPath(explicitPath, loadDeps), loadDeps, overrides);
   } catch (err) {
     if (err instanceof ConfigError) {
       deps.stderr.write(`${err.message}\n`);
@@ -61,8 +65,9 @@ export async function runDaemon(
   explicitPath: string | undefined,
   deps: ProcessDeps,
   onStarted?: (daemon: Daemon, url: string, logger: Logger) => void,
+  overrides: ConfigOverrides = {},
 ): Promise<number> {
-  const loaded = await loadOrReport(explicitPath, deps);
+  const loaded = await loadOrReport(explicitPath, deps, overrides);
   if (!loaded) return EXIT_CONFIG;
   const logger = createLogger(loaded.config.log.level, deps.stdout);
   for (const warning of loaded.warnings) logger.warn({ config: loaded.config.configPath }, warning);
@@ -75,18 +80,27 @@ export async function runDaemon(
     await daemon.stop();
     return EXIT_FAILURE;
   }
-  const url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
-  logger.info({ url, version: VERSION, upstreams: loaded.config.upstreams.map((u) => u.name), watchlist: loaded.config.watchlist.length }, 'tonwatch started');
+  const url = `${loaded.config.web?.tls ? 'https' : 'http'}://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
+  logger.info(
+    {
+      url,
+      version: VERSION,
+      upstreams: loaded.config.upstreams.map((u) => u.name),
+      watchlist: loaded.config.watchlist.length,
+      webConfig: loaded.config.web === null ? null : { file: loaded.config.web.file, tls: loaded.config.web.tls !== null, basicAuth: Object.keys(loaded.config.web.users).length > 0 },
+    },
+    'tonwatch started',
+  );
   onStarted?.(daemon, url, logger);
 
-  const watchedFiles = (config: Config) => [...(config.configPath ? [config.configPath] : []), ...config.watchlistFiles];
+  const watchedFiles = (config: Config) => [...(config.configPath ? [config.configPath] : []), ...config.watchlistFiles, ...(config.web?.files ?? [])];
   let watcher = watchFiles(watchedFiles(loaded.config), () => void reload('file change'), logger);
   let reloading = Promise.resolve();
   const reload = (why: string): Promise<void> =>
     (reloading = reloading.then(async () => {
       const loadDeps = configLoadDeps(deps);
       try {
-        const next = await loadConfig(daemon.config().configPath, loadDeps);
+        const next = await loadConfig(daemon.config().configPath, loadDeps, overrides);
         for (const warning of next.warnings) logger.warn(warning);
         await daemon.applyConfig(next.config);
         watcher.close();

@@ -7,6 +7,7 @@ import { ConfigError, type ConfigProblem } from './problems.js';
 import { configSchema } from './schema.js';
 import type { Config } from '../domain/config.js';
 import { redactUrl } from './redact.js';
+import { describeWebConfig, loadWebConfig } from './web-config.js';
 import { buildWatchlist, parseWatchlistFile, type WatchlistSource } from './watchlist.js';
 
 export interface LoadedConfig {
@@ -20,6 +21,12 @@ export interface ConfigLoadDeps {
   readonly cwd: string;
   readonly readFile: (path: string) => Promise<string>;
   readonly fileExists: (path: string) => Promise<boolean>;
+}
+
+/** What the command line says over the file. */
+export interface ConfigOverrides {
+  /** --web.config.file, relative to the working directory. */
+  readonly webConfigFile?: string | undefined;
 }
 
 export const DEFAULT_CONFIG_FILE = 'tonwatch.yml';
@@ -36,7 +43,7 @@ export async function resolveConfigPath(explicit: string | undefined, deps: Conf
 }
 
 /** Loads, interpolates and validates a config; throws ConfigError listing every problem. */
-export async function loadConfig(path: string | null, deps: ConfigLoadDeps): Promise<LoadedConfig> {
+export async function loadConfig(path: string | null, deps: ConfigLoadDeps, overrides: ConfigOverrides = {}): Promise<LoadedConfig> {
   const source = path ?? '(built-in defaults)';
   let document: unknown = {};
   if (path !== null) {
@@ -60,9 +67,13 @@ export async function loadConfig(path: string | null, deps: ConfigLoadDeps): Pro
   const interpolated = interpolateEnv(document, deps.env, problems);
   const parsed = configSchema.safeParse(interpolated);
   if (!parsed.success) problems.push(...zodProblems(parsed.error));
+  const base = path === null ? deps.cwd : dirname(path);
+  // The web config is read even when the main file has problems: all of them are listed at once.
+  const webConfigFile = webConfigPath(overrides, interpolated, base, deps.cwd);
+  const web = webConfigFile === null ? { web: null, problems: [] } : await loadWebConfig(webConfigFile, deps.readFile);
+  problems.push(...web.problems);
   if (!parsed.success || problems.length > 0) throw new ConfigError(source, problems);
 
-  const base = path === null ? deps.cwd : dirname(path);
   const file = parsed.data;
   const watchlistFiles = file.watchlistFiles.map((f) => (isAbsolute(f) ? f : resolve(base, f)));
   const sources: WatchlistSource[] = file.watchlist.map((entry, i) => ({ entry, origin: `watchlist.${i}` }));
@@ -87,19 +98,30 @@ export async function loadConfig(path: string | null, deps: ConfigLoadDeps): Pro
     configPath: path,
     watchlistEntries: file.watchlist,
     watchlist,
+    web: web.web,
   });
   return { config, warnings };
 }
 
 /** The effective config as YAML, with secrets redacted, for `check-config`. */
 export function describeConfig(config: Config): string {
-  const { watchlist, watchlistEntries, configPath, ...rest } = config;
+  const { watchlist, watchlistEntries, configPath, web, ...rest } = config;
   const printable = {
     ...rest,
+    web: web === null ? 'none (plain HTTP, no authentication)' : describeWebConfig(web),
     upstreams: config.upstreams.map((u) => ({ ...u, url: redactUrl(u.url), ...(u.apiKey === undefined ? {} : { apiKey: '<redacted>' }) })),
     watchlist: watchlistEntries,
   };
   return `# source: ${configPath ?? '(built-in defaults)'}\n# watched wallets after merging files and duplicates: ${watchlist.length}\n${toYaml(printable)}`;
+}
+
+/** The web config file: --web.config.file (relative to the working directory), else listen.webConfigFile (relative to the config file). */
+function webConfigPath(overrides: ConfigOverrides, document: unknown, base: string, cwd: string): string | null {
+  if (overrides.webConfigFile !== undefined) return resolve(cwd, overrides.webConfigFile);
+  const listen = (document as { listen?: unknown }).listen;
+  const file = typeof listen === 'object' && listen !== null ? (listen as { webConfigFile?: unknown }).webConfigFile : undefined;
+  if (typeof file !== 'string' || file === '') return null;
+  return isAbsolute(file) ? file : resolve(base, file);
 }
 
 function zodProblems(error: z.ZodError): ConfigProblem[] {

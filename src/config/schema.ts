@@ -1,6 +1,6 @@
 import { validate as isValidCron } from 'node-cron';
 import { z } from 'zod';
-import type { Config, RetryPolicy, UpstreamSettings, WatchlistEntry } from '../domain/config.js';
+import { DEFAULT_LISTEN_PORT, type Config, type RetryPolicy, type UpstreamSettings, type WatchlistEntry } from '../domain/config.js';
 import { MAX_ADDRESSES_PER_REQUEST } from '../domain/wallet-state.js';
 import { parseAddress } from '../ton/address.js';
 
@@ -82,7 +82,11 @@ export const configSchema = z
     listen: z
       .strictObject({
         host: z.string().min(1).default('0.0.0.0'),
-        port: z.number().int().min(0).max(65_535).default(9102),
+        port: z.number().int().min(0).max(65_535).default(DEFAULT_LISTEN_PORT),
+        /** /metrics requests answered at once; more get 503 (node_exporter's --web.max-requests). 0: no limit. */
+        maxMetricsRequests: z.number().int().min(0).max(10_000).default(40),
+        /** TLS, basic auth and headers, in exporter-toolkit's format; relative to this file. --web.config.file overrides it. */
+        webConfigFile: z.string().min(1).optional(),
       })
       .prefault({}),
     /** In priority order; a failing upstream fails over to the next. */
@@ -145,7 +149,7 @@ export type ConfigFile = z.output<typeof configSchema>;
  * The parsed file is the file part of domain/config.ts's Config: the same keys, each of a
  * type Config accepts. A key added to one and not the other fails to compile here.
  */
-type FilePart = Omit<Config, 'watchlist' | 'watchlistEntries' | 'watchlistFiles' | 'configPath'> & {
+type FilePart = Omit<Config, 'watchlist' | 'watchlistEntries' | 'watchlistFiles' | 'configPath' | 'web'> & {
   readonly watchlist: readonly WatchlistEntry[];
   readonly watchlistFiles: readonly string[];
 };

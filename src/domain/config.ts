@@ -1,3 +1,5 @@
+import type { WebConfig } from './web-config.js';
+
 /**
  * The effective configuration, as every layer sees it. config/schema.ts parses the file
  * into exactly this shape (checked at compile time there); the defaults and limits live in
@@ -49,12 +51,33 @@ export interface WatchedWallet {
   readonly minBalanceTons: number | undefined;
 }
 
+/**
+ * The default listen port. Prometheus' list of default port allocations has given away all
+ * of 9100-9999; 10384 belongs to no exporter on it and to no common service (kubelet and
+ * kube-proxy use 10248-10259, Zabbix 10050/10051, Webmin 10000). The README says why.
+ */
+export const DEFAULT_LISTEN_PORT = 10384;
+/** The simulator's default port (and the demo's simulator: the daemon's port + 1). */
+export const DEFAULT_SIMULATOR_PORT = DEFAULT_LISTEN_PORT + 1;
+
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+/** Where and how the HTTP server listens. */
+export interface ListenSettings {
+  /** Default 0.0.0.0; a change needs a restart. */
+  readonly host: string;
+  /** Default DEFAULT_LISTEN_PORT (10384); a change needs a restart. */
+  readonly port: number;
+  /** /metrics requests answered at once; more get 503 with Retry-After. 0: no limit. Default 40. */
+  readonly maxMetricsRequests: number;
+  /** The web config file as written (relative to the config file); `web` holds what it says. */
+  readonly webConfigFile?: string | undefined;
+}
 
 /** The effective configuration: defaults applied, paths absolute, watchlist resolved. Frozen. */
 export interface Config {
-  /** Where the HTTP server listens (default 0.0.0.0:9102); a change needs a restart. */
-  readonly listen: { readonly host: string; readonly port: number };
+  /** Where the HTTP server listens (default 0.0.0.0:10384); a change needs a restart. */
+  readonly listen: ListenSettings;
   /** In priority order; a failing upstream fails over to the next. */
   readonly upstreams: readonly UpstreamSettings[];
   /** node-cron expressions, seconds field allowed. */
@@ -79,4 +102,6 @@ export interface Config {
   readonly log: { readonly level: LogLevel };
   /** The file this came from, or null for built-in defaults. */
   readonly configPath: string | null;
+  /** TLS, basic auth and headers from listen.webConfigFile or --web.config.file; null: none. */
+  readonly web: WebConfig | null;
 }

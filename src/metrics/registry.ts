@@ -62,6 +62,8 @@ export interface SelfMetrics {
   configReloaded(successful: boolean): void;
   /** One /metrics body made: its encoding, how long it took (seconds) and its size (bytes). */
   metricsRendered(encoding: 'gzip' | 'identity', durationSeconds: number, bytes: number): void;
+  /** The number of /metrics requests being answered now. */
+  metricsInFlight(inFlight: number): void;
 }
 
 /**
@@ -182,6 +184,11 @@ export function createSelfMetrics(options: {
     labelNames: ['encoding'],
     registers,
   });
+  const scrapesInFlight = new Gauge({
+    name: 'tonwatch_metrics_requests_in_flight',
+    help: '/metrics requests being answered now, this one included (beyond listen.maxMetricsRequests they get 503).',
+    registers,
+  });
   const reloadOk = new Gauge({
     name: 'tonwatch_config_last_reload_successful',
     help: '1 when the last configuration (re)load succeeded, 0 when it was refused.',
@@ -237,6 +244,7 @@ export function createSelfMetrics(options: {
       renderDuration.observe({ encoding }, durationSeconds);
       responseSize.set({ encoding }, bytes);
     },
+    metricsInFlight: (inFlight) => scrapesInFlight.set(inFlight),
     configReloaded(successful) {
       reloadOk.set(successful ? 1 : 0);
       if (successful) reloadAt.setToCurrentTime();

@@ -18,6 +18,8 @@ export interface ServeSettings {
   readonly watched: ReadonlySet<string>;
   /** Upstreams in failover order, for the landing page, with credentials in URLs already redacted. */
   readonly upstreams: readonly { readonly name: string; readonly url: string }[];
+  /** listen.maxMetricsRequests: /metrics requests at once before 503; 0 = no limit. */
+  readonly maxMetricsRequests: number;
 }
 
 export interface RoutesDeps {
@@ -29,6 +31,8 @@ export interface RoutesDeps {
   readonly loading: () => readonly QueryName[];
   readonly nextPollDueAt: (query: QueryName) => number | null;
   readonly metrics: MetricsExposition;
+  /** Told the number of /metrics requests in flight when it changes. */
+  readonly onMetricsInFlight?: (inFlight: number) => void;
 }
 
 /** The route table: path → handler, each reading the current snapshot and config. */
@@ -80,12 +84,16 @@ export function createRoutes(deps: RoutesDeps): ReadonlyMap<string, Route> {
     ['/api/v2/getOutMsgQueueSize', queueSizes],
     [
       '/metrics',
-      getOnly('metrics', async (request) => {
-        const body = await deps.metrics.render(request.acceptsGzip());
-        const headers: Record<string, string> = { 'content-type': deps.metrics.contentType, vary: 'Accept-Encoding' };
-        if (body.encoding === 'gzip') headers['content-encoding'] = 'gzip';
-        return { status: 200, headers, body: body.parts };
-      }),
+      {
+        ...getOnly('metrics', async (request) => {
+          const body = await deps.metrics.render(request.acceptsGzip());
+          const headers: Record<string, string> = { 'content-type': deps.metrics.contentType, vary: 'Accept-Encoding' };
+          if (body.encoding === 'gzip') headers['content-encoding'] = 'gzip';
+          return { status: 200, headers, body: body.parts };
+        }),
+        maxInFlight: () => settings().maxMetricsRequests,
+        ...(deps.onMetricsInFlight === undefined ? {} : { onInFlight: deps.onMetricsInFlight }),
+      },
     ],
     ['/healthz', getOnly('healthz', () => serveHealthz())],
     ['/readyz', getOnly('readyz', () => serveReadyz(readiness()))],

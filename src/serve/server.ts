@@ -1,7 +1,12 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
+import type { TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
+import type { WebConfig } from '../domain/web-config.js';
+import { createBasicAuth, type AuthVerdict } from './basic-auth.js';
 import { bodyLength, jsonResponse, type ServedResponse } from './response.js';
+import { applyTls, clientCertificateProblem, serverTlsOptions } from './tls.js';
 
 /**
  * The HTTP face: node:http with bounded URL/header sizes and timeouts, a fixed route table,
@@ -26,13 +31,29 @@ export interface Route {
   /** The `endpoint` label of tonwatch_served_requests_total. */
   readonly endpoint: string;
   handle(request: ServedRequest): ServedResponse | Promise<ServedResponse>;
+  /**
+   * At most this many requests of this route at once (answer to the last byte sent); beyond,
+   * 503 with Retry-After. Read per request (a reload can change it); 0 means no limit.
+   */
+  readonly maxInFlight?: () => number;
+  /** Told the route's number of requests in flight whenever it changes. */
+  readonly onInFlight?: (inFlight: number) => void;
 }
 
 export interface HttpServerDeps {
   readonly routes: ReadonlyMap<string, Route>;
   readonly logger: Logger;
   readonly onServed: (endpoint: string, status: number) => void;
+  /**
+   * The web config in force, read per request (a reload swaps it): basic auth and headers
+   * on every path. TLS is decided when the server is built: from the web config then.
+   */
+  readonly web?: () => WebConfig | null;
 }
+
+/** What every refused credential gets: the same answer for a wrong user, a wrong password, or none. */
+const UNAUTHORIZED = jsonResponse(401, { error: 'unauthorized' }, { 'www-authenticate': 'Basic realm="tonwatch", charset="UTF-8"' });
+const AUTH_BUSY = jsonResponse(503, { error: 'too many password checks in progress; retry shortly' }, { 'retry-after': '1' });
 
 /**
  * Request line plus headers. A walletStates GET with 1024 raw addresses, each `address=`
@@ -42,15 +63,75 @@ export const MAX_HEADER_BYTES = 128 * 1024;
 
 export function createHttpServer(deps: HttpServerDeps): Server {
   const { routes, logger, onServed } = deps;
-  const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES, requestTimeout: 15_000, headersTimeout: 10_000, keepAliveTimeout: 5_000 }, handle);
+  const web = deps.web ?? (() => null);
+  const inFlight = new Map<Route, number>();
+  const auth = createBasicAuth();
+  const options = { maxHeaderSize: MAX_HEADER_BYTES, requestTimeout: 15_000, headersTimeout: 10_000, keepAliveTimeout: 5_000 };
+  const tls = web()?.tls ?? null;
+  const server: Server = tls === null ? createServer(options, handle) : createTlsServer({ ...options, ...serverTlsOptions(tls) }, handle);
+  if (tls !== null) {
+    // A reload's new certificates and client policy apply from the next connection on, as
+    // exporter-toolkit reads its file per connection. (Turning TLS off or on needs a restart.)
+    let applied = tls;
+    server.prependListener('connection', () => {
+      const next = web()?.tls;
+      if (next !== undefined && next !== null && next !== applied) {
+        applyTls(server as HttpsServer, next);
+        applied = next;
+      }
+    });
+    server.on('secureConnection', (socket: TLSSocket) => {
+      const problem = clientCertificateProblem(socket, applied);
+      if (problem !== null) {
+        logger.debug({ remote: socket.remoteAddress, problem }, 'TLS connection refused');
+        socket.destroy();
+      }
+    });
+    server.on('tlsClientError', (err: Error & { code?: string }, socket: TLSSocket) => {
+      logger.debug({ remote: socket.remoteAddress, code: err.code, reason: err.message }, 'TLS handshake failed');
+    });
+  }
+
+  /** Authenticates a request when the web config has users, then answers it. */
+  function handle(req: IncomingMessage, res: ServerResponse): void {
+    const config = web();
+    if (config === null) {
+      answer(req, res);
+      return;
+    }
+    for (const name in config.headers) res.setHeader(name, config.headers[name] ?? '');
+    if (!hasUsers(config)) {
+      answer(req, res);
+      return;
+    }
+    const verdict = auth.check(config.users, req.headers.authorization);
+    if (verdict === true) answer(req, res);
+    else if (verdict === false || verdict === 'busy') refuse(req, res, verdict);
+    else verdict.then((ok) => (ok === true ? answer(req, res) : refuse(req, res, ok)));
+  }
+
+  function refuse(req: IncomingMessage, res: ServerResponse, verdict: Exclude<AuthVerdict, true>): void {
+    send(req, res, endpointOf(req), verdict === 'busy' ? AUTH_BUSY : UNAUTHORIZED);
+  }
+
+  function endpointOf(req: IncomingMessage): string {
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    return routes.get(q === -1 ? url : url.slice(0, q))?.endpoint ?? 'not_found';
+  }
 
   /** Answers one request; a handler's answer is written at once when it is not a promise (no microtask hop on the hot paths). */
-  function handle(req: IncomingMessage, res: ServerResponse): void {
+  function answer(req: IncomingMessage, res: ServerResponse): void {
     const url = req.url ?? '/';
     const q = url.indexOf('?');
     const path = q === -1 ? url : url.slice(0, q);
     const route = routes.get(path);
     const endpoint = route?.endpoint ?? 'not_found';
+    if (route?.maxInFlight !== undefined && !admit(route, res)) {
+      const limit = route.maxInFlight();
+      send(req, res, endpoint, jsonResponse(503, { error: `too many ${path} requests at once (limit ${limit}); retry shortly` }, { 'retry-after': '1' }));
+      return;
+    }
     let response: ServedResponse | Promise<ServedResponse>;
     try {
       response = route
@@ -70,6 +151,21 @@ export function createHttpServer(deps: HttpServerDeps): Server {
         (err: unknown) => send(req, res, endpoint, failed(err, path)),
       );
     } else send(req, res, endpoint, response);
+  }
+
+  /** Counts the request against its route's limit until its response is closed; false when the limit is reached. */
+  function admit(route: Route, res: ServerResponse): boolean {
+    const now = inFlight.get(route) ?? 0;
+    const limit = route.maxInFlight?.() ?? 0;
+    if (limit > 0 && now >= limit) return false;
+    inFlight.set(route, now + 1);
+    route.onInFlight?.(now + 1);
+    res.once('close', () => {
+      const left = (inFlight.get(route) ?? 1) - 1;
+      inFlight.set(route, left);
+      route.onInFlight?.(left);
+    });
+    return true;
   }
 
   function failed(err: unknown, path: string): ServedResponse {
@@ -105,6 +201,18 @@ export function createHttpServer(deps: HttpServerDeps): Server {
     onServed('client_error', status);
   });
   return server;
+}
+
+const withUsers = new WeakMap<WebConfig, boolean>();
+
+/** Whether a web config asks for basic auth (worked out once per config). */
+function hasUsers(config: WebConfig): boolean {
+  let has = withUsers.get(config);
+  if (has === undefined) {
+    has = Object.keys(config.users).length > 0;
+    withUsers.set(config, has);
+  }
+  return has;
 }
 
 /** Whether an Accept-Encoding header allows gzip: named (or `*`), and not with q=0. */

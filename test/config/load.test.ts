@@ -19,7 +19,8 @@ async function problemsOf(document: string, files: Record<string, string> = {}, 
 describe('loadConfig', () => {
   it('applies the documented defaults to an empty file', async () => {
     const config = await configFrom('');
-    expect(config.listen).toEqual({ host: '0.0.0.0', port: 9102 });
+    expect(config.listen).toEqual({ host: '0.0.0.0', port: 10384, maxMetricsRequests: 40 });
+    expect(config.web).toBeNull();
     expect(config.upstreams).toEqual([{ name: 'toncenter', url: 'https://toncenter.com', rps: 1, timeoutMs: 10_000 }]);
     expect(config.schedule).toEqual({ queueSizes: '*/5 * * * * *', wallets: '*/30 * * * * *' });
     expect(config.walletBatchSize).toBe(1000);
@@ -137,6 +138,37 @@ surprise: 1
     expect(text).not.toContain('top-secret-key');
     expect(text).not.toContain('pw@');
     expect(text).toContain('apiKey: <redacted>');
+  });
+});
+
+describe('the web config in the config', () => {
+  const HASH = '$2y$10$QOauhQNbBCuQDKes6eFzPeMqBSjb7Mr5DUmpZ/VcEd00UAV/LDeSi';
+  const WEB = `basic_auth_users:\n  prometheus: "${HASH}"\nhttp_server_config:\n  headers: { X-Frame-Options: deny }\n`;
+
+  it('reads listen.webConfigFile relative to the config file, and check-config shows it with the hash redacted', async () => {
+    const config = await configFrom('listen: { webConfigFile: web/web.yml }', { '/cfg/web/web.yml': WEB });
+    expect(config.web).toMatchObject({ file: '/cfg/web/web.yml', tls: null, users: { prometheus: HASH }, headers: { 'X-Frame-Options': 'deny' } });
+    const text = describeConfig(config);
+    expect(text).toContain('prometheus: <redacted>');
+    expect(text).not.toContain(HASH);
+  });
+
+  it('--web.config.file overrides the key, relative to the working directory', async () => {
+    const files: Record<string, string> = { '/cfg/tonwatch.yml': 'listen: { webConfigFile: nope.yml }', '/elsewhere/web.yml': WEB };
+    const { config } = await loadConfig(
+      '/cfg/tonwatch.yml',
+      { env: {}, cwd: '/elsewhere', readFile: async (path) => files[path] ?? Promise.reject(new Error(`ENOENT: ${path}`)), fileExists: async (path) => path in files },
+      { webConfigFile: 'web.yml' },
+    );
+    expect(config.web?.file).toBe('/elsewhere/web.yml');
+  });
+
+  it('a bad web config is a config problem, listed with the others', async () => {
+    const problems = await problemsOf('listen: { webConfigFile: web.yml }\nwalletBatchSize: 0', { '/cfg/web.yml': 'basic_auth_users: { a: not-a-hash }\nsurprise: 1' });
+    const paths = problems.map((p) => p.path);
+    expect(paths).toEqual(['walletBatchSize', 'web config /cfg/web.yml']);
+    const missing = await problemsOf('listen: { webConfigFile: web.yml }');
+    expect(missing).toEqual([{ path: 'web config /cfg/web.yml', message: expect.stringMatching(/cannot read/) as unknown }]);
   });
 });
 

@@ -52,8 +52,8 @@ describe('dashboards and rules against a real Prometheus', () => {
     simUrl = (await sim.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+)/))[1] ?? '';
     // The compose stack's demo config, pointed at this simulator.
     const demo = (await readFile(join(ROOT, 'dashboards/tonwatch/demo.yml'), 'utf8'))
-      .replace('http://simulator:8081', simUrl)
-      .replace('listen: { host: 0.0.0.0, port: 9102 }', 'listen: { host: 127.0.0.1, port: 0 }')
+      .replace('http://simulator:10385', simUrl)
+      .replace('listen: { host: 0.0.0.0, port: 10384 }', 'listen: { host: 127.0.0.1, port: 0 }')
       .replace('/var/lib/tonwatch/demo-snapshot.json', join(dir, 'snapshot.json'))
       .replace('queueSizes: "*/2 * * * * *"', 'queueSizes: "* * * * * *"')
       .replace('wallets: "*/10 * * * * *"', 'wallets: "*/2 * * * * *"');

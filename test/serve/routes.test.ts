@@ -53,6 +53,7 @@ const SETTINGS: ServeSettings = {
   testnet: false,
   watched: new Set([ADDR.a]),
   upstreams: [{ name: 'toncenter', url: 'https://toncenter.com' }],
+  maxMetricsRequests: 40,
 };
 const FULL: Snapshot = { queueSizes: queueSnapshot(), wallets: walletsSnapshot([record(ADDR.a, walletState(ADDR.a), FETCHED)], FETCHED) };
 

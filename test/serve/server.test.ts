@@ -38,6 +38,45 @@ describe('HTTP server', () => {
     return { ...made, port, url: `http://127.0.0.1:${port}` };
   };
 
+  it('answers at most maxInFlight requests of a limited route at once: 503 with Retry-After beyond, counted until each answer is sent', async () => {
+    const waiting: (() => void)[] = [];
+    const counts: number[] = [];
+    let limit = 2;
+    const t = await start([
+      [
+        '/slow',
+        {
+          endpoint: 'slow',
+          maxInFlight: () => limit,
+          onInFlight: (n) => counts.push(n),
+          handle: () => new Promise((resolve) => waiting.push(() => resolve(jsonResponse(200, { ok: true })))),
+        },
+      ],
+      ['/other', { endpoint: 'other', handle: () => jsonResponse(200, { ok: true }) }],
+    ]);
+    const first = fetch(`${t.url}/slow`);
+    const second = fetch(`${t.url}/slow`);
+    await expect.poll(() => waiting.length).toBe(2);
+    const refused = await fetch(`${t.url}/slow`);
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get('retry-after')).toBe('1');
+    expect((await refused.json()) as unknown).toEqual({ error: 'too many /slow requests at once (limit 2); retry shortly' });
+    // Other routes are not limited by it.
+    expect((await fetch(`${t.url}/other`)).status).toBe(200);
+    for (const release of waiting.splice(0)) release();
+    expect((await first).status).toBe(200);
+    expect((await second).status).toBe(200);
+    await expect.poll(() => counts.at(-1)).toBe(0);
+    expect(Math.max(...counts)).toBe(2);
+    // A limit of 0 means none.
+    limit = 0;
+    const many = Array.from({ length: 5 }, () => fetch(`${t.url}/slow`));
+    await expect.poll(() => waiting.length).toBe(5);
+    for (const release of waiting.splice(0)) release();
+    expect((await Promise.all(many)).map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
+    expect(t.served.filter(([endpoint, code]) => endpoint === 'slow' && code === 503)).toHaveLength(1);
+  });
+
   it('routes by path alone, hands the handler the raw query, and counts every answer by endpoint and status', async () => {
     const seen: string[] = [];
     const t = await start([
