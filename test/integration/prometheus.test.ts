@@ -7,9 +7,12 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dashboardExpressions, loadRules, substituteVariables, type DashboardExpression } from '../helpers/promql.js';
 import { eventually, findTool, startTonwatch, type RunningProcess } from '../helpers/process.js';
+import { makeTestCertificates, testHash } from '../helpers/certs.js';
 
 /**
- * A real Prometheus scraping a real tonwatch on the real simulator, all on 127.0.0.1:
+ * A real Prometheus scraping a real tonwatch on the real simulator, all on 127.0.0.1, the
+ * way an operator exposes it: over TLS with a client certificate and basic auth
+ * (certificates made at test time):
  * every expression of the dashboards and rules must parse and return data, and a surge
  * must take the queue-pressure alert to `firing`. Alert `for:` durations are shortened
  * to 5 s in Prometheus' copy of the rules (promtool test rules covers the real ones).
@@ -17,6 +20,7 @@ import { eventually, findTool, startTonwatch, type RunningProcess } from '../hel
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CALM_NOTE = 'Empty on a calm network';
+const SCRAPE_PASSWORD = 'scrape-secret';
 
 const freePort = (): Promise<number> =>
   new Promise((resolve, reject) => {
@@ -47,19 +51,32 @@ describe('dashboards and rules against a real Prometheus', () => {
   beforeAll(async () => {
     if (!prometheusBin) return;
     const dir = await mkdtemp(join(tmpdir(), 'tonwatch-prom-'));
+    const certs = makeTestCertificates();
+    await writeFile(
+      join(certs.dir, 'web.yml'),
+      [
+        'tls_server_config:',
+        '  cert_file: server.crt',
+        '  key_file: server.key',
+        '  client_auth_type: RequireAndVerifyClientCert',
+        '  client_ca_file: ca.crt',
+        'basic_auth_users:',
+        `  prometheus: "${testHash(SCRAPE_PASSWORD)}"`,
+      ].join('\n'),
+    );
     // Stall from the start: calm queues, but one shard's seqno never moves.
     sim = startTonwatch(['simulate', '--port', '0', '--block-ms', '250', '--seed', '7', '--scenario', 'stall']);
     simUrl = (await sim.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+)/))[1] ?? '';
     // The compose stack's demo config, pointed at this simulator.
     const demo = (await readFile(join(ROOT, 'dashboards/tonwatch/demo.yml'), 'utf8'))
       .replace('http://simulator:10385', simUrl)
-      .replace('listen: { host: 0.0.0.0, port: 10384 }', 'listen: { host: 127.0.0.1, port: 0 }')
+      .replace('listen: { host: 0.0.0.0, port: 10384 }', `listen: { host: 127.0.0.1, port: 0, webConfigFile: ${join(certs.dir, 'web.yml')} }`)
       .replace('/var/lib/tonwatch/demo-snapshot.json', join(dir, 'snapshot.json'))
       .replace('queueSizes: "*/2 * * * * *"', 'queueSizes: "* * * * * *"')
       .replace('wallets: "*/10 * * * * *"', 'wallets: "*/2 * * * * *"');
     await writeFile(join(dir, 'tonwatch.yml'), demo);
     daemon = startTonwatch(['--config', join(dir, 'tonwatch.yml')]);
-    const tonwatchUrl = (await daemon.waitFor(/"url":"(http:\/\/127\.0\.0\.1:\d+)"/))[1] ?? '';
+    const tonwatchUrl = (await daemon.waitFor(/"url":"(https:\/\/127\.0\.0\.1:\d+)"/))[1] ?? '';
 
     const rules = (await readFile(join(ROOT, 'dashboards/prometheus/rules.yml'), 'utf8')).replace(/^(\s+)for: \S+$/gm, '$1for: 5s');
     await writeFile(join(dir, 'rules.yml'), rules);
@@ -69,6 +86,9 @@ describe('dashboards and rules against a real Prometheus', () => {
 rule_files: [${join(dir, 'rules.yml')}]
 scrape_configs:
   - job_name: tonwatch
+    scheme: https
+    tls_config: { ca_file: ${certs.caFile}, cert_file: ${certs.clientCertFile}, key_file: ${certs.clientKeyFile} }
+    basic_auth: { username: prometheus, password: ${SCRAPE_PASSWORD} }
     static_configs: [ { targets: ["${new URL(tonwatchUrl).host}"] } ]
 `,
     );
@@ -115,6 +135,17 @@ scrape_configs:
     } while (Date.now() < until);
     return seen;
   };
+
+  it('scrapes tonwatch over TLS, with a client certificate and basic auth, and no scrape was refused', async (ctx) => {
+    if (!prometheusBin) return ctx.skip("prometheus not installed (CI installs Debian's prometheus package)");
+    const targets = (await (await fetch(`${promUrl}/api/v1/targets`)).json()) as { data: { activeTargets: { scrapeUrl: string; health: string; lastError: string }[] } };
+    const tonwatch = targets.data.activeTargets.find((t) => t.scrapeUrl.endsWith('/metrics'));
+    expect(tonwatch?.scrapeUrl).toMatch(/^https:\/\/127\.0\.0\.1:\d+\/metrics$/);
+    expect(tonwatch?.health).toBe('up');
+    expect(tonwatch?.lastError).toBe('');
+    expect((await query('up{job="tonwatch"} == 1')).series).toBe(1);
+    expect((await query('tonwatch_served_requests_total{endpoint="metrics",code="401"}')).series).toBe(0);
+  });
 
   it("reads tonwatch's gzip body: every scrape Prometheus made was answered in gzip, and none in identity", async (ctx) => {
     if (!prometheusBin) return ctx.skip("prometheus not installed (CI installs Debian's prometheus package)");
