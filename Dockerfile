@@ -18,8 +18,12 @@ RUN mkdir -p /var/lib/tonwatch /etc/tonwatch && chown node:node /var/lib/tonwatc
 USER node
 EXPOSE 10384
 VOLUME ["/var/lib/tonwatch"]
-# /healthz answers 200 while the process runs; readiness (/readyz) is for load balancers.
-HEALTHCHECK --interval=15s --timeout=3s --start-period=15s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.TONWATCH_PORT||10384)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+# The config: the daemon and the healthcheck both read $TONWATCH_CONFIG, so set it (not
+# --config) to use another file.
+ENV TONWATCH_CONFIG=/etc/tonwatch/tonwatch.yml
+# `tonwatch healthcheck` asks /healthz at the port, address and scheme (TLS or not) of that
+# config, and counts 401 (basic auth on) as alive; no curl in the image. Readiness (/readyz)
+# is for load balancers.
+HEALTHCHECK --interval=15s --timeout=5s --start-period=15s --retries=3 \
+  CMD ["node", "dist/main.js", "healthcheck"]
 ENTRYPOINT ["node", "--max-semi-space-size=32", "dist/main.js"]
-CMD ["--config", "/etc/tonwatch/tonwatch.yml"]

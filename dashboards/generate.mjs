@@ -1,13 +1,25 @@
-// Dashboards as code: `npm run dashboards` writes dashboards/grafana/dashboards/*.json.
-// A test checks the committed JSON is what this script writes, so edit here, not there.
-import { writeFileSync } from 'node:fs';
+// Dashboards and rules as code: `npm run dashboards` writes dashboards/grafana/dashboards/*.json,
+// dashboards/prometheus/rules.yml and deploy/kubernetes/prometheusrule.yaml (rules from
+// ./rules.mjs). A test checks the committed files are what this script writes, so edit
+// here, not there.
+//
+//   node dashboards/generate.mjs [--job-selector 'job="tonwatch"'] [--runbook-base-url URL] [--out DIR]
+//
+// --job-selector scopes every rule (default job="tonwatch") and narrows the dashboards' job
+// variable (by default they list every job that exports tonwatch_build_info).
+// --runbook-base-url: where runbook_url points (default: the README on the project's repository).
+// --out DIR writes the three kinds of files under DIR instead of over the committed ones.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { prometheusRuleYaml, rulesYaml } from './rules.mjs';
 
 const SCHEMA_VERSION = 39;
 const ds = { type: 'prometheus', uid: '${datasource}' };
 const sel = (extra = '') => `{job=~"$job",instance=~"$instance"${extra ? `,${extra}` : ''}}`;
 
-const templating = {
+const templating = (jobSelector) => ({
   list: [
     { name: 'datasource', label: 'Data source', type: 'datasource', query: 'prometheus', current: {}, hide: 0, refresh: 1 },
     {
@@ -15,8 +27,8 @@ const templating = {
       label: 'Job',
       type: 'query',
       datasource: ds,
-      query: { query: 'label_values(tonwatch_build_info, job)', refId: 'job' },
-      definition: 'label_values(tonwatch_build_info, job)',
+      query: { query: `label_values(tonwatch_build_info${jobSelector ? `{${jobSelector}}` : ''}, job)`, refId: 'job' },
+      definition: `label_values(tonwatch_build_info${jobSelector ? `{${jobSelector}}` : ''}, job)`,
       includeAll: true,
       multi: true,
       allValue: '.+',
@@ -41,7 +53,7 @@ const templating = {
       sort: 1,
     },
   ],
-};
+});
 
 let nextId = 1;
 function panel(type, title, description, targets, gridPos, extra = {}) {
@@ -67,7 +79,7 @@ const stat = (unit, steps) => ({
   options: { reduceOptions: { calcs: ['lastNotNull'], fields: '', values: false }, colorMode: 'background', graphMode: 'area', textMode: 'auto' },
 });
 
-function dashboard(uid, title, description, tags, panels) {
+function dashboard(uid, title, description, tags, panels, variables) {
   return {
     uid,
     title,
@@ -80,7 +92,7 @@ function dashboard(uid, title, description, tags, panels) {
     time: { from: 'now-1h', to: 'now' },
     refresh: '30s',
     timezone: 'browser',
-    templating,
+    templating: variables,
     annotations: {
       list: [
         {
@@ -99,9 +111,12 @@ function dashboard(uid, title, description, tags, panels) {
   };
 }
 
-export function buildDashboards() {
+/** @param {{ jobSelector?: string }} [options] */
+export function buildDashboards(options = {}) {
   nextId = 1;
-  const queue = dashboard(
+  const variables = templating(options.jobSelector);
+  const withVariables = (uid, title, description, tags, panels) => dashboard(uid, title, description, tags, panels, variables);
+  const queue = withVariables(
     'tonwatch-queue-pressure',
     'TON queue pressure',
     'Outbound message queue size per shard against ext_msg_queue_size_limit, from tonwatch.',
@@ -221,7 +236,7 @@ export function buildDashboards() {
 
   nextId = 1;
   const walletSel = sel('name=~"$wallet"');
-  const wallets = dashboard(
+  const wallets = withVariables(
     'tonwatch-wallets',
     'TON wallets',
     'Balances and states of the wallets on the tonwatch watchlist.',
@@ -321,7 +336,7 @@ export function buildDashboards() {
   );
   wallets.templating = {
     list: [
-      ...templating.list,
+      ...variables.list,
       {
         name: 'wallet',
         label: 'Wallet',
@@ -341,7 +356,7 @@ export function buildDashboards() {
   };
 
   nextId = 1;
-  const health = dashboard(
+  const health = withVariables(
     'tonwatch-health',
     'tonwatch health',
     'The exporter itself: poll success, data age, upstream requests, served requests, reloads.',
@@ -440,10 +455,31 @@ export function buildDashboards() {
 }
 
 /** File name → the exact text written for it. */
-export function dashboardFiles() {
-  return Object.fromEntries(Object.entries(buildDashboards()).map(([name, value]) => [`${name}.json`, `${JSON.stringify(value, null, 2)}\n`]));
+export function dashboardFiles(options = {}) {
+  return Object.fromEntries(Object.entries(buildDashboards(options)).map(([name, value]) => [`${name}.json`, `${JSON.stringify(value, null, 2)}\n`]));
+}
+
+/**
+ * Every generated file, by its path from the repository root.
+ * @param {{ jobSelector?: string, runbookBaseUrl?: string }} [options]
+ */
+export function generatedFiles(options = {}) {
+  const files = {};
+  for (const [file, text] of Object.entries(dashboardFiles(options))) files[`dashboards/grafana/dashboards/${file}`] = text;
+  files['dashboards/prometheus/rules.yml'] = rulesYaml(options);
+  files['deploy/kubernetes/prometheusrule.yaml'] = prometheusRuleYaml(options);
+  return files;
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  for (const [file, text] of Object.entries(dashboardFiles())) writeFileSync(new URL(`./grafana/dashboards/${file}`, import.meta.url), text);
+  const { values } = parseArgs({ options: { 'job-selector': { type: 'string' }, 'runbook-base-url': { type: 'string' }, out: { type: 'string' } } });
+  const root = values.out ?? fileURLToPath(new URL('..', import.meta.url));
+  const options = {
+    ...(values['job-selector'] === undefined ? {} : { jobSelector: values['job-selector'] }),
+    ...(values['runbook-base-url'] === undefined ? {} : { runbookBaseUrl: values['runbook-base-url'] }),
+  };
+  for (const [path, text] of Object.entries(generatedFiles(options))) {
+    mkdirSync(dirname(join(root, path)), { recursive: true });
+    writeFileSync(join(root, path), text);
+  }
 }

@@ -161,7 +161,7 @@ export function createDaemon(deps: DaemonDeps): Daemon {
       if (config.listen.host !== before.config.listen.host || config.listen.port !== before.config.listen.port) {
         logger.warn({ listen: config.listen }, 'a new listen address takes effect only after a restart');
       }
-      if ((config.web?.tls ?? null) === null !== (servedWithTls === null)) {
+      if (((config.web?.tls ?? null) === null) !== (servedWithTls === null)) {
         logger.warn(
           { tls: config.web?.tls ? 'on' : 'off' },
           servedWithTls === null

@@ -87,7 +87,10 @@ export async function runDaemon(
       version: VERSION,
       upstreams: loaded.config.upstreams.map((u) => u.name),
       watchlist: loaded.config.watchlist.length,
-      webConfig: loaded.config.web === null ? null : { file: loaded.config.web.file, tls: loaded.config.web.tls !== null, basicAuth: Object.keys(loaded.config.web.users).length > 0 },
+      webConfig:
+        loaded.config.web === null
+          ? null
+          : { file: loaded.config.web.file, tls: loaded.config.web.tls !== null, basicAuth: Object.keys(loaded.config.web.users).length > 0 },
     },
     'tonwatch started',
   );

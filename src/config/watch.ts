@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 /**
  * Calls `onChange` (debounced) when any of `files` changes. Watches each file's folder, not
  * the file: editors and config-management tools replace files by rename, which a watch on
- * the old inode would miss.
+ * the old inode would miss, and Kubernetes swaps a `..data` symlink beside them.
  */
 export function watchFiles(files: readonly string[], onChange: () => void, logger: Logger, debounceMs = 300): { close(): void } {
   const byDir = new Map<string, Set<string>>();
@@ -24,7 +24,9 @@ export function watchFiles(files: readonly string[], onChange: () => void, logge
   for (const [dir, names] of byDir) {
     try {
       const watcher = watch(dir, { persistent: false }, (_event, name) => {
-        if (name === null || names.has(name.toString())) trigger();
+        // Kubernetes updates a mounted ConfigMap or Secret by swapping its `..data` symlink:
+        // the watched names stay, only the `..`-names change.
+        if (name === null || names.has(name.toString()) || name.toString().startsWith('..')) trigger();
       });
       watcher.on('error', (err) => logger.warn({ err, dir }, 'file watch failed; SIGHUP still reloads'));
       watchers.push(watcher);

@@ -130,7 +130,8 @@ function checkUsers(value: WebConfigFile, report: Report): Record<string, string
   for (const [user, hash] of Object.entries(value.basic_auth_users ?? {})) {
     // The hash itself is never repeated in a message: it is a secret too.
     if (user.includes(':')) report(`basic_auth_users.${user}`, 'a user name cannot contain ":" (basic auth splits on it)');
-    else if (!BCRYPT_HASH.test(hash)) report(`basic_auth_users.${user}`, 'not a bcrypt hash ($2a$, $2b$ or $2y$, cost 04-31); make one with `htpasswd -nBC 10 "" | tr -d \':\\n\'`');
+    else if (!BCRYPT_HASH.test(hash))
+      report(`basic_auth_users.${user}`, 'not a bcrypt hash ($2a$, $2b$ or $2y$, cost 04-31); make one with `htpasswd -nBC 10 "" | tr -d \':\\n\'`');
     else users[user] = hash;
   }
   return users;
@@ -140,7 +141,8 @@ function checkHeaders(value: WebConfigFile, report: Report): Record<string, stri
   const headers: Record<string, string> = {};
   for (const [name, headerValue] of Object.entries(value.http_server_config?.headers ?? {})) {
     const allowed = Object.hasOwn(ALLOWED_HEADERS, name) ? ALLOWED_HEADERS[name] : undefined;
-    if (allowed === undefined) report(`http_server_config.headers.${name}`, `this header cannot be configured; one of ${Object.keys(ALLOWED_HEADERS).join(', ')}`);
+    if (allowed === undefined)
+      report(`http_server_config.headers.${name}`, `this header cannot be configured; one of ${Object.keys(ALLOWED_HEADERS).join(', ')}`);
     else if (allowed !== null && !allowed.includes(headerValue)) report(`http_server_config.headers.${name}`, `must be one of ${allowed.join(', ')}`);
     else if (/[\r\n]/.test(headerValue)) report(`http_server_config.headers.${name}`, 'a header value cannot contain a line break');
     else headers[name] = headerValue;
@@ -148,14 +150,26 @@ function checkHeaders(value: WebConfigFile, report: Report): Record<string, stri
   return headers;
 }
 
-async function readTls(value: WebConfigFile, dir: string, readFile: (path: string) => Promise<string>, files: string[], report: Report): Promise<TlsSettings | null> {
+async function readTls(
+  value: WebConfigFile,
+  dir: string,
+  readFile: (path: string) => Promise<string>,
+  files: string[],
+  report: Report,
+): Promise<TlsSettings | null> {
   const tls = value.tls_server_config;
   if (tls === undefined) return null;
-  const enabled = [tls.cert_file, tls.cert, tls.key_file, tls.key, tls.client_ca_file, tls.client_ca, tls.client_auth_type].some((v) => v !== undefined && v !== '');
+  const enabled = [tls.cert_file, tls.cert, tls.key_file, tls.key, tls.client_ca_file, tls.client_ca, tls.client_auth_type].some(
+    (v) => v !== undefined && v !== '',
+  );
   if (!enabled) return null;
 
   /** A PEM from `<name>_file` (relative to the web config) or inline `<name>`. */
-  const pem = async (fileKey: 'cert_file' | 'key_file' | 'client_ca_file', inlineKey: 'cert' | 'key' | 'client_ca', required: boolean): Promise<Buffer | undefined> => {
+  const pem = async (
+    fileKey: 'cert_file' | 'key_file' | 'client_ca_file',
+    inlineKey: 'cert' | 'key' | 'client_ca',
+    required: boolean,
+  ): Promise<Buffer | undefined> => {
     const path = tls[fileKey];
     const inline = tls[inlineKey];
     if (path !== undefined && path !== '' && inline !== undefined && inline !== '') {
@@ -196,7 +210,10 @@ async function readTls(value: WebConfigFile, dir: string, readFile: (path: strin
     clientAuth,
     minVersion,
     maxVersion,
-    ciphers: tls.cipher_suites === undefined || tls.cipher_suites.length === 0 ? undefined : `${TLS13_SUITES}:${tls.cipher_suites.map((c) => CIPHER_SUITES[c]).join(':')}`,
+    ciphers:
+      tls.cipher_suites === undefined || tls.cipher_suites.length === 0
+        ? undefined
+        : `${TLS13_SUITES}:${tls.cipher_suites.map((c) => CIPHER_SUITES[c]).join(':')}`,
     ecdhCurve: tls.curve_preferences === undefined || tls.curve_preferences.length === 0 ? undefined : tls.curve_preferences.map((c) => CURVES[c]).join(':'),
     honorCipherOrder: tls.prefer_server_cipher_suites ?? true,
     clientAllowedSans: tls.client_allowed_sans,

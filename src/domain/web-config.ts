@@ -8,7 +8,13 @@ import type { SecureContextOptions } from 'node:tls';
  */
 
 /** exporter-toolkit's client_auth_type values, with Go's crypto/tls meanings. */
-export const CLIENT_AUTH_TYPES = ['NoClientCert', 'RequestClientCert', 'RequireAnyClientCert', 'VerifyClientCertIfGiven', 'RequireAndVerifyClientCert'] as const;
+export const CLIENT_AUTH_TYPES = [
+  'NoClientCert',
+  'RequestClientCert',
+  'RequireAnyClientCert',
+  'VerifyClientCertIfGiven',
+  'RequireAndVerifyClientCert',
+] as const;
 export type ClientAuthType = (typeof CLIENT_AUTH_TYPES)[number];
 
 export type TlsVersionName = 'TLSv1' | 'TLSv1.1' | 'TLSv1.2' | 'TLSv1.3';

@@ -58,13 +58,15 @@ export function createBasicAuth(compare: Compare = lazyBcrypt()): BasicAuth {
       if (cached !== undefined) return cached && known;
       if (waiting >= MAX_WAITING_CHECKS) return 'busy';
       waiting++;
-      const verdict = queue.then(() => compare(password, hash)).then(
-        (ok) => {
-          remember(key, ok);
-          return ok && known;
-        },
-        () => false,
-      );
+      const verdict = queue
+        .then(() => compare(password, hash))
+        .then(
+          (ok) => {
+            remember(key, ok);
+            return ok && known;
+          },
+          () => false,
+        );
       queue = verdict.finally(() => waiting--);
       return verdict;
     },

@@ -107,7 +107,14 @@ export function createHttpServer(deps: HttpServerDeps): Server {
     const verdict = auth.check(config.users, req.headers.authorization);
     if (verdict === true) answer(req, res);
     else if (verdict === false || verdict === 'busy') refuse(req, res, verdict);
-    else verdict.then((ok) => (ok === true ? answer(req, res) : refuse(req, res, ok)));
+    else
+      verdict.then(
+        (ok) => (ok === true ? answer(req, res) : refuse(req, res, ok)),
+        (err: unknown) => {
+          logger.error({ err }, 'password check failed');
+          refuse(req, res, false);
+        },
+      );
   }
 
   function refuse(req: IncomingMessage, res: ServerResponse, verdict: Exclude<AuthVerdict, true>): void {

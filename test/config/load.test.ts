@@ -157,14 +157,21 @@ describe('the web config in the config', () => {
     const files: Record<string, string> = { '/cfg/tonwatch.yml': 'listen: { webConfigFile: nope.yml }', '/elsewhere/web.yml': WEB };
     const { config } = await loadConfig(
       '/cfg/tonwatch.yml',
-      { env: {}, cwd: '/elsewhere', readFile: async (path) => files[path] ?? Promise.reject(new Error(`ENOENT: ${path}`)), fileExists: async (path) => path in files },
+      {
+        env: {},
+        cwd: '/elsewhere',
+        readFile: async (path) => files[path] ?? Promise.reject(new Error(`ENOENT: ${path}`)),
+        fileExists: async (path) => path in files,
+      },
       { webConfigFile: 'web.yml' },
     );
     expect(config.web?.file).toBe('/elsewhere/web.yml');
   });
 
   it('a bad web config is a config problem, listed with the others', async () => {
-    const problems = await problemsOf('listen: { webConfigFile: web.yml }\nwalletBatchSize: 0', { '/cfg/web.yml': 'basic_auth_users: { a: not-a-hash }\nsurprise: 1' });
+    const problems = await problemsOf('listen: { webConfigFile: web.yml }\nwalletBatchSize: 0', {
+      '/cfg/web.yml': 'basic_auth_users: { a: not-a-hash }\nsurprise: 1',
+    });
     const paths = problems.map((p) => p.path);
     expect(paths).toEqual(['walletBatchSize', 'web config /cfg/web.yml']);
     const missing = await problemsOf('listen: { webConfigFile: web.yml }');

@@ -71,7 +71,13 @@ describe('web config file', () => {
     );
     const text = problems.map((p) => `${p.path}: ${p.message}`).join('\n');
     expect(problems.every((p) => p.path.startsWith(`web config ${file}`))).toBe(true);
-    for (const expected of ['tls_server_config.client_auth_type', 'tls_server_config.min_version', 'tls_server_config.curve_preferences.0', 'unknown key: surprise', 'unknown key: rate_limit']) {
+    for (const expected of [
+      'tls_server_config.client_auth_type',
+      'tls_server_config.min_version',
+      'tls_server_config.curve_preferences.0',
+      'unknown key: surprise',
+      'unknown key: rate_limit',
+    ]) {
       expect(text).toContain(expected);
     }
     // Key errors come in a second pass over a file whose shape is right.

@@ -4,12 +4,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { CHAIN_METRICS, createSelfMetrics } from '../../src/metrics/registry.js';
 import { dashboardExpressions, loadRules, metricNamesIn, RULES_PATH } from '../helpers/promql.js';
 import { findTool, MAIN } from '../helpers/process.js';
 // @ts-expect-error: plain-JS generator without type declarations
-import { dashboardFiles } from '../../dashboards/generate.mjs';
+import { dashboardFiles, generatedFiles } from '../../dashboards/generate.mjs';
+// @ts-expect-error: plain-JS generator without type declarations
+import { DEFAULT_RUNBOOK_BASE_URL } from '../../dashboards/rules.mjs';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const DASHBOARD_DIR = join(ROOT, 'dashboards/grafana/dashboards');
@@ -85,7 +88,28 @@ describe('Grafana dashboards', () => {
 });
 
 describe('Prometheus rules', () => {
-  it('give every alert a severity and summary/description/runbook annotations, and use exported names only', () => {
+  it("rules.yml and the Kubernetes PrometheusRule are the generator's output (edit dashboards/rules.mjs, then npm run dashboards)", () => {
+    const generated = generatedFiles() as Record<string, string>;
+    for (const path of ['dashboards/prometheus/rules.yml', 'deploy/kubernetes/prometheusrule.yaml']) {
+      expect(readFileSync(join(ROOT, path), 'utf8'), path).toBe(generated[path]);
+    }
+    const operator = parseYaml(readFileSync(join(ROOT, 'deploy/kubernetes/prometheusrule.yaml'), 'utf8')) as { spec: unknown };
+    expect(operator.spec).toEqual(loadRules());
+  });
+
+  it('select every series with the job selector, and summaries are fixed text (stable within an Alertmanager group)', () => {
+    const rules = loadRules().groups.flatMap((g) => g.rules);
+    for (const rule of rules) {
+      // Every metric name in an expression is followed by a selector that starts with the job matcher.
+      for (const name of metricNamesIn(rule.expr)) {
+        const uses = [...rule.expr.matchAll(new RegExp(`(?<![\\w:])${name.replaceAll(':', '\\:')}(\\{[^}]*\\}|\\b)`, 'g'))];
+        for (const use of uses) expect(use[1], `${rule.alert ?? rule.record}: ${name}`).toMatch(/^\{job="tonwatch"/);
+      }
+      if (rule.alert) expect(rule.annotations?.['summary'], rule.alert).not.toMatch(/\{\{|\$/);
+    }
+  });
+
+  it('give every alert a severity and summary/description/runbook_url annotations, and use exported names only', () => {
     const exported = exportedMetricNames();
     const rules = loadRules().groups.flatMap((g) => g.rules);
     const recorded = new Set(rules.flatMap((r) => (r.record ? [r.record] : [])));
@@ -98,6 +122,7 @@ describe('Prometheus rules', () => {
         'TonShardStalled',
         'TonwatchDataStale',
         'TonwatchDown',
+        'TonwatchTargetMissing',
         'TonwatchUpstreamRateLimited',
         'TonwatchUpstreamFailing',
         'TonWalletBalanceBelowMinimum',
@@ -106,8 +131,8 @@ describe('Prometheus rules', () => {
     );
     for (const alert of alerts) {
       expect(['warning', 'critical']).toContain(alert.labels?.['severity']);
-      expect(Object.keys(alert.annotations ?? {}).sort()).toEqual(['description', 'runbook', 'summary']);
-      expect(alert.annotations?.['runbook']).toBe(`README.md#${alert.alert?.toLowerCase()}`);
+      expect(Object.keys(alert.annotations ?? {}).sort()).toEqual(['description', 'runbook_url', 'summary']);
+      expect(alert.annotations?.['runbook_url']).toBe(`${DEFAULT_RUNBOOK_BASE_URL as string}#${alert.alert?.toLowerCase()}`);
       // The runbook anchor exists.
       expect(readFileSync(join(ROOT, 'README.md'), 'utf8')).toContain(`### ${alert.alert}`);
     }
@@ -119,11 +144,37 @@ describe('Prometheus rules', () => {
     const promtool = findTool('promtool');
     if (!promtool) return ctx.skip("promtool not installed (CI installs Debian's prometheus package)");
     const check = spawnSync(promtool, ['check', 'rules', fileURLToPath(RULES_PATH)], { encoding: 'utf8' });
-    expect(check.stdout + check.stderr).toMatch(/SUCCESS: 16 rules found/);
+    expect(check.stdout + check.stderr).toMatch(/SUCCESS: 17 rules found/);
     expect(check.status).toBe(0);
     const test = spawnSync(promtool, ['test', 'rules', 'rules.test.yml'], { cwd: join(ROOT, 'dashboards/prometheus'), encoding: 'utf8' });
     expect(test.stdout + test.stderr).toMatch(/SUCCESS/);
     expect(test.status).toBe(0);
+  });
+
+  it('generated for another job and runbook base, pass the same promtool tests with those substituted', (ctx) => {
+    const promtool = findTool('promtool');
+    if (!promtool) return ctx.skip("promtool not installed (CI installs Debian's prometheus package)");
+    const out = mkdtempSync(join(tmpdir(), 'tonwatch-rules-'));
+    const generate = spawnSync(
+      process.execPath,
+      [join(ROOT, 'dashboards/generate.mjs'), '--job-selector', 'job="ton-exporter"', '--runbook-base-url', 'https://wiki.example.com/tonwatch', '--out', out],
+      { encoding: 'utf8' },
+    );
+    expect(generate.status, generate.stderr).toBe(0);
+    const rules = readFileSync(join(out, 'dashboards/prometheus/rules.yml'), 'utf8');
+    expect(rules).not.toContain('job="tonwatch"');
+    expect(rules).toContain('runbook_url: https://wiki.example.com/tonwatch#tonwatchdown');
+    const tests = readFileSync(join(ROOT, 'dashboards/prometheus/rules.test.yml'), 'utf8')
+      .replaceAll('job="tonwatch"', 'job="ton-exporter"')
+      .replaceAll('job: tonwatch', 'job: ton-exporter')
+      .replaceAll("{job='tonwatch'}", "{job='ton-exporter'}")
+      .replaceAll(DEFAULT_RUNBOOK_BASE_URL as string, 'https://wiki.example.com/tonwatch');
+    writeFileSync(join(out, 'dashboards/prometheus/rules.test.yml'), tests);
+    const test = spawnSync(promtool, ['test', 'rules', 'rules.test.yml'], { cwd: join(out, 'dashboards/prometheus'), encoding: 'utf8' });
+    expect(test.stdout + test.stderr).toMatch(/SUCCESS/);
+    expect(test.status).toBe(0);
+    const dashboard = readFileSync(join(out, 'dashboards/grafana/dashboards/health.json'), 'utf8');
+    expect(dashboard).toContain('label_values(tonwatch_build_info{job=\\"ton-exporter\\"}, job)');
   });
 
   it('has a scrape config promtool accepts', (ctx) => {
@@ -131,7 +182,9 @@ describe('Prometheus rules', () => {
     if (!promtool) return ctx.skip("promtool not installed (CI installs Debian's prometheus package)");
     // The config names the rules file by its path inside the container; point it at ours.
     const dir = mkdtempSync(join(tmpdir(), 'tonwatch-promcfg-'));
-    const config = readFileSync(join(ROOT, 'dashboards/prometheus/prometheus.yml'), 'utf8').replace('/etc/prometheus/rules.yml', fileURLToPath(RULES_PATH));
+    const config = readFileSync(join(ROOT, 'dashboards/prometheus/prometheus.yml'), 'utf8')
+      .replace('/etc/prometheus/rules.yml', fileURLToPath(RULES_PATH))
+      .replace('/etc/prometheus/tonwatch-scrape-password', join(ROOT, 'dashboards/prometheus/tonwatch-scrape-password'));
     writeFileSync(join(dir, 'prometheus.yml'), config);
     const check = spawnSync(promtool, ['check', 'config', join(dir, 'prometheus.yml')], { encoding: 'utf8' });
     expect(check.stdout + check.stderr).toMatch(/SUCCESS/);
@@ -166,6 +219,27 @@ describe('the docker-compose stack', () => {
     });
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);
+  });
+
+  it("checks the container's health with `tonwatch healthcheck` on the config the daemon runs, and scrapes with the web config's user", async () => {
+    const dockerfile = readFileSync(join(ROOT, 'Dockerfile'), 'utf8');
+    expect(dockerfile).toMatch(/HEALTHCHECK [^\n]*\\\n\s+CMD \["node", "dist\/main\.js", "healthcheck"\]/);
+    expect(dockerfile).toContain('ENV TONWATCH_CONFIG=/etc/tonwatch/tonwatch.yml');
+    const compose = parseYaml(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8')) as {
+      services: Record<string, { command?: unknown; environment?: Record<string, string> }>;
+    };
+    // No --config on the command line: the healthcheck could not see it.
+    expect(compose.services['tonwatch']?.command).toBeUndefined();
+    expect(compose.services['tonwatch']?.environment?.['TONWATCH_CONFIG']).toBe('/etc/tonwatch/${TONWATCH_CONFIG_NAME:-tonwatch}.yml');
+    // Prometheus' password matches the hash in tonwatch's web config.
+    const bcrypt = await import('bcryptjs');
+    const web = parseYaml(readFileSync(join(ROOT, 'dashboards/tonwatch/web.yml'), 'utf8')) as { basic_auth_users: Record<string, string> };
+    const prometheus = parseYaml(readFileSync(join(ROOT, 'dashboards/prometheus/prometheus.yml'), 'utf8')) as {
+      scrape_configs: { job_name: string; basic_auth?: { username: string } }[];
+    };
+    const user = prometheus.scrape_configs.find((c) => c.job_name === 'tonwatch')?.basic_auth?.username ?? '';
+    const password = readFileSync(join(ROOT, 'dashboards/prometheus/tonwatch-scrape-password'), 'utf8');
+    expect(await bcrypt.compare(password, web.basic_auth_users[user] ?? '')).toBe(true);
   });
 
   it('watches simulated accounts in the demo config (simulator seed 7)', async () => {

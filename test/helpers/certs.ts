@@ -31,12 +31,42 @@ function openssl(dir: string, args: string[]): void {
 }
 
 function keyAndCsr(dir: string, name: string, subject: string): void {
-  openssl(dir, ['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', subject]);
+  openssl(dir, [
+    'req',
+    '-new',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:prime256v1',
+    '-nodes',
+    '-keyout',
+    `${name}.key`,
+    '-out',
+    `${name}.csr`,
+    '-subj',
+    subject,
+  ]);
 }
 
 function sign(dir: string, name: string, extensions: string): void {
   writeFileSync(join(dir, `${name}.ext`), extensions);
-  openssl(dir, ['x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-days', '2', '-out', `${name}.crt`, '-extfile', `${name}.ext`]);
+  openssl(dir, [
+    'x509',
+    '-req',
+    '-in',
+    `${name}.csr`,
+    '-CA',
+    'ca.crt',
+    '-CAkey',
+    'ca.key',
+    '-CAcreateserial',
+    '-days',
+    '2',
+    '-out',
+    `${name}.crt`,
+    '-extfile',
+    `${name}.ext`,
+  ]);
 }
 
 export function makeTestCertificates(): TestCertificates {

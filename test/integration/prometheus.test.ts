@@ -70,7 +70,7 @@ describe('dashboards and rules against a real Prometheus', () => {
     // The compose stack's demo config, pointed at this simulator.
     const demo = (await readFile(join(ROOT, 'dashboards/tonwatch/demo.yml'), 'utf8'))
       .replace('http://simulator:10385', simUrl)
-      .replace('listen: { host: 0.0.0.0, port: 10384 }', `listen: { host: 127.0.0.1, port: 0, webConfigFile: ${join(certs.dir, 'web.yml')} }`)
+      .replace(/^listen: .*$/m, `listen: { host: 127.0.0.1, port: 0, webConfigFile: ${join(certs.dir, 'web.yml')} }`)
       .replace('/var/lib/tonwatch/demo-snapshot.json', join(dir, 'snapshot.json'))
       .replace('queueSizes: "*/2 * * * * *"', 'queueSizes: "* * * * * *"')
       .replace('wallets: "*/10 * * * * *"', 'wallets: "*/2 * * * * *"');
@@ -138,7 +138,9 @@ scrape_configs:
 
   it('scrapes tonwatch over TLS, with a client certificate and basic auth, and no scrape was refused', async (ctx) => {
     if (!prometheusBin) return ctx.skip("prometheus not installed (CI installs Debian's prometheus package)");
-    const targets = (await (await fetch(`${promUrl}/api/v1/targets`)).json()) as { data: { activeTargets: { scrapeUrl: string; health: string; lastError: string }[] } };
+    const targets = (await (await fetch(`${promUrl}/api/v1/targets`)).json()) as {
+      data: { activeTargets: { scrapeUrl: string; health: string; lastError: string }[] };
+    };
     const tonwatch = targets.data.activeTargets.find((t) => t.scrapeUrl.endsWith('/metrics'));
     expect(tonwatch?.scrapeUrl).toMatch(/^https:\/\/127\.0\.0\.1:\d+\/metrics$/);
     expect(tonwatch?.health).toBe('up');

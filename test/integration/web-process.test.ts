@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -32,6 +33,16 @@ log: { level: debug }
 `;
 const webYaml = (password: string) =>
   `tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\nbasic_auth_users:\n  prometheus: "${testHash(password)}"\n`;
+
+const freePort = (): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
 
 function run(args: string[]) {
   return spawnSync(process.execPath, [MAIN, ...args], { encoding: 'utf8', timeout: 20_000 });
@@ -77,6 +88,19 @@ describe('tonwatch process with a web config', () => {
     expect(daemon?.output()).not.toMatch(/correct horse|wrong|\$2[aby]\$|PRIVATE KEY/);
   });
 
+  it('the healthcheck reads $TONWATCH_CONFIG like the daemon: plain HTTP on a port of its own is healthy', async () => {
+    const port = await freePort();
+    await writeFile(join(certs.dir, 'plain-port.yml'), config('nothing.yml').replace(/listen: .*$/m, `listen: { host: 0.0.0.0, port: ${port} }`));
+    daemon = startTonwatch([], { TONWATCH_CONFIG: join(certs.dir, 'plain-port.yml') });
+    await daemon.waitFor(/tonwatch started/);
+    const health = spawnSync(process.execPath, [MAIN, 'healthcheck'], {
+      encoding: 'utf8',
+      env: { ...process.env, TONWATCH_CONFIG: join(certs.dir, 'plain-port.yml') },
+    });
+    expect(health.stdout).toBe(`healthy: http://127.0.0.1:${port}/healthz: 200\n`);
+    expect(health.status).toBe(0);
+  });
+
   it('re-reads the web config when it changes: a bad one is refused and the old kept, a good one applies without a restart', async () => {
     const url = await startWith('first');
     const ok = basicAuth('prometheus', 'first');
@@ -91,7 +115,10 @@ describe('tonwatch process with a web config', () => {
   });
 
   it('refuses a bad web config at start with exit 78, listing every problem; check-config redacts the hashes', async () => {
-    await writeFile(join(certs.dir, 'bad-web.yml'), 'tls_server_config:\n  cert_file: nope.crt\n  key_file: server.key\nbasic_auth_users:\n  prometheus: hunter2\n');
+    await writeFile(
+      join(certs.dir, 'bad-web.yml'),
+      'tls_server_config:\n  cert_file: nope.crt\n  key_file: server.key\nbasic_auth_users:\n  prometheus: hunter2\n',
+    );
     await writeFile(join(certs.dir, 'bad.yml'), config('bad-web.yml'));
     const bad = run(['--config', join(certs.dir, 'bad.yml')]);
     expect(bad.status).toBe(78);

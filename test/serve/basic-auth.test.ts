@@ -48,7 +48,15 @@ describe('basic auth', () => {
   it('refuses missing and malformed headers without bcrypt', () => {
     const counted = countingCompare();
     const auth = createBasicAuth(counted.compare);
-    for (const header of [undefined, '', 'Basic', 'Bearer abc', 'Basic !!!', `Basic ${Buffer.from('no-colon').toString('base64')}`, `Basic ${Buffer.from(':pw').toString('base64')}`]) {
+    for (const header of [
+      undefined,
+      '',
+      'Basic',
+      'Bearer abc',
+      'Basic !!!',
+      `Basic ${Buffer.from('no-colon').toString('base64')}`,
+      `Basic ${Buffer.from(':pw').toString('base64')}`,
+    ]) {
       expect(auth.check(USERS, header)).toBe(false);
     }
     expect(auth.check({}, basicAuth('prometheus', 's3cret'))).toBe(false);
@@ -74,7 +82,7 @@ describe('basic auth', () => {
       await new Promise((resolve) => setTimeout(resolve, 1));
       releases.shift()?.();
     }
-    expect(await Promise.all(pending)).toEqual(pending.map(() => false));
+    expect(await Promise.all(pending.map((p) => Promise.resolve(p)))).toEqual(pending.map(() => false));
     expect(most).toBe(1);
   });
 

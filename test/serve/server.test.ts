@@ -60,7 +60,7 @@ describe('HTTP server', () => {
     const refused = await fetch(`${t.url}/slow`);
     expect(refused.status).toBe(503);
     expect(refused.headers.get('retry-after')).toBe('1');
-    expect((await refused.json()) as unknown).toEqual({ error: 'too many /slow requests at once (limit 2); retry shortly' });
+    expect(await refused.json()).toEqual({ error: 'too many /slow requests at once (limit 2); retry shortly' });
     // Other routes are not limited by it.
     expect((await fetch(`${t.url}/other`)).status).toBe(200);
     for (const release of waiting.splice(0)) release();

@@ -1,0 +1,163 @@
+// The one source of tonwatch's Prometheus rules. `npm run dashboards` writes them as
+// dashboards/prometheus/rules.yml (Prometheus, docker-compose) and as the PrometheusRule
+// of deploy/kubernetes/ (Prometheus Operator); a test keeps both files equal to this.
+//
+// Portable: every expression selects tonwatch's series with one selector (default
+// job="tonwatch"), and runbook_url is absolute, from a base URL (default: the README on
+// the project's repository). Summaries are fixed text per alert, so Alertmanager keeps them
+// in a group's common annotations; what differs per series is in the description.
+import { stringify } from 'yaml';
+
+export const DEFAULT_JOB_SELECTOR = 'job="tonwatch"';
+export const DEFAULT_RUNBOOK_BASE_URL = 'https://github.com/tonwatch/tonwatch/blob/main/README.md';
+
+/**
+ * @param {{ jobSelector?: string, runbookBaseUrl?: string }} [options]
+ * @returns {{ groups: { name: string, rules: Record<string, unknown>[] }[] }}
+ */
+export function ruleGroups(options = {}) {
+  const job = options.jobSelector ?? DEFAULT_JOB_SELECTOR;
+  const base = options.runbookBaseUrl ?? DEFAULT_RUNBOOK_BASE_URL;
+  /** A metric with the job selector and any further matchers. */
+  const m = (name, extra = '') => `${name}{${job}${extra ? `,${extra}` : ''}}`;
+  const alert = (name, expr, forDuration, severity, summary, description) => ({
+    alert: name,
+    expr,
+    for: forDuration,
+    labels: { severity },
+    annotations: { summary, description, runbook_url: `${base}#${name.toLowerCase()}` },
+  });
+  const shard = '{{ $labels.workchain }}:{{ $labels.shard }}';
+  return {
+    groups: [
+      {
+        // One group on purpose: rules in a group run in order, so the alerts below always read
+        // recording rules computed in the same evaluation.
+        name: 'tonwatch',
+        rules: [
+          { record: 'ton:out_msg_queue_pressure_ratio:max', expr: `max without (workchain, shard) (${m('ton_out_msg_queue_pressure_ratio')})` },
+          { record: 'ton:out_msg_queue_size:predict_15m', expr: `predict_linear(${m('ton_out_msg_queue_size')}[10m], 900)` },
+          { record: 'ton:shard_block_seqno:deriv5m', expr: `deriv(${m('ton_shard_block_seqno')}[5m])` },
+          { record: 'ton:shards:count', expr: `count without (shard) (${m('ton_out_msg_queue_size')})` },
+          {
+            record: 'tonwatch:upstream_requests:rate5m',
+            expr: `sum by (job, instance, upstream, query, code) (rate(${m('tonwatch_upstream_requests_total')}[5m]))`,
+          },
+          {
+            record: 'tonwatch:upstream_errors:ratio5m',
+            expr: `sum by (job, instance, upstream) (rate(${m('tonwatch_upstream_requests_total', 'code!="200"')}[5m]))\n  / sum by (job, instance, upstream) (rate(${m('tonwatch_upstream_requests_total')}[5m]))\n`,
+          },
+          alert(
+            'TonQueuePressureHigh',
+            `${m('ton_out_msg_queue_pressure_ratio')} > 0.5`,
+            '5m',
+            'warning',
+            'A shard outbound message queue is over half the limit',
+            `The outbound message queue of shard ${shard} is at {{ $value | humanizePercentage }} of ext_msg_queue_size_limit for 5 minutes (tonwatch {{ $labels.instance }}).`,
+          ),
+          alert(
+            'TonQueuePressureCritical',
+            `${m('ton_out_msg_queue_pressure_ratio')} > 0.8`,
+            '2m',
+            'critical',
+            'A shard outbound message queue is near the limit',
+            `The outbound message queue of shard ${shard} is at {{ $value | humanizePercentage }} of ext_msg_queue_size_limit; above 100 % ordinary external messages are delayed (tonwatch {{ $labels.instance }}).`,
+          ),
+          alert(
+            'TonQueuePredictedToReachLimit',
+            `ton:out_msg_queue_size:predict_15m{${job}} > on (job, instance) group_left () ${m('ton_ext_msg_queue_size_limit')}\n  and on (job, instance, workchain, shard) ${m('ton_out_msg_queue_pressure_ratio')} < 1\n  and on (job, instance) ${m('ton_ext_msg_queue_size_limit')} > 0\n`,
+            '5m',
+            'warning',
+            'A shard outbound message queue is predicted to reach the limit within 15 minutes',
+            `A linear fit over the last 10 minutes puts the outbound queue of shard ${shard} at {{ $value | humanize }} messages in 15 minutes, above ext_msg_queue_size_limit (tonwatch {{ $labels.instance }}).`,
+          ),
+          alert(
+            'TonShardStalled',
+            `changes(${m('ton_shard_block_seqno')}[5m]) == 0`,
+            '1m',
+            'critical',
+            'A shard has produced no block for 6 minutes',
+            `The block seqno of shard ${shard} has not changed for 6 minutes while tonwatch's data is fresh (tonwatch {{ $labels.instance }}).`,
+          ),
+          alert(
+            'TonwatchDataStale',
+            `${m('tonwatch_up')} == 0`,
+            '2m',
+            'critical',
+            'tonwatch has no fresh data',
+            'The last {{ $labels.query }} poll of tonwatch {{ $labels.instance }} failed, or its data is older than snapshot.maxAgeSeconds, for 2 minutes.',
+          ),
+          alert(
+            'TonwatchDown',
+            `${m('up')} == 0`,
+            '1m',
+            'critical',
+            'tonwatch cannot be scraped',
+            'Prometheus has failed to scrape tonwatch {{ $labels.instance }} for 1 minute: the process is down, unreachable, or refuses the scrape (TLS or basic auth).',
+          ),
+          alert(
+            'TonwatchTargetMissing',
+            `absent(${m('up')})`,
+            '5m',
+            'critical',
+            'No tonwatch target is being scraped',
+            `Prometheus has had no target matching {${job.replaceAll('"', "'")}} for 5 minutes: the target vanished from service discovery or the scrape config, so no other tonwatch alert can fire.`,
+          ),
+          alert(
+            'TonwatchUpstreamRateLimited',
+            `sum by (job, instance, upstream) (rate(${m('tonwatch_upstream_requests_total', 'code="429"')}[5m])) > 0.05`,
+            '10m',
+            'warning',
+            'An upstream keeps rate-limiting tonwatch',
+            'tonwatch {{ $labels.instance }} received {{ $value | humanize }} HTTP 429 per second from upstream {{ $labels.upstream }} for 10 minutes.',
+          ),
+          alert(
+            'TonwatchUpstreamFailing',
+            `tonwatch:upstream_errors:ratio5m{${job}} > 0.5`,
+            '10m',
+            'warning',
+            'Most requests from tonwatch to an upstream fail',
+            '{{ $value | humanizePercentage }} of the requests from tonwatch {{ $labels.instance }} to upstream {{ $labels.upstream }} failed over 10 minutes.',
+          ),
+          alert(
+            'TonWalletBalanceBelowMinimum',
+            `${m('ton_wallet_balance_tons')} < ${m('ton_wallet_min_balance_tons')}`,
+            '2m',
+            'critical',
+            'A watched wallet is under its minimum balance',
+            'Wallet {{ $labels.name }} ({{ $labels.address }}) holds {{ $value | humanize }} TON, below its configured minBalanceTons.',
+          ),
+          alert(
+            'TonWalletNotActive',
+            `${m('ton_wallet_status', 'status!="active"')} == 1`,
+            '10m',
+            'warning',
+            'A watched account is not active',
+            'Watched account {{ $labels.name }} ({{ $labels.address }}) has status {{ $labels.status }} (not active) for 10 minutes.',
+          ),
+        ],
+      },
+    ],
+  };
+}
+
+const HEADER = `# tonwatch recording and alerting rules: generated from dashboards/rules.mjs by
+# \`npm run dashboards\` (options: --job-selector, --runbook-base-url); do not edit by hand.
+# Every alert has a severity label and summary/description/runbook_url annotations.
+`;
+
+/** rules.yml for Prometheus' rule_files. */
+export function rulesYaml(options = {}) {
+  return HEADER + stringify(ruleGroups(options), { lineWidth: 0 });
+}
+
+/** The same groups as a Prometheus Operator PrometheusRule. */
+export function prometheusRuleYaml(options = {}) {
+  const object = {
+    apiVersion: 'monitoring.coreos.com/v1',
+    kind: 'PrometheusRule',
+    metadata: { name: 'tonwatch', labels: { 'app.kubernetes.io/name': 'tonwatch', 'app.kubernetes.io/component': 'exporter' } },
+    spec: ruleGroups(options),
+  };
+  return HEADER + stringify(object, { lineWidth: 0 });
+}
