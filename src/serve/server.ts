@@ -1,12 +1,10 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { createServer as createTlsServer, type Server as HttpsServer } from 'node:https';
-import type { AddressInfo, Socket } from 'node:net';
-import type { TLSSocket } from 'node:tls';
+import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 import type { WebConfig } from '../domain/web-config.js';
 import { createBasicAuth, type AuthVerdict } from './basic-auth.js';
 import { bodyLength, jsonResponse, type ServedResponse } from './response.js';
-import { applyTls, clientCertificateProblem, serverTlsOptions } from './tls.js';
+import { createTlsServer } from './tls.js';
 
 /**
  * The HTTP face: node:http with bounded URL/header sizes and timeouts, a fixed route table,
@@ -67,30 +65,9 @@ export function createHttpServer(deps: HttpServerDeps): Server {
   const inFlight = new Map<Route, number>();
   const auth = createBasicAuth();
   const options = { maxHeaderSize: MAX_HEADER_BYTES, requestTimeout: 15_000, headersTimeout: 10_000, keepAliveTimeout: 5_000 };
+  // TLS or not is decided by the web config at build time; a reload swaps certificates only.
   const tls = web()?.tls ?? null;
-  const server: Server = tls === null ? createServer(options, handle) : createTlsServer({ ...options, ...serverTlsOptions(tls) }, handle);
-  if (tls !== null) {
-    // A reload's new certificates and client policy apply from the next connection on, as
-    // exporter-toolkit reads its file per connection. (Turning TLS off or on needs a restart.)
-    let applied = tls;
-    server.prependListener('connection', () => {
-      const next = web()?.tls;
-      if (next !== undefined && next !== null && next !== applied) {
-        applyTls(server as HttpsServer, next);
-        applied = next;
-      }
-    });
-    server.on('secureConnection', (socket: TLSSocket) => {
-      const problem = clientCertificateProblem(socket, applied);
-      if (problem !== null) {
-        logger.debug({ remote: socket.remoteAddress, problem }, 'TLS connection refused');
-        socket.destroy();
-      }
-    });
-    server.on('tlsClientError', (err: Error & { code?: string }, socket: TLSSocket) => {
-      logger.debug({ remote: socket.remoteAddress, code: err.code, reason: err.message }, 'TLS handshake failed');
-    });
-  }
+  const server: Server = tls === null ? createServer(options, handle) : createTlsServer(options, tls, handle, () => web()?.tls ?? null, logger);
 
   /** Authenticates a request when the web config has users, then answers it. */
   function handle(req: IncomingMessage, res: ServerResponse): void {
@@ -236,38 +213,4 @@ export function acceptsGzip(header: string | undefined): boolean {
     if (coding.trim() === '*') star = allowed;
   }
   return star;
-}
-
-export function listen(server: Server, host: string, port: number): Promise<AddressInfo> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve(server.address() as AddressInfo);
-    });
-  });
-}
-
-/** How often, while closing, connections that have gone idle are closed. */
-const IDLE_SWEEP_MS = 25;
-
-/**
- * Stops accepting, lets in-flight requests finish for up to graceMs, then cuts the rest.
- * A keep-alive connection (Prometheus keeps one per target) is closed as soon as its
- * request is answered, not when its keep-alive runs out.
- */
-export function closeServer(server: Server, graceMs: number): Promise<void> {
-  if (!server.listening) return Promise.resolve();
-  return new Promise((resolve) => {
-    const force = setTimeout(() => server.closeAllConnections(), graceMs);
-    force.unref();
-    const sweep = setInterval(() => server.closeIdleConnections(), IDLE_SWEEP_MS);
-    sweep.unref();
-    server.close(() => {
-      clearTimeout(force);
-      clearInterval(sweep);
-      resolve();
-    });
-    server.closeIdleConnections();
-  });
 }

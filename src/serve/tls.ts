@@ -1,5 +1,7 @@
-import type { Server as HttpsServer } from 'node:https';
+import type { IncomingMessage, Server, ServerOptions, ServerResponse } from 'node:http';
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { TLSSocket, TlsOptions } from 'node:tls';
+import type { Logger } from 'pino';
 import { secureContextOptions, type TlsSettings } from '../domain/web-config.js';
 
 /**
@@ -7,6 +9,42 @@ import { secureContextOptions, type TlsSettings } from '../domain/web-config.js'
  * requestCert/rejectUnauthorized where Node has them; the rest (a certificate required but
  * not verified, verified only if given, allowed SANs) is checked once the handshake is done.
  */
+
+/**
+ * An HTTPS server for `tls`. A reload's new certificates and client policy (read through
+ * `current`) apply from the next connection on, as exporter-toolkit reads its file per
+ * connection; connections whose client certificate the policy refuses are closed after
+ * the handshake.
+ */
+export function createTlsServer(
+  options: ServerOptions,
+  tls: TlsSettings,
+  handle: (req: IncomingMessage, res: ServerResponse) => void,
+  current: () => TlsSettings | null,
+  logger: Logger,
+): Server {
+  const server = createHttpsServer({ ...options, ...serverTlsOptions(tls) }, handle);
+  let applied = tls;
+  server.prependListener('connection', () => {
+    const next = current();
+    if (next !== null && next !== applied) {
+      applyTls(server, next);
+      applied = next;
+    }
+  });
+  server.on('secureConnection', (socket: TLSSocket) => {
+    const problem = clientCertificateProblem(socket, applied);
+    if (problem !== null) {
+      logger.debug({ remote: socket.remoteAddress, problem }, 'TLS connection refused');
+      socket.destroy();
+    }
+  });
+  server.on('tlsClientError', (err: Error & { code?: string }, socket: TLSSocket) => {
+    logger.debug({ remote: socket.remoteAddress, code: err.code, reason: err.message }, 'TLS handshake failed');
+  });
+  // https.Server has http.Server's request-handling surface (close, closeIdleConnections, …).
+  return server;
+}
 
 /** The server options for `tls`: certificates, versions, ciphers, and whether to ask for a client certificate. */
 export function serverTlsOptions(tls: TlsSettings): TlsOptions {

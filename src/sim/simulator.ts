@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import { closeServer, listen } from '../serve/server.js';
+import { closeServer, listen } from '../serve/lifecycle.js';
 import { createSimChain, type SimChain } from './chain.js';
 import { createRandom } from './random.js';
 import type { ScenarioName } from './scenarios.js';

@@ -1,7 +1,8 @@
 import { connect } from 'node:net';
 import type { Server } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { closeServer, createHttpServer, listen, MAX_HEADER_BYTES, type Route } from '../../src/serve/server.js';
+import { closeServer, listen } from '../../src/serve/lifecycle.js';
+import { createHttpServer, MAX_HEADER_BYTES, type Route } from '../../src/serve/server.js';
 import { jsonResponse } from '../../src/serve/response.js';
 import { createLogSink } from '../helpers/log.js';
 

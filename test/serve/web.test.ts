@@ -6,7 +6,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadWebConfig } from '../../src/config/web-config.js';
 import type { WebConfig } from '../../src/domain/web-config.js';
 import { jsonResponse } from '../../src/serve/response.js';
-import { closeServer, createHttpServer, listen, type Route } from '../../src/serve/server.js';
+import { closeServer, listen } from '../../src/serve/lifecycle.js';
+import { createHttpServer, type Route } from '../../src/serve/server.js';
 import { basicAuth, makeTestCertificates, testHash, type TestCertificates } from '../helpers/certs.js';
 import { createLogSink } from '../helpers/log.js';
 
