@@ -64,6 +64,8 @@ log: { level: debug }
     const v3 = JSON.parse((await text(`${url}/api/v3/walletStates?address=${watchlist.join(',')}`)).body);
     expect(v3.wallets.map((w: { address: string }) => w.address)).toEqual(watchlist);
     expect(await metricsOf(url)).toMatch(/tonwatch_up\{query="wallets"\} 1/);
+    // The scrape reading it is in flight.
+    expect(await metricsOf(url)).toMatch(/^tonwatch_metrics_requests_in_flight 1$/m);
   });
 
   it('applies a new config whole: new upstream, new snapshot file; and counts a refused reload', async () => {

@@ -71,6 +71,14 @@ describe('routes', () => {
     });
   });
 
+  it('limits /metrics alone, to maxMetricsRequests of the config in force', () => {
+    const { route, reload } = routesWith({ snapshot: FULL, settings: SETTINGS });
+    expect(route('/metrics').maxInFlight?.()).toBe(40);
+    reload({ ...SETTINGS, maxMetricsRequests: 3 });
+    expect(route('/metrics').maxInFlight?.()).toBe(3);
+    for (const path of ['/api/v3/walletStates', '/api/v2/getOutMsgQueueSizes', '/healthz', '/readyz', '/']) expect(route(path).maxInFlight).toBeUndefined();
+  });
+
   it('answers both v2 spellings with the same bytes, max-age running to the queue poll', async () => {
     const { call } = routesWith({ snapshot: FULL, settings: SETTINGS, nextPollDueAt: { queue_sizes: NOW + 3_000, wallets: NOW + 20_000 } });
     const plural = await call('/api/v2/getOutMsgQueueSizes');
