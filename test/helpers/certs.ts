@@ -69,52 +69,34 @@ function sign(dir: string, name: string, extensions: string): void {
   ]);
 }
 
-export function makeTestCertificates(): TestCertificates {
-  const dir = mkdtempSync(join(tmpdir(), 'tonwatch-certs-'));
+/** A self-signed certificate `<name>.crt` with its key `<name>.key`. */
+function selfSigned(dir: string, name: string, subject: string, extensions: string[]): void {
+  const keyOptions = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
   openssl(dir, [
     'req',
     '-x509',
-    '-newkey',
-    'ec',
-    '-pkeyopt',
-    'ec_paramgen_curve:prime256v1',
-    '-nodes',
+    ...keyOptions,
     '-keyout',
-    'ca.key',
+    `${name}.key`,
     '-out',
-    'ca.crt',
+    `${name}.crt`,
     '-days',
     '2',
     '-subj',
-    '/CN=tonwatch test CA',
-    '-addext',
-    'basicConstraints=critical,CA:TRUE',
-    '-addext',
-    'keyUsage=critical,keyCertSign,cRLSign',
+    subject,
+    ...extensions.flatMap((e) => ['-addext', e]),
   ]);
+}
+
+export function makeTestCertificates(): TestCertificates {
+  const dir = mkdtempSync(join(tmpdir(), 'tonwatch-certs-'));
+  selfSigned(dir, 'ca', '/CN=tonwatch test CA', ['basicConstraints=critical,CA:TRUE', 'keyUsage=critical,keyCertSign,cRLSign']);
   keyAndCsr(dir, 'server', '/CN=127.0.0.1');
   sign(dir, 'server', 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n');
   keyAndCsr(dir, 'client', '/CN=prometheus');
   sign(dir, 'client', 'subjectAltName=DNS:prometheus.monitoring\nextendedKeyUsage=clientAuth\n');
-  openssl(dir, [
-    'req',
-    '-x509',
-    '-newkey',
-    'ec',
-    '-pkeyopt',
-    'ec_paramgen_curve:prime256v1',
-    '-nodes',
-    '-keyout',
-    'rogue.key',
-    '-out',
-    'rogue.crt',
-    '-days',
-    '2',
-    '-subj',
-    '/CN=rogue',
-    '-addext',
-    'subjectAltName=DNS:prometheus.monitoring',
-  ]);
+  // Same SAN as the client certificate, but no CA vouches for it.
+  selfSigned(dir, 'rogue', '/CN=rogue', ['subjectAltName=DNS:prometheus.monitoring']);
   const read = (name: string) => readFileSync(join(dir, name), 'utf8');
   return {
     dir,

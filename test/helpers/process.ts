@@ -1,5 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { createServer as createNetServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
 /** The built CLI; `npm test` builds it first. */
@@ -83,4 +84,16 @@ export function findTool(name: string): string | null {
   if (path !== '') return path;
   if (process.env['CI']) throw new Error(`${name} is required under CI=true (.ci/run installs it from Debian's packages)`);
   return null;
+}
+
+/** A TCP port free on 127.0.0.1 right now (for processes that must be told their port). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createNetServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
 }

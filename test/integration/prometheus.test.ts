@@ -1,12 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dashboardExpressions, loadRules, substituteVariables, type DashboardExpression } from '../helpers/promql.js';
-import { eventually, findTool, startTonwatch, type RunningProcess } from '../helpers/process.js';
+import { eventually, findTool, freePort, startTonwatch, type RunningProcess } from '../helpers/process.js';
 import { makeTestCertificates, testHash } from '../helpers/certs.js';
 
 /**
@@ -21,16 +20,6 @@ import { makeTestCertificates, testHash } from '../helpers/certs.js';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CALM_NOTE = 'Empty on a calm network';
 const SCRAPE_PASSWORD = 'scrape-secret';
-
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 
 describe('dashboards and rules against a real Prometheus', () => {
   const prometheusBin = findTool('prometheus');

@@ -1,11 +1,10 @@
 import { spawnSync } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { basicAuth, makeTestCertificates, testHash, type TestCertificates } from '../helpers/certs.js';
-import { eventually, MAIN, startTonwatch, type RunningProcess } from '../helpers/process.js';
+import { eventually, freePort, MAIN, startTonwatch, type RunningProcess } from '../helpers/process.js';
 
 /**
  * The real `tonwatch` process with a web config: TLS and basic auth on every path, the
@@ -33,16 +32,6 @@ log: { level: debug }
 `;
 const webYaml = (password: string) =>
   `tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\nbasic_auth_users:\n  prometheus: "${testHash(password)}"\n`;
-
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 
 function run(args: string[]) {
   return spawnSync(process.execPath, [MAIN, ...args], { encoding: 'utf8', timeout: 20_000 });
