@@ -135,6 +135,20 @@ describe('web config on the server', () => {
     await expect(undiciFetch(url, { dispatcher: client({ cert: certs.rogueCert, key: certs.rogueKey }) })).rejects.toThrow();
   });
 
+  it('VerifyClientCertIfGiven serves without a certificate and refuses an unverified one; RequestClientCert takes any or none', async () => {
+    const ifGiven = await webConfig(
+      'tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n  client_auth_type: VerifyClientCertIfGiven\n  client_ca_file: ca.crt\n',
+    );
+    const t = await start(ifGiven);
+    const url = `https://127.0.0.1:${t.port}/metrics`;
+    expect((await undiciFetch(url, { dispatcher: client() })).status).toBe(200);
+    expect((await undiciFetch(url, { dispatcher: client({ cert: certs.clientCert, key: certs.clientKey }) })).status).toBe(200);
+    await expect(undiciFetch(url, { dispatcher: client({ cert: certs.rogueCert, key: certs.rogueKey }) })).rejects.toThrow();
+    t.swap(await webConfig('tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n  client_auth_type: RequestClientCert\n'));
+    expect((await undiciFetch(url, { dispatcher: client() })).status).toBe(200);
+    expect((await undiciFetch(url, { dispatcher: client({ cert: certs.rogueCert, key: certs.rogueKey }) })).status).toBe(200);
+  });
+
   it('a reload swaps users at once and TLS policy from the next connection, without a restart', async () => {
     const plain = await webConfig('tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n');
     const t = await start(plain);
