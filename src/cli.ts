@@ -38,6 +38,8 @@ simulate options:
   --block-ms N        one block per shard every N ms (default 1000)
   --max-url-bytes N   walletStates URLs longer than this get 414 (default 8192)
   --testnet           user-friendly addresses get the testnet flag
+  --lag N             hold this upstream's masterchain tip N blocks behind (default 0)
+  --indexer-lag N     hold its v3 indexer N blocks behind its own tip (default 0)
 
 Exit codes: 0 clean stop, 78 bad config, 1 anything else.
 `;
@@ -57,6 +59,8 @@ const OPTIONS = {
   'max-url-bytes': { type: 'string' },
   testnet: { type: 'boolean' },
   'web.config.file': { type: 'string' },
+  lag: { type: 'string' },
+  'indexer-lag': { type: 'string' },
 } as const;
 
 class UsageError extends Error {}
@@ -131,6 +135,8 @@ async function simulate(values: { [K in keyof typeof OPTIONS]?: string | boolean
     blockMs: intOption(values['block-ms'] as string | undefined, 'block-ms', 1000),
     maxUrlBytes: intOption(values['max-url-bytes'] as string | undefined, 'max-url-bytes', 8192, 64),
     testnet: values.testnet === true,
+    lagBlocks: intOption(values.lag as string | undefined, 'lag', 0),
+    indexerLagBlocks: intOption(values['indexer-lag'] as string | undefined, 'indexer-lag', 0),
   });
   const host = (values.host as string | undefined) ?? '127.0.0.1';
   const address = await simulator.start(host, intOption(values.port as string | undefined, 'port', DEFAULT_SIMULATOR_PORT));

@@ -6,6 +6,7 @@ import { createMetricsExposition } from './metrics/exposition.js';
 import { createSelfMetrics } from './metrics/registry.js';
 import { createWalletSeriesRenderer } from './metrics/wallet-series.js';
 import { createPollStatus } from './poll/status.js';
+import { createLagState } from './poll/lag.js';
 import { createRoutes } from './serve/routes.js';
 import { closeServer, listen } from './serve/lifecycle.js';
 import { createHttpServer } from './serve/server.js';
@@ -50,6 +51,7 @@ export function createDaemon(deps: DaemonDeps): Daemon {
   const { logger, now } = deps;
   const store = createSnapshotStore();
   const status = createPollStatus();
+  const lag = createLagState(logger.child({ module: 'lag' }));
   const fetchedAtOf = (query: QueryName): number | undefined =>
     query === 'queue_sizes' ? store.current().queueSizes?.fetchedAt : store.current().wallets?.fetchedAt;
 
@@ -69,6 +71,8 @@ export function createDaemon(deps: DaemonDeps): Daemon {
       },
       lastSuccessAt: (query) => status.get(query).lastSuccessAt ?? fetchedAtOf(query),
       watchlistSize: () => current.config.watchlist.length,
+      upstreamLags: () => lag.current(),
+      maxLagBlocks: () => (current.config.lagCheck.everySeconds > 0 ? current.config.lagCheck.maxLagBlocks : undefined),
     },
   });
   const metrics = createMetricsExposition({
@@ -94,6 +98,7 @@ export function createDaemon(deps: DaemonDeps): Daemon {
     // only load the HTTP client and compete with the first answers for the event loop.
     // (The wallet poll waits for the wallets file, and runs as soon as it is read.)
     runAtStart: (query) => query === 'wallets' || !startedFresh(query),
+    lag,
   });
 
   async function loadPersistedWallets(): Promise<void> {

@@ -8,6 +8,8 @@ import { pollQueueSizes } from './poll/queue-sizes.js';
 import { createScheduler, type ScheduledJob, type Scheduler } from './poll/scheduler.js';
 import type { PollStatus } from './poll/status.js';
 import { pollWallets, walletConcurrency } from './poll/wallets.js';
+import { checkLag, type LagState } from './poll/lag.js';
+import { lagCheckCron } from './config/schema.js';
 import type { ServeSettings } from './serve/routes.js';
 import { createSnapshotPersister, type SnapshotPersister } from './snapshot/persist.js';
 import type { SnapshotStore } from './snapshot/store.js';
@@ -38,6 +40,8 @@ export interface GenerationDeps {
   readonly walletsLoaded: () => Promise<void>;
   /** Whether a query's poll runs at once when the scheduler starts, or waits for its first tick. */
   readonly runAtStart: (query: QueryName) => boolean;
+  /** What the lag check found (kept across reloads); the client passes lagging upstreams over. */
+  readonly lag: LagState;
 }
 
 /**
@@ -77,6 +81,7 @@ export function createGenerations(deps: GenerationDeps): (config: Config, previo
       observer: self.upstream,
       now,
       userAgent: `tonwatch/${deps.version}`,
+      lagging: (upstream, query) => deps.lag.lagging(upstream, query),
     });
     const persist = (): void => void persister.save(store.current());
     const jobs = [
@@ -117,6 +122,16 @@ export function createGenerations(deps: GenerationDeps): (config: Config, previo
           );
         }),
       );
+    }
+    const lagCron = lagCheckCron(config.lagCheck.everySeconds);
+    if (lagCron) {
+      jobs.push({
+        name: 'lag_check',
+        cron: lagCron,
+        async run(signal) {
+          await checkLag({ client, state: deps.lag, maxLagBlocks: config.lagCheck.maxLagBlocks, logger: pollLogger }, signal);
+        },
+      });
     }
     return createScheduler(jobs, logger.child({ module: 'scheduler' }));
   }

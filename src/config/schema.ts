@@ -1,6 +1,6 @@
 import { validate as isValidCron } from 'node-cron';
 import { z } from 'zod';
-import { DEFAULT_LISTEN_PORT, type Config, type RetryPolicy, type UpstreamSettings, type WatchlistEntry } from '../domain/config.js';
+import { DEFAULT_LISTEN_PORT, type Config, type LagCheckSettings, type RetryPolicy, type UpstreamSettings, type WatchlistEntry } from '../domain/config.js';
 import { MAX_ADDRESSES_PER_REQUEST } from '../domain/wallet-state.js';
 import { parseAddress } from '../ton/address.js';
 
@@ -110,6 +110,20 @@ export const configSchema = z
         maxDelayMs: z.number().int().min(0).max(300_000).default(10_000),
       })
       .prefault({}),
+    lagCheck: z
+      .strictObject({
+        /** Seconds between two checks of every upstream's tip; must divide a minute or an hour (a cron step). 0: no check. */
+        everySeconds: z
+          .number()
+          .int()
+          .min(0)
+          .max(3600)
+          .default(60)
+          .refine((n) => lagCheckCron(n) !== undefined, { message: 'must be 0 or divide a minute (1-30, 60) or an hour (120, 180, …, 1800, 3600)' }),
+        /** Blocks behind the most advanced upstream past which an upstream is skipped. */
+        maxLagBlocks: z.number().int().min(1).max(1_000_000).default(10),
+      })
+      .prefault({}),
     /** Addresses per walletStates request; shrinks by itself on 414/431. */
     walletBatchSize: z.number().int().min(1).max(MAX_ADDRESSES_PER_REQUEST).default(1000),
     snapshot: z
@@ -142,6 +156,15 @@ export const configSchema = z
     });
   });
 
+/** The node-cron expression of a lag check every `seconds`; null for none (0); undefined when cron cannot express it. */
+export function lagCheckCron(seconds: number): string | null | undefined {
+  if (seconds === 0) return null;
+  if (seconds < 60 && 60 % seconds === 0) return `*/${seconds} * * * * *`;
+  if (seconds === 60) return '0 * * * * *';
+  if (seconds % 60 === 0 && 60 % (seconds / 60) === 0) return seconds === 3600 ? '0 0 * * * *' : `0 */${seconds / 60} * * * *`;
+  return undefined;
+}
+
 /** The config file as parsed, defaults applied. */
 export type ConfigFile = z.output<typeof configSchema>;
 
@@ -160,5 +183,6 @@ export type ConfigFileMatchesDomain = [
   Assert<ConfigFile extends FilePart ? true : false>,
   Assert<SameKeys<ConfigFile['upstreams'][number], Required<UpstreamSettings>>>,
   Assert<SameKeys<ConfigFile['retry'], RetryPolicy>>,
+  Assert<SameKeys<ConfigFile['lagCheck'], LagCheckSettings>>,
   Assert<SameKeys<ConfigFile['watchlist'][number], Required<WatchlistEntry>>>,
 ];

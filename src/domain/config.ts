@@ -30,6 +30,14 @@ export interface RetryPolicy {
   readonly maxDelayMs: number;
 }
 
+/** Which upstreams are behind the chain tip (lagCheck). */
+export interface LagCheckSettings {
+  /** How often each upstream's masterchain tip is asked, in seconds; divides a minute or an hour. 0: never. Default 60. */
+  readonly everySeconds: number;
+  /** Masterchain blocks behind the most advanced upstream (or, for wallets, an indexer behind its own v2 tip) past which an upstream is skipped. Default 10. */
+  readonly maxLagBlocks: number;
+}
+
 /** A watchlist entry as written in the config file. */
 export interface WatchlistEntry {
   /** Any accepted address form. */
@@ -83,6 +91,7 @@ export interface Config {
   /** node-cron expressions, seconds field allowed. */
   readonly schedule: { readonly queueSizes: string; readonly wallets: string };
   readonly retry: RetryPolicy;
+  readonly lagCheck: LagCheckSettings;
   /** Addresses per walletStates request, 1..1024 (default 1000); shrinks by itself on 414/431. */
   readonly walletBatchSize: number;
   readonly snapshot: {

@@ -80,7 +80,26 @@ export interface WalletStatesAnswer {
   readonly metadata: Readonly<Record<string, unknown>>;
 }
 
+/** One upstream's view of the chain tip (lagCheck); null where it did not answer. */
+export interface UpstreamTip {
+  readonly upstream: string;
+  /** Its last masterchain block seqno (v2 getMasterchainInfo). */
+  readonly seqno: number | null;
+  /** Its v3 indexer's last masterchain seqno (/api/v3/masterchainInfo). */
+  readonly indexerSeqno: number | null;
+}
+
+/** What the lag check found of one upstream. */
+export interface UpstreamLag {
+  /** Blocks behind the most advanced upstream; undefined when its tip is unknown. */
+  readonly lagBlocks: number | undefined;
+  /** Its v3 indexer behind its own v2 tip; undefined when either is unknown. */
+  readonly indexerLagBlocks: number | undefined;
+}
+
 export interface UpstreamClient {
+  /** Every upstream's tip, each asked once (no failover, no retry), inside its budget. */
+  fetchTips(signal?: AbortSignal): Promise<readonly UpstreamTip[]>;
   /** The queue sizes, with retries and failover. */
   fetchQueueSizes(signal?: AbortSignal): Promise<Result<Fetched<QueueSizesAnswer>>>;
   /**
@@ -90,7 +109,12 @@ export interface UpstreamClient {
   fetchWalletStates(addresses: readonly string[], signal?: AbortSignal): Promise<Result<Fetched<WalletStatesAnswer>>>;
 }
 
+/** The `query` label of upstream requests: the two polls, and the lag check's tip requests. */
+export type UpstreamQuery = QueryName | 'lag_check';
+
 /** Receives one call per upstream request, success or not (for tonwatch_upstream_* metrics). */
 export interface UpstreamObserver {
-  request(upstream: string, query: QueryName, code: string, durationSeconds: number): void;
+  request(upstream: string, query: UpstreamQuery, code: string, durationSeconds: number): void;
+  /** An upstream passed over for `query` without a request, because it lags. */
+  skipped(upstream: string, query: QueryName, reason: 'lagging' | 'indexer_lagging'): void;
 }

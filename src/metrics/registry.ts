@@ -1,6 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { QUERIES, type QueryName } from '../domain/queries.js';
-import type { UpstreamObserver } from '../domain/upstream.js';
+import type { UpstreamLag, UpstreamObserver } from '../domain/upstream.js';
 
 /**
  * Every metric name tonwatch exports, in one place. Chain facts (`ton_*`) are rendered
@@ -45,6 +45,10 @@ export interface HealthSource {
   /** Time of the last successful poll, ms since epoch; undefined before the first. */
   lastSuccessAt(query: QueryName): number | undefined;
   watchlistSize(): number;
+  /** The last lag check's findings by upstream (empty before the first, or with the check off). */
+  upstreamLags(): ReadonlyMap<string, UpstreamLag>;
+  /** lagCheck.maxLagBlocks while the check runs; undefined when it is off. */
+  maxLagBlocks(): number | undefined;
 }
 
 export interface SelfMetrics {
@@ -189,6 +193,42 @@ export function createSelfMetrics(options: {
     help: '/metrics requests being answered now, this one included (beyond listen.maxMetricsRequests they get 503).',
     registers,
   });
+  new Gauge({
+    name: 'tonwatch_upstream_lag_blocks',
+    help: 'Masterchain blocks the upstream is behind the most advanced upstream, at the last lag check.',
+    labelNames: ['upstream'],
+    registers,
+    collect() {
+      this.reset();
+      for (const [upstream, lag] of health.upstreamLags()) if (lag.lagBlocks !== undefined) this.set({ upstream }, lag.lagBlocks);
+    },
+  });
+  new Gauge({
+    name: 'tonwatch_upstream_indexer_lag_blocks',
+    help: "Masterchain blocks the upstream's v3 indexer is behind its own v2 tip, at the last lag check.",
+    labelNames: ['upstream'],
+    registers,
+    collect() {
+      this.reset();
+      for (const [upstream, lag] of health.upstreamLags()) if (lag.indexerLagBlocks !== undefined) this.set({ upstream }, lag.indexerLagBlocks);
+    },
+  });
+  new Gauge({
+    name: 'tonwatch_upstream_max_lag_blocks',
+    help: 'lagCheck.maxLagBlocks: an upstream further behind is skipped (absent while the lag check is off).',
+    registers,
+    collect() {
+      this.reset();
+      const max = health.maxLagBlocks();
+      if (max !== undefined) this.set(max);
+    },
+  });
+  const skipped = new Counter({
+    name: 'tonwatch_upstream_skipped_total',
+    help: 'Polls that passed an upstream over because the lag check found it behind (reason lagging) or its indexer behind (indexer_lagging).',
+    labelNames: ['upstream', 'query', 'reason'],
+    registers,
+  });
   const reloadOk = new Gauge({
     name: 'tonwatch_config_last_reload_successful',
     help: '1 when the last configuration (re)load succeeded, 0 when it was refused.',
@@ -224,6 +264,7 @@ export function createSelfMetrics(options: {
         upstreamRequests.inc({ upstream, query, code });
         upstreamDuration.observe({ upstream, query }, durationSeconds);
       },
+      skipped: (upstream, query, reason) => skipped.inc({ upstream, query, reason }),
     },
     observePoll: (query, durationSeconds) => pollDuration.observe({ query }, durationSeconds),
     servedRequest(endpoint, code) {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { SimChain } from './chain.js';
 import { FAILURE_KINDS, isFailureKind, writeFailure, writeRateLimited, type FailureKind } from './failures.js';
@@ -26,6 +27,10 @@ export interface SimServerOptions {
   readonly now: () => number;
   /** How long a simulated timeout holds the connection before dropping it. */
   readonly hangMs: number;
+  /** Masterchain blocks this upstream's tip is held behind the simulated chain (its v2 answers). */
+  readonly lagBlocks: number;
+  /** Blocks its v3 indexer is further behind its own v2 tip (/api/v3/masterchainInfo). */
+  readonly indexerLagBlocks: number;
 }
 
 export interface SimServer {
@@ -34,10 +39,15 @@ export interface SimServer {
   inject(kind: FailureKind, count: number): void;
   /** API responses by status code (and `reset`/`timeout` for no response). */
   stats(): Record<string, number>;
+  /** Holds the tip `blocks` behind, and the indexer `indexer` more. */
+  setLag(blocks: number, indexer: number): void;
 }
 
 const PLURAL = '/api/v2/getOutMsgQueueSizes';
 const SINGULAR = '/api/v2/getOutMsgQueueSize';
+const MASTERCHAIN_INFO = '/api/v2/getMasterchainInfo';
+const INDEXER_MASTERCHAIN_INFO = '/api/v3/masterchainInfo';
+const WHOLE_SHARD_SIGNED = '-9223372036854775808';
 
 export function createSimServer(options: SimServerOptions): SimServer {
   const { chain, wallets, random, now } = options;
@@ -49,6 +59,10 @@ export function createSimServer(options: SimServerOptions): SimServer {
   // 5% slack over the nominal rate absorbs loopback jitter, as real gateways' limiters do.
   const limiter = options.rps === null ? null : { tokens: options.rps, at: now(), rate: options.rps * 1.05, capacity: Math.max(1, options.rps) };
   let requestCount = 0;
+  let lag = { blocks: options.lagBlocks, indexer: options.indexerLagBlocks };
+  /** The masterchain seqno this upstream shows: the chain's, held `lag.blocks` back. */
+  const tipSeqno = (): number => Math.max(1, (chain.queues()[0]?.seqno ?? 1) - lag.blocks);
+  const blockHash = (kind: string, seqno: number): string => createHash('sha256').update(`mc:${kind}:${seqno}`).digest('base64');
 
   const overBudget = (): boolean => {
     if (!limiter) return false;
@@ -72,12 +86,51 @@ export function createSimServer(options: SimServerOptions): SimServer {
       '@type': 'blocks.outMsgQueueSizes',
       shards: chain.queues().map((q) => ({
         '@type': 'blocks.outMsgQueueSize',
-        id: { '@type': 'ton.blockIdExt', workchain: q.workchain, shard: q.shard, seqno: q.seqno, root_hash: q.rootHash, file_hash: q.fileHash },
+        id:
+          q.workchain === -1 && lag.blocks > 0
+            ? {
+                '@type': 'ton.blockIdExt',
+                workchain: -1,
+                shard: q.shard,
+                seqno: tipSeqno(),
+                root_hash: blockHash('root', tipSeqno()),
+                file_hash: blockHash('file', tipSeqno()),
+              }
+            : { '@type': 'ton.blockIdExt', workchain: q.workchain, shard: q.shard, seqno: q.seqno, root_hash: q.rootHash, file_hash: q.fileHash },
         size: q.size,
       })),
       ext_msg_queue_size_limit: chain.limit,
     };
     return JSON.stringify(options.style === 'cpp' ? { ok: true, result, '@extra': extra } : { ok: true, result: { ...result, '@extra': extra } });
+  };
+
+  /** v2 getMasterchainInfo, as toncenter's Python server answers it. */
+  const masterchainInfoBody = (): string => {
+    const seqno = tipSeqno();
+    const last = {
+      '@type': 'ton.blockIdExt',
+      workchain: -1,
+      shard: WHOLE_SHARD_SIGNED,
+      seqno,
+      root_hash: blockHash('root', seqno),
+      file_hash: blockHash('file', seqno),
+    };
+    const init = { '@type': 'ton.blockIdExt', workchain: -1, shard: '0', seqno: 0, root_hash: blockHash('root', 0), file_hash: blockHash('file', 0) };
+    const extra = `${(now() / 1000).toFixed(7)}:0:${random.next()}`;
+    return JSON.stringify({ ok: true, result: { '@type': 'blocks.masterchainInfo', last, state_root_hash: blockHash('state', seqno), init, '@extra': extra } });
+  };
+
+  /** v3 masterchainInfo, as ton-indexer answers it: its first and last indexed masterchain blocks. */
+  const indexerMasterchainInfoBody = (): string => {
+    const block = (seqno: number) => ({
+      workchain: -1,
+      shard: '8000000000000000',
+      seqno,
+      root_hash: blockHash('root', seqno),
+      file_hash: blockHash('file', seqno),
+      gen_utime: String(Math.floor(now() / 1000)),
+    });
+    return JSON.stringify({ first: block(1), last: block(Math.max(1, tipSeqno() - lag.indexer)) });
   };
 
   const control = (url: URL, res: ServerResponse): void => {
@@ -98,6 +151,15 @@ export function createSimServer(options: SimServerOptions): SimServer {
         for (let i = 0; i < Math.min(1000, Math.max(1, Number(param('count')) || 1)); i += 1) injected.push(kind);
         break;
       }
+      case '/_sim/lag': {
+        const blocks = Number(param('blocks') || 0);
+        const indexer = Number(param('indexer') || 0);
+        if (!Number.isInteger(blocks) || blocks < 0 || !Number.isInteger(indexer) || indexer < 0) {
+          return send(res, 400, JSON.stringify({ error: 'blocks and indexer must be integers ≥ 0' }));
+        }
+        lag = { blocks, indexer };
+        break;
+      }
       case '/_sim/state':
         break;
       case '/_sim/accounts':
@@ -114,6 +176,7 @@ export function createSimServer(options: SimServerOptions): SimServer {
       JSON.stringify({
         scenario: chain.scenario,
         height: chain.height,
+        lag,
         limit: chain.limit,
         queues: chain.queues(),
         wallets: wallets.accounts().length,
@@ -127,7 +190,8 @@ export function createSimServer(options: SimServerOptions): SimServer {
     if (url.pathname.startsWith('/_sim/')) return control(url, res);
     const isV2 = url.pathname === PLURAL || url.pathname === SINGULAR;
     const isV3 = url.pathname === '/api/v3/walletStates';
-    if (!isV2 && !isV3) return send(res, 404, JSON.stringify({ ok: false, error: 'Not Found', code: 404, '@extra': '_' }));
+    const isTip = url.pathname === MASTERCHAIN_INFO || url.pathname === INDEXER_MASTERCHAIN_INFO;
+    if (!isV2 && !isV3 && !isTip) return send(res, 404, JSON.stringify({ ok: false, error: 'Not Found', code: 404, '@extra': '_' }));
     if (req.method !== 'GET') return send(res, 405, JSON.stringify({ ok: false, error: 'Method Not Allowed', code: 405 }));
     requestCount += 1;
     if (overBudget()) {
@@ -137,7 +201,13 @@ export function createSimServer(options: SimServerOptions): SimServer {
     const wrongSpelling = (options.style === 'python' && url.pathname === SINGULAR) || (options.style === 'cpp' && url.pathname === PLURAL);
     if (isV2 && wrongSpelling) return send(res, 404, JSON.stringify({ ok: false, error: 'Not Found', code: 404, '@extra': '_' }));
 
-    const answer = isV2 ? { status: 200, body: queueSizesBody() } : wallets.answer(url);
+    const answer = isV2
+      ? { status: 200, body: queueSizesBody() }
+      : url.pathname === MASTERCHAIN_INFO
+        ? { status: 200, body: masterchainInfoBody() }
+        : url.pathname === INDEXER_MASTERCHAIN_INFO
+          ? { status: 200, body: indexerMasterchainInfoBody() }
+          : wallets.answer(url);
     const failure = injected.shift() ?? (random.chance(scenarioParams(chain.scenario).failureRate) ? random.pick(FAILURE_KINDS) : undefined);
     if (failure && answer.status === 200) {
       count(failure === 'timeout' || failure === 'reset' ? failure : failure.startsWith('rate_limited') ? 429 : failure);
@@ -155,5 +225,8 @@ export function createSimServer(options: SimServerOptions): SimServer {
       for (let i = 0; i < n; i += 1) injected.push(kind);
     },
     stats: () => ({ ...counts }),
+    setLag: (blocks, indexer) => {
+      lag = { blocks, indexer };
+    },
   };
 }

@@ -21,6 +21,10 @@ export interface SimulatorOptions {
   readonly maxUrlBytes: number;
   /** How long a simulated timeout holds a connection. */
   readonly hangMs: number;
+  /** Masterchain blocks the served tip is held behind the chain (a lagging upstream). */
+  readonly lagBlocks: number;
+  /** Blocks the v3 indexer is further behind the served v2 tip. */
+  readonly indexerLagBlocks: number;
   readonly now: () => number;
 }
 
@@ -34,6 +38,8 @@ export const DEFAULT_SIMULATOR_OPTIONS: Omit<SimulatorOptions, 'now'> = {
   testnet: false,
   maxUrlBytes: 8192,
   hangMs: 30_000,
+  lagBlocks: 0,
+  indexerLagBlocks: 0,
 };
 
 export interface Simulator {
@@ -78,6 +84,8 @@ export function createSimulator(options: SimulatorOptions): Simulator {
     rps: options.rps,
     now: options.now,
     hangMs: options.hangMs,
+    lagBlocks: options.lagBlocks,
+    indexerLagBlocks: options.indexerLagBlocks,
   });
   let timer: NodeJS.Timeout | undefined;
   return {

@@ -3,11 +3,20 @@ import type { Dispatcher, request as undiciRequestFn } from 'undici';
 import type { ZodSafeParseResult } from 'zod';
 import type { RetryPolicy, UpstreamSettings } from '../domain/config.js';
 import type { QueryName } from '../domain/queries.js';
-import type { Fetched, QueueSizesAnswer, Result, UpstreamClient, UpstreamObserver, WalletStatesAnswer } from '../domain/upstream.js';
+import type {
+  Fetched,
+  QueueSizesAnswer,
+  Result,
+  UpstreamClient,
+  UpstreamObserver,
+  UpstreamQuery,
+  UpstreamTip,
+  WalletStatesAnswer,
+} from '../domain/upstream.js';
 import { createRequestBudget, type RequestBudget, type RequestPriority } from './budget.js';
 import { classifyStatus, classifyThrown, parseRetryAfter, UpstreamError } from './errors.js';
 import { describeNonJson, isFailureEnvelope, readCapped, tryParseJson } from './response-body.js';
-import { errorMessageOf, outMsgQueueSizesEnvelopeSchema } from './schemas.js';
+import { errorMessageOf, indexerMasterchainInfoSchema, masterchainInfoEnvelopeSchema, outMsgQueueSizesEnvelopeSchema } from './schemas.js';
 import { compactForm } from '../ton/address.js';
 import { walletStatesDecoder } from './wallet-states.js';
 
@@ -22,6 +31,11 @@ export interface UpstreamClientDeps {
   readonly dispatcher?: Dispatcher | undefined;
   /** Jitter source, [0, 1). */
   readonly random?: () => number;
+  /**
+   * Why an upstream is to be passed over for a query (the lag check found it behind), or
+   * null. Asked before each request; the last upstream left is never passed over.
+   */
+  readonly lagging?: (upstream: string, query: QueryName) => 'lagging' | 'indexer_lagging' | null;
 }
 
 /**
@@ -34,11 +48,13 @@ const loadRequest = (): Promise<typeof undiciRequestFn> => (undiciRequest ??= im
 /** Both spellings of the v2 path: the Python server answers the plural, the C++ server the singular. */
 export const QUEUE_SIZES_PATHS = ['/api/v2/getOutMsgQueueSizes', '/api/v2/getOutMsgQueueSize'] as const;
 const WALLET_STATES_PATH = '/api/v3/walletStates';
+const MASTERCHAIN_INFO_PATH = '/api/v2/getMasterchainInfo';
+const INDEXER_MASTERCHAIN_INFO_PATH = '/api/v3/masterchainInfo';
 /** No answer we expect comes near this; a bigger one is a broken or hostile upstream. */
 const MAX_BODY_BYTES = 32 * 1024 * 1024;
 
 interface Attempt<T> {
-  readonly query: QueryName;
+  readonly query: UpstreamQuery;
   readonly priority: RequestPriority;
   readonly path: string;
   /** The query string without `?`, already encoded. */
@@ -157,7 +173,8 @@ export function createUpstreamClient(deps: UpstreamClientDeps): UpstreamClient {
     for (let round = 0; round < deps.retry.attempts; round += 1) {
       let retryAfterMs = 0;
       let anyRetryable = false;
-      for (const upstream of deps.upstreams) {
+      const usable = usableFor(query);
+      for (const upstream of usable) {
         const result = await once(upstream);
         if (result.ok) return { ok: true, value: { value: result.value, upstream: upstream.name, fetchedAt: now() } };
         lastError = result.error;
@@ -176,7 +193,37 @@ export function createUpstreamClient(deps: UpstreamClientDeps): UpstreamClient {
     return { ok: false, error: lastError ?? new UpstreamError('network', 'no upstream configured', { upstream: '', query }) };
   }
 
+  /** The upstreams to ask for `query`, in order, without those the lag check found behind (counted as skipped). */
+  function usableFor(query: QueryName): readonly UpstreamSettings[] {
+    if (deps.lagging === undefined || deps.upstreams.length < 2) return deps.upstreams;
+    const usable: UpstreamSettings[] = [];
+    for (const upstream of deps.upstreams) {
+      const reason = deps.lagging(upstream.name, query);
+      if (reason === null) usable.push(upstream);
+      else observer.skipped(upstream.name, query, reason);
+    }
+    return usable.length > 0 ? usable : deps.upstreams;
+  }
+
+  /** One upstream's tip: its v2 masterchain seqno and its v3 indexer's, each asked once. */
+  async function tipOf(upstream: UpstreamSettings, signal: AbortSignal | undefined): Promise<UpstreamTip> {
+    const spec = { query: 'lag_check', priority: 'high' } as const;
+    const [v2, v3] = await Promise.all([
+      attempt(upstream, { ...spec, path: MASTERCHAIN_INFO_PATH, schema: masterchainInfoEnvelopeSchema }, signal),
+      attempt(upstream, { ...spec, path: INDEXER_MASTERCHAIN_INFO_PATH, schema: indexerMasterchainInfoSchema }, signal),
+    ]);
+    for (const failed of [v2, v3]) {
+      if (!failed.ok && failed.error.code !== 'aborted') {
+        logger.debug({ upstream: upstream.name, code: failed.error.code, err: failed.error.message }, 'lag check: tip request failed');
+      }
+    }
+    return { upstream: upstream.name, seqno: v2.ok ? v2.value.result.last.seqno : null, indexerSeqno: v3.ok ? v3.value.last.seqno : null };
+  }
+
   const client: UpstreamClient = {
+    fetchTips(signal) {
+      return Promise.all(deps.upstreams.map((upstream) => tipOf(upstream, signal)));
+    },
     async fetchQueueSizes(signal): Promise<Result<Fetched<QueueSizesAnswer>>> {
       const result = await withFailover('queue_sizes', signal, (u) => attemptQueueSizes(u, signal));
       if (!result.ok) return result;

@@ -50,6 +50,17 @@ export const outMsgQueueSizesEnvelopeSchema = z.object({
   '@extra': z.string().optional(),
 });
 
+/** v2 getMasterchainInfo: only the last block's seqno is read. */
+export const masterchainInfoEnvelopeSchema = z.object({
+  ok: z.literal(true),
+  result: z.object({ last: z.object({ seqno: z.number().int().nonnegative() }) }),
+});
+
+/** v3 masterchainInfo (the indexer's first and last indexed masterchain blocks): only last.seqno is read. */
+export const indexerMasterchainInfoSchema = z.object({
+  last: z.object({ seqno: z.number().int().nonnegative() }),
+});
+
 /** v2 failure envelope; the 429 form may carry its message under `result`. */
 export const v2ErrorSchema = z.object({
   ok: z.literal(false).optional(),

@@ -24,6 +24,7 @@ describe('loadConfig', () => {
     expect(config.upstreams).toEqual([{ name: 'toncenter', url: 'https://toncenter.com', rps: 1, timeoutMs: 10_000 }]);
     expect(config.schedule).toEqual({ queueSizes: '*/5 * * * * *', wallets: '*/30 * * * * *' });
     expect(config.walletBatchSize).toBe(1000);
+    expect(config.lagCheck).toEqual({ everySeconds: 60, maxLagBlocks: 10 });
     expect(config.snapshot).toEqual({ file: '/cfg/data/snapshot.json', maxAgeSeconds: 300 });
     expect(config.testnet).toBe(false);
     expect(config.watchlist).toEqual([]);
@@ -138,6 +139,16 @@ surprise: 1
     expect(text).not.toContain('top-secret-key');
     expect(text).not.toContain('pw@');
     expect(text).toContain('apiKey: <redacted>');
+  });
+});
+
+describe('lagCheck', () => {
+  it('takes intervals node-cron can step by, and 0 to turn the check off', async () => {
+    for (const everySeconds of [0, 1, 15, 30, 60, 120, 600, 3600])
+      expect((await configFrom(`lagCheck: { everySeconds: ${everySeconds} }`)).lagCheck.everySeconds).toBe(everySeconds);
+    for (const everySeconds of [7, 90, 4000]) {
+      expect([...new Set((await problemsOf(`lagCheck: { everySeconds: ${everySeconds} }`)).map((p) => p.path))]).toEqual(['lagCheck.everySeconds']);
+    }
   });
 });
 

@@ -46,7 +46,14 @@ function exportedMetricNames(): Set<string> {
     version: 't',
     nodeVersion: 't',
     defaultMetrics: false,
-    health: { up: () => true, snapshotAgeSeconds: () => 0, lastSuccessAt: () => 0, watchlistSize: () => 0 },
+    health: {
+      up: () => true,
+      snapshotAgeSeconds: () => 0,
+      lastSuccessAt: () => 0,
+      watchlistSize: () => 0,
+      upstreamLags: () => new Map(),
+      maxLagBlocks: () => undefined,
+    },
   });
   const names = new Set<string>(Object.values(CHAIN_METRICS).map((m) => m.name));
   for (const metric of self.registry.getMetricsAsArray()) {

@@ -17,7 +17,14 @@ function exposition(watchlist: ReturnType<typeof watched>[], snapshot: () => Sna
     version: 't',
     nodeVersion: 'v20',
     defaultMetrics: false,
-    health: { up: () => true, snapshotAgeSeconds: () => 0, lastSuccessAt: () => 0, watchlistSize: () => watchlist.length },
+    health: {
+      up: () => true,
+      snapshotAgeSeconds: () => 0,
+      lastSuccessAt: () => 0,
+      watchlistSize: () => watchlist.length,
+      upstreamLags: () => new Map(),
+      maxLagBlocks: () => undefined,
+    },
   });
   return createMetricsExposition({
     self,

@@ -8,7 +8,14 @@ describe('self metrics', () => {
       version: 't',
       nodeVersion: 'v20',
       now: () => clock,
-      health: { up: () => true, snapshotAgeSeconds: () => 0, lastSuccessAt: () => 0, watchlistSize: () => 0 },
+      health: {
+        up: () => true,
+        snapshotAgeSeconds: () => 0,
+        lastSuccessAt: () => 0,
+        watchlistSize: () => 0,
+        upstreamLags: () => new Map(),
+        maxLagBlocks: () => undefined,
+      },
     });
     const [own1, process1] = await self.texts();
     expect(process1.toString()).toMatch(/^# HELP process_cpu_user_seconds_total/m);

@@ -32,13 +32,14 @@ describe('wallet poller against the simulator', () => {
       upstreams: [{ name: 'sim', url: running.url, rps: 1000, timeoutMs: 5000 }],
       retry: { attempts: 1, baseDelayMs: 1, maxDelayMs: 10 },
       logger: log.logger,
-      observer: { request: (_u, _q, code) => requests.push(code) },
+      observer: { request: (_u, _q, code) => requests.push(code), skipped: () => undefined },
       now: () => Date.now(),
       userAgent: 'test',
     });
     /** Addresses per walletStates call that went through. */
     const accepted: number[] = [];
     const client: UpstreamClient = {
+      fetchTips: (signal) => upstream.fetchTips(signal),
       fetchQueueSizes: (signal) => upstream.fetchQueueSizes(signal),
       async fetchWalletStates(addresses, signal) {
         const result = await upstream.fetchWalletStates(addresses, signal);
@@ -167,6 +168,7 @@ describe('wallet poller concurrency', () => {
     let inFlight = 0;
     let most = 0;
     const client = {
+      fetchTips: () => Promise.reject(new Error('not used')),
       fetchQueueSizes: () => Promise.reject(new Error('not used')),
       fetchWalletStates: async (batch: readonly string[]) => {
         inFlight += 1;
@@ -208,6 +210,7 @@ describe('wallet poller progress', () => {
     const addresses = rawAddresses(50);
     // A fake upstream that answers every batch after 4 s of (virtual) time.
     const client = {
+      fetchTips: () => Promise.reject(new Error('not used')),
       fetchQueueSizes: () => Promise.reject(new Error('not used')),
       fetchWalletStates: (batch: readonly string[]) => {
         clock += 4_000;

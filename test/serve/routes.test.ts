@@ -26,7 +26,14 @@ function routesWith(options: {
     version: 't',
     nodeVersion: 'v20',
     defaultMetrics: false,
-    health: { up: () => true, snapshotAgeSeconds: () => 2, lastSuccessAt: () => FETCHED, watchlistSize: () => settings.watched.size },
+    health: {
+      up: () => true,
+      snapshotAgeSeconds: () => 2,
+      lastSuccessAt: () => FETCHED,
+      watchlistSize: () => settings.watched.size,
+      upstreamLags: () => new Map(),
+      maxLagBlocks: () => undefined,
+    },
   });
   const metrics = createMetricsExposition({ self, snapshot: () => options.snapshot, now: () => NOW, maxAgeSeconds: () => settings.maxAgeSeconds });
   const routes = createRoutes({

@@ -13,7 +13,7 @@ function clientFor(upstreams: UpstreamSettings[], extra: Partial<UpstreamClientD
     upstreams,
     retry: { attempts: 1, baseDelayMs: 10, maxDelayMs: 100 },
     logger: log.logger,
-    observer: { request: (upstream, query, code) => requests.push({ upstream, query, code }) },
+    observer: { request: (upstream, query, code) => requests.push({ upstream, query, code }), skipped: () => undefined },
     now: () => Date.now(),
     userAgent: 'tonwatch-test',
     random: () => 0.5,
