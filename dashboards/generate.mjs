@@ -74,6 +74,22 @@ const timeseries = (unit, more = {}) => ({
   fieldConfig: { defaults: { unit, ...more }, overrides: [] },
   options: { legend: { displayMode: 'table', placement: 'bottom', calcs: ['lastNotNull', 'max'] }, tooltip: { mode: 'multi', sort: 'desc' } },
 });
+/** A time series whose `limit` series is drawn as a red dashed line. */
+const timeseriesWithLimit = (unit) => ({
+  ...timeseries(unit),
+  fieldConfig: {
+    defaults: { unit },
+    overrides: [
+      {
+        matcher: { id: 'byName', options: 'limit' },
+        properties: [
+          { id: 'custom.lineStyle', value: { fill: 'dash', dash: [10, 10] } },
+          { id: 'color', value: { mode: 'fixed', fixedColor: 'red' } },
+        ],
+      },
+    ],
+  },
+});
 const stat = (unit, steps) => ({
   fieldConfig: { defaults: { unit, thresholds: thresholds(steps), color: { mode: 'thresholds' } }, overrides: [] },
   options: { reduceOptions: { calcs: ['lastNotNull'], fields: '', values: false }, colorMode: 'background', graphMode: 'area', textMode: 'auto' },
@@ -176,21 +192,7 @@ export function buildDashboards(options = {}) {
           [`max(ton_ext_msg_queue_size_limit${sel()})`, 'limit'],
         ],
         { x: 0, y: 6, w: 12, h: 9 },
-        {
-          ...timeseries('short'),
-          fieldConfig: {
-            defaults: { unit: 'short' },
-            overrides: [
-              {
-                matcher: { id: 'byName', options: 'limit' },
-                properties: [
-                  { id: 'custom.lineStyle', value: { fill: 'dash', dash: [10, 10] } },
-                  { id: 'color', value: { mode: 'fixed', fixedColor: 'red' } },
-                ],
-              },
-            ],
-          },
-        },
+        timeseriesWithLimit('short'),
       ),
       panel(
         'timeseries',
@@ -447,6 +449,18 @@ export function buildDashboards(options = {}) {
         [[`sum by (endpoint, code) (rate(tonwatch_served_requests_total${sel()}[$__rate_interval]))`, '{{endpoint}} {{code}}']],
         { x: 12, y: 21, w: 12, h: 8 },
         timeseries('reqps'),
+      ),
+      panel(
+        'timeseries',
+        'Upstream lag (blocks)',
+        'From the lag check: masterchain blocks each upstream is behind the most advanced one (tip), and how far its v3 indexer is behind its own v2 tip (indexer). Past the dashed limit (lagCheck.maxLagBlocks) tonwatch passes the upstream over.',
+        [
+          [`max by (upstream) (tonwatch_upstream_lag_blocks${sel()})`, '{{upstream}} tip'],
+          [`max by (upstream) (tonwatch_upstream_indexer_lag_blocks${sel()})`, '{{upstream}} indexer'],
+          [`max(tonwatch_upstream_max_lag_blocks${sel()})`, 'limit'],
+        ],
+        { x: 0, y: 29, w: 24, h: 8 },
+        timeseriesWithLimit('short'),
       ),
     ],
   );

@@ -120,6 +120,22 @@ export function ruleGroups(options = {}) {
             '{{ $value | humanizePercentage }} of the requests from tonwatch {{ $labels.instance }} to upstream {{ $labels.upstream }} failed over 10 minutes.',
           ),
           alert(
+            'TonwatchUpstreamLagging',
+            `${m('tonwatch_upstream_lag_blocks')} > on (job, instance) group_left () ${m('tonwatch_upstream_max_lag_blocks')}`,
+            '5m',
+            'warning',
+            'An upstream is behind the chain tip',
+            'Upstream {{ $labels.upstream }} of tonwatch {{ $labels.instance }} is {{ $value }} masterchain blocks behind the most advanced upstream, more than lagCheck.maxLagBlocks, for 5 minutes; tonwatch polls the next upstream meanwhile.',
+          ),
+          alert(
+            'TonwatchIndexerLagging',
+            `${m('tonwatch_upstream_indexer_lag_blocks')} > on (job, instance) group_left () ${m('tonwatch_upstream_max_lag_blocks')}`,
+            '10m',
+            'warning',
+            "An upstream's v3 indexer is behind its own chain tip",
+            'The v3 indexer of upstream {{ $labels.upstream }} (tonwatch {{ $labels.instance }}) is {{ $value }} masterchain blocks behind its own v2 tip, more than lagCheck.maxLagBlocks, for 10 minutes: its wallet states are older than they look.',
+          ),
+          alert(
             'TonWalletBalanceBelowMinimum',
             `${m('ton_wallet_balance_tons')} < ${m('ton_wallet_min_balance_tons')}`,
             '2m',

@@ -62,7 +62,9 @@ describe('dashboards and rules against a real Prometheus', () => {
       .replace(/^listen: .*$/m, `listen: { host: 127.0.0.1, port: 0, webConfigFile: ${join(certs.dir, 'web.yml')} }`)
       .replace('/var/lib/tonwatch/demo-snapshot.json', join(dir, 'snapshot.json'))
       .replace('queueSizes: "*/2 * * * * *"', 'queueSizes: "* * * * * *"')
-      .replace('wallets: "*/10 * * * * *"', 'wallets: "*/2 * * * * *"');
+      .replace('wallets: "*/10 * * * * *"', 'wallets: "*/2 * * * * *"')
+      // The lag check every second, so an indexer held back shows within the test.
+      .concat('\nlagCheck: { everySeconds: 1, maxLagBlocks: 10 }\n');
     await writeFile(join(dir, 'tonwatch.yml'), demo);
     daemon = startTonwatch(['--config', join(dir, 'tonwatch.yml')]);
     const tonwatchUrl = (await daemon.waitFor(/"url":"(https:\/\/127\.0\.0\.1:\d+)"/))[1] ?? '';
@@ -189,6 +191,16 @@ scrape_configs:
     expect(
       failureExprs.filter((e) => !failures.has(e)),
       'empty after injected failures',
+    ).toEqual([]);
+
+    // An indexer held 20 blocks behind its own tip (limit 10).
+    await fetch(`${simUrl}/_sim/lag?blocks=0&indexer=20`);
+    const lagExprs = [alertExpr('TonwatchIndexerLagging')];
+    const lagging = await withData(lagExprs, 20_000);
+    await fetch(`${simUrl}/_sim/lag?blocks=0&indexer=0`);
+    expect(
+      lagExprs.filter((e) => !lagging.has(e)),
+      'empty with a lagging indexer',
     ).toEqual([]);
 
     // Surge: one shard climbs past the limit.
