@@ -7,6 +7,7 @@ import { createSelfMetrics } from './metrics/registry.js';
 import { createWalletSeriesRenderer } from './metrics/wallet-series.js';
 import { createPollStatus } from './poll/status.js';
 import { createLagState } from './poll/lag.js';
+import { createReadThrough } from './poll/read-through.js';
 import { createRoutes } from './serve/routes.js';
 import { closeServer, listen } from './serve/lifecycle.js';
 import { createHttpServer } from './serve/server.js';
@@ -73,6 +74,7 @@ export function createDaemon(deps: DaemonDeps): Daemon {
       watchlistSize: () => current.config.watchlist.length,
       upstreamLags: () => lag.current(),
       maxLagBlocks: () => (current.config.lagCheck.everySeconds > 0 ? current.config.lagCheck.maxLagBlocks : undefined),
+      readThroughCacheSize: () => (current.config.readThrough.enabled ? readThrough.size : undefined),
     },
   });
   const metrics = createMetricsExposition({
@@ -123,6 +125,19 @@ export function createDaemon(deps: DaemonDeps): Daemon {
   let current: Generation = generationFor(deps.config, null);
   /** The TLS settings the server was built with: whether it speaks TLS is fixed until a restart. */
   const servedWithTls = deps.config.web?.tls ?? null;
+  const readThrough = createReadThrough({
+    client: () => current.client,
+    batchSize: () => current.batchSize,
+    settings: () => ({
+      ttlSeconds: current.config.readThrough.ttlSeconds,
+      maxPendingAddresses: current.config.readThrough.maxPendingAddresses,
+      // A request waits as long as one request to the primary upstream may take.
+      timeoutMs: current.config.upstreams[0]?.timeoutMs ?? 10_000,
+    }),
+    now,
+    logger: logger.child({ module: 'read-through' }),
+    count: (result, addresses) => self.readThrough(result, addresses),
+  });
   const server = createHttpServer({
     logger: logger.child({ module: 'server' }),
     web: () => current.config.web,
@@ -136,6 +151,7 @@ export function createDaemon(deps: DaemonDeps): Daemon {
       nextPollDueAt: (query) => current.scheduler.nextRunAt(query),
       metrics,
       onMetricsInFlight: (inFlight) => self.metricsInFlight(inFlight),
+      readThrough,
     }),
   });
   /** True while the persisted wallets file is being read at start. */
@@ -194,6 +210,7 @@ export function createDaemon(deps: DaemonDeps): Daemon {
       stopping ??= (async () => {
         const steps: [string, () => Promise<unknown>][] = [
           ['schedules', () => current.scheduler.stop()],
+          ['read-through', async () => readThrough.close()],
           ['snapshot', () => current.persister.save(store.current())],
           ['server', () => closeServer(server, DRAIN_MS)],
         ];

@@ -14,6 +14,7 @@ import type { ServeSettings } from './serve/routes.js';
 import { createSnapshotPersister, type SnapshotPersister } from './snapshot/persist.js';
 import type { SnapshotStore } from './snapshot/store.js';
 import { createUpstreamClient } from './upstream/client.js';
+import type { UpstreamClient } from './domain/upstream.js';
 
 /**
  * Everything that follows from one configuration. applyConfig builds the next one and
@@ -27,6 +28,8 @@ export interface Generation {
   readonly batchSize: BatchSize;
   /** Built with the generation, started by start() (or by applyConfig once running). */
   readonly scheduler: Scheduler;
+  /** The upstream client the polls use; read-through asks through it too. */
+  readonly client: UpstreamClient;
 }
 
 export interface GenerationDeps {
@@ -73,8 +76,8 @@ export function createGenerations(deps: GenerationDeps): (config: Config, previo
     };
   }
 
-  function buildScheduler(config: Config, persister: SnapshotPersister, batchSize: BatchSize): Scheduler {
-    const client = createUpstreamClient({
+  function buildClient(config: Config): UpstreamClient {
+    return createUpstreamClient({
       upstreams: config.upstreams,
       retry: config.retry,
       logger: logger.child({ module: 'upstream' }),
@@ -83,6 +86,9 @@ export function createGenerations(deps: GenerationDeps): (config: Config, previo
       userAgent: `tonwatch/${deps.version}`,
       lagging: (upstream, query) => deps.lag.lagging(upstream, query),
     });
+  }
+
+  function buildScheduler(config: Config, client: UpstreamClient, persister: SnapshotPersister, batchSize: BatchSize): Scheduler {
     const persist = (): void => void persister.save(store.current());
     const jobs = [
       pollJob('queue_sizes', config.schedule.queueSizes, (signal) =>
@@ -150,8 +156,10 @@ export function createGenerations(deps: GenerationDeps): (config: Config, previo
       watched: new Set(config.watchlist.map((w) => w.raw)),
       upstreams: config.upstreams.map((u) => ({ name: u.name, url: redactUrl(u.url) })),
       maxMetricsRequests: config.listen.maxMetricsRequests,
+      readThrough: { enabled: config.readThrough.enabled, ttlSeconds: config.readThrough.ttlSeconds },
     };
-    return { config, serve, persister, batchSize, scheduler: buildScheduler(config, persister, batchSize) };
+    const client = buildClient(config);
+    return { config, serve, persister, batchSize, client, scheduler: buildScheduler(config, client, persister, batchSize) };
   }
 
   return generationFor;

@@ -1,6 +1,14 @@
 import { validate as isValidCron } from 'node-cron';
 import { z } from 'zod';
-import { DEFAULT_LISTEN_PORT, type Config, type LagCheckSettings, type RetryPolicy, type UpstreamSettings, type WatchlistEntry } from '../domain/config.js';
+import {
+  DEFAULT_LISTEN_PORT,
+  type Config,
+  type LagCheckSettings,
+  type ReadThroughSettings,
+  type RetryPolicy,
+  type UpstreamSettings,
+  type WatchlistEntry,
+} from '../domain/config.js';
 import { MAX_ADDRESSES_PER_REQUEST } from '../domain/wallet-state.js';
 import { parseAddress } from '../ton/address.js';
 
@@ -124,6 +132,13 @@ export const configSchema = z
         maxLagBlocks: z.number().int().min(1).max(1_000_000).default(10),
       })
       .prefault({}),
+    readThrough: z
+      .strictObject({
+        enabled: z.boolean().default(false),
+        ttlSeconds: z.number().int().min(1).max(86_400).default(10),
+        maxPendingAddresses: z.number().int().min(1).max(1_000_000).default(10_000),
+      })
+      .prefault({}),
     /** Addresses per walletStates request; shrinks by itself on 414/431. */
     walletBatchSize: z.number().int().min(1).max(MAX_ADDRESSES_PER_REQUEST).default(1000),
     snapshot: z
@@ -184,5 +199,6 @@ export type ConfigFileMatchesDomain = [
   Assert<SameKeys<ConfigFile['upstreams'][number], Required<UpstreamSettings>>>,
   Assert<SameKeys<ConfigFile['retry'], RetryPolicy>>,
   Assert<SameKeys<ConfigFile['lagCheck'], LagCheckSettings>>,
+  Assert<SameKeys<ConfigFile['readThrough'], ReadThroughSettings>>,
   Assert<SameKeys<ConfigFile['watchlist'][number], Required<WatchlistEntry>>>,
 ];

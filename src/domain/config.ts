@@ -38,6 +38,16 @@ export interface LagCheckSettings {
   readonly maxLagBlocks: number;
 }
 
+/** walletStates for addresses that are not on the watchlist (opt-in). */
+export interface ReadThroughSettings {
+  /** Default false: unwatched addresses get an address book entry only. */
+  readonly enabled: boolean;
+  /** How long a state fetched for a client is served again, seconds (unknown accounts too). Default 10. */
+  readonly ttlSeconds: number;
+  /** Addresses queued or in flight at most; a request that would pass it gets 503 with Retry-After. Default 10,000. */
+  readonly maxPendingAddresses: number;
+}
+
 /** A watchlist entry as written in the config file. */
 export interface WatchlistEntry {
   /** Any accepted address form. */
@@ -92,6 +102,7 @@ export interface Config {
   readonly schedule: { readonly queueSizes: string; readonly wallets: string };
   readonly retry: RetryPolicy;
   readonly lagCheck: LagCheckSettings;
+  readonly readThrough: ReadThroughSettings;
   /** Addresses per walletStates request, 1..1024 (default 1000); shrinks by itself on 414/431. */
   readonly walletBatchSize: number;
   readonly snapshot: {

@@ -97,6 +97,12 @@ export interface UpstreamLag {
   readonly indexerLagBlocks: number | undefined;
 }
 
+/**
+ * Who asks for wallet states: the wallet poll (default), or read-through for a client's
+ * unwatched addresses. Both rank below the queue-size poll and take turns in the budget.
+ */
+export type WalletStatesPurpose = 'poll' | 'read_through';
+
 export interface UpstreamClient {
   /** Every upstream's tip, each asked once (no failover, no retry), inside its budget. */
   fetchTips(signal?: AbortSignal): Promise<readonly UpstreamTip[]>;
@@ -106,7 +112,7 @@ export interface UpstreamClient {
    * One walletStates request for these canonical raw keys (answers are matched by address,
    * whatever form went out); a 414/431 comes back at once as `uri_too_long` (no retry, no failover).
    */
-  fetchWalletStates(addresses: readonly string[], signal?: AbortSignal): Promise<Result<Fetched<WalletStatesAnswer>>>;
+  fetchWalletStates(addresses: readonly string[], signal?: AbortSignal, purpose?: WalletStatesPurpose): Promise<Result<Fetched<WalletStatesAnswer>>>;
 }
 
 /** The `query` label of upstream requests: the two polls, and the lag check's tip requests. */

@@ -49,6 +49,8 @@ export interface HealthSource {
   upstreamLags(): ReadonlyMap<string, UpstreamLag>;
   /** lagCheck.maxLagBlocks while the check runs; undefined when it is off. */
   maxLagBlocks(): number | undefined;
+  /** Addresses the read-through cache holds; undefined while read-through is off. */
+  readThroughCacheSize(): number | undefined;
 }
 
 export interface SelfMetrics {
@@ -68,6 +70,8 @@ export interface SelfMetrics {
   metricsRendered(encoding: 'gzip' | 'identity', durationSeconds: number, bytes: number): void;
   /** The number of /metrics requests being answered now. */
   metricsInFlight(inFlight: number): void;
+  /** Read-through addresses by outcome. */
+  readThrough(result: 'hit' | 'fetched' | 'coalesced' | 'unknown' | 'refused', addresses: number): void;
 }
 
 /**
@@ -229,6 +233,23 @@ export function createSelfMetrics(options: {
     labelNames: ['upstream', 'query', 'reason'],
     registers,
   });
+  const readThrough = new Counter({
+    name: 'tonwatch_read_through_addresses_total',
+    help: 'Unwatched addresses asked with read-through: hit (cached), fetched, coalesced (joined a fetch in flight), unknown (the upstream does not know it), refused (past maxPendingAddresses).',
+    labelNames: ['result'],
+    registers,
+  });
+  for (const result of ['hit', 'fetched', 'coalesced', 'unknown', 'refused']) readThrough.inc({ result }, 0);
+  new Gauge({
+    name: 'tonwatch_read_through_cache_addresses',
+    help: 'Addresses in the read-through cache (absent while read-through is off).',
+    registers,
+    collect() {
+      this.reset();
+      const size = health.readThroughCacheSize();
+      if (size !== undefined) this.set(size);
+    },
+  });
   const reloadOk = new Gauge({
     name: 'tonwatch_config_last_reload_successful',
     help: '1 when the last configuration (re)load succeeded, 0 when it was refused.',
@@ -286,6 +307,9 @@ export function createSelfMetrics(options: {
       responseSize.set({ encoding }, bytes);
     },
     metricsInFlight: (inFlight) => scrapesInFlight.set(inFlight),
+    readThrough: (result, addresses) => {
+      if (addresses > 0) readThrough.inc({ result }, addresses);
+    },
     configReloaded(successful) {
       reloadOk.set(successful ? 1 : 0);
       if (successful) reloadAt.setToCurrentTime();

@@ -6,7 +6,7 @@ import { serveLanding } from './landing.js';
 import { jsonResponse } from './response.js';
 import type { Route } from './server.js';
 import { createQueueSizesHandler } from './v2-queue-sizes.js';
-import { createWalletStatesHandler } from './v3-wallet-states.js';
+import { createWalletStatesHandler, type ReadThroughLookup } from './v3-wallet-states.js';
 
 /** What the handlers need of the configuration; the composition root builds it once per config. */
 export interface ServeSettings {
@@ -20,6 +20,8 @@ export interface ServeSettings {
   readonly upstreams: readonly { readonly name: string; readonly url: string }[];
   /** listen.maxMetricsRequests: /metrics requests at once before 503; 0 = no limit. */
   readonly maxMetricsRequests: number;
+  /** readThrough.enabled and ttlSeconds. */
+  readonly readThrough: { readonly enabled: boolean; readonly ttlSeconds: number };
 }
 
 export interface RoutesDeps {
@@ -33,6 +35,8 @@ export interface RoutesDeps {
   readonly metrics: MetricsExposition;
   /** Told the number of /metrics requests in flight when it changes. */
   readonly onMetricsInFlight?: (inFlight: number) => void;
+  /** Looks up unwatched addresses when settings().readThrough.enabled. */
+  readonly readThrough?: ReadThroughLookup;
 }
 
 /** The route table: path → handler, each reading the current snapshot and config. */
@@ -76,6 +80,8 @@ export function createRoutes(deps: RoutesDeps): ReadonlyMap<string, Route> {
         testnet: settings().testnet,
         watched: settings().watched,
         loading: deps.loading().includes('wallets'),
+        readThrough: settings().readThrough.enabled ? (deps.readThrough ?? null) : null,
+        readThroughTtlSeconds: settings().readThrough.ttlSeconds,
       }),
   };
   return new Map<string, Route>([

@@ -2,7 +2,7 @@ import { addressBookEntry } from '../snapshot/address-book.js';
 import { isFresh, staleFrom } from '../snapshot/freshness.js';
 import type { WalletRecord, WalletsSnapshot } from '../snapshot/types.js';
 import { createSnapshotResponder, jsonResponse, retryAfterSeconds, type ServedResponse } from './response.js';
-import { parseWalletQuery } from './wallet-query.js';
+import { parseWalletQuery, type RequestedAddress } from './wallet-query.js';
 
 /**
  * `GET /api/v3/walletStates?address=…` from the snapshot, in toncenter's v3 format:
@@ -26,10 +26,22 @@ export interface WalletStatesRequest {
   readonly watched: ReadonlySet<string>;
   /** The persisted wallets file is still being read. */
   readonly loading?: boolean;
+  /** With readThrough.enabled: where addresses that are not watched are looked up. */
+  readonly readThrough?: ReadThroughLookup | null;
+  /** readThrough.ttlSeconds: how long a read-through record is served. */
+  readonly readThroughTtlSeconds?: number;
 }
 
+/** Read-through as the handler needs it (poll/read-through.ts implements it). */
+export interface ReadThroughLookup {
+  lookup(raws: readonly string[]): ReadThroughLookupAnswer | Promise<ReadThroughLookupAnswer>;
+}
+export type ReadThroughLookupAnswer =
+  | { readonly ok: true; readonly records: ReadonlyMap<string, WalletRecord> }
+  | { readonly ok: false; readonly status: 503 | 504; readonly error: string; readonly retryAfterSeconds: number };
+
 export interface WalletStatesHandler {
-  serve(snapshot: WalletsSnapshot | null, request: WalletStatesRequest): ServedResponse;
+  serve(snapshot: WalletsSnapshot | null, request: WalletStatesRequest): ServedResponse | Promise<ServedResponse>;
 }
 
 /** Bounds of the answer cache. */
@@ -64,17 +76,35 @@ export function createWalletStatesHandler(): WalletStatesHandler {
     return found;
   };
 
-  const build = (snapshot: WalletsSnapshot | null, request: WalletStatesRequest, query: string): { body: Buffer; validUntil: number } | ServedResponse => {
-    const parsed = parseWalletQuery(query);
-    if (!parsed.ok) return jsonResponse(422, { error: parsed.error });
+  /**
+   * The answer for `addresses`: watched ones from the snapshot, others from `readThrough`
+   * records when given (else address book only). `unwatched` counts the addresses that are
+   * not watched.
+   */
+  const build = (
+    snapshot: WalletsSnapshot | null,
+    request: WalletStatesRequest,
+    addresses: readonly RequestedAddress[],
+    readThrough: ReadonlyMap<string, WalletRecord> | null,
+  ): { body: Buffer; validUntil: number; unwatched: number } => {
     let validUntil = snapshot ? staleFrom(snapshot.fetchedAt, request.maxAgeSeconds) : Infinity;
     const wallets: string[] = [];
     const book: string[] = [];
     const metadata: string[] = [];
-    for (const requested of parsed.addresses) {
-      const record = request.watched.has(requested.raw) ? snapshot?.wallets.get(requested.raw) : undefined;
+    let unwatched = 0;
+    const readThroughMs = (request.readThroughTtlSeconds ?? 0) * 1000;
+    for (const requested of addresses) {
+      const watched = request.watched.has(requested.raw);
+      if (!watched) unwatched += 1;
+      const record = watched ? snapshot?.wallets.get(requested.raw) : readThrough?.get(requested.raw);
       const key = `"${requested.raw}"`;
-      if (record && isFresh(record.fetchedAt, request.now, request.maxAgeSeconds)) {
+      if (record && !watched) {
+        validUntil = Math.min(validUntil, record.fetchedAt + readThroughMs);
+        const parts = fragmentsOf(record, key, request.testnet, () => addressBookEntry(record, requested.raw, request.testnet));
+        if (parts.state !== null) wallets.push(parts.state);
+        book.push(parts.book);
+        if (parts.metadata !== null) metadata.push(parts.metadata);
+      } else if (record && isFresh(record.fetchedAt, request.now, request.maxAgeSeconds)) {
         validUntil = Math.min(validUntil, staleFrom(record.fetchedAt, request.maxAgeSeconds));
         const parts = fragmentsOf(record, key, request.testnet, () => addressBookEntry(record, requested.raw, request.testnet));
         if (parts.state !== null) wallets.push(parts.state);
@@ -84,7 +114,28 @@ export function createWalletStatesHandler(): WalletStatesHandler {
         book.push(`${key}:${JSON.stringify(addressBookEntry(undefined, requested.raw, request.testnet))}`);
       }
     }
-    return { body: Buffer.from(`{"wallets":[${wallets.join(',')}],"address_book":{${book.join(',')}},"metadata":{${metadata.join(',')}}}`), validUntil };
+    return {
+      body: Buffer.from(`{"wallets":[${wallets.join(',')}],"address_book":{${book.join(',')}},"metadata":{${metadata.join(',')}}}`),
+      validUntil,
+      unwatched,
+    };
+  };
+
+  /** The answer with read-through: the unwatched addresses looked up, the rest from the snapshot. Not cached: the records are. */
+  const withReadThrough = (
+    snapshot: WalletsSnapshot | null,
+    request: WalletStatesRequest,
+    addresses: readonly RequestedAddress[],
+    readThrough: ReadThroughLookup,
+  ): ServedResponse | Promise<ServedResponse> => {
+    const looked = readThrough.lookup(addresses.filter((a) => !request.watched.has(a.raw)).map((a) => a.raw));
+    const finish = (answer: ReadThroughLookupAnswer): ServedResponse => {
+      if (!answer.ok) return jsonResponse(answer.status, { error: answer.error }, { 'retry-after': String(answer.retryAfterSeconds) });
+      const built = build(snapshot, request, addresses, answer.records);
+      const dueAt = request.nextPollDueAt === null ? built.validUntil : Math.min(request.nextPollDueAt, built.validUntil);
+      return respond(built.body, snapshot?.fetchedAt ?? request.now, request.now, Number.isFinite(dueAt) ? dueAt : null);
+    };
+    return looked instanceof Promise ? looked.then(finish) : finish(looked);
   };
 
   return {
@@ -120,10 +171,13 @@ export function createWalletStatesHandler(): WalletStatesHandler {
         answers.clear();
         cachedBytes = 0;
       }
+      const readThrough = request.readThrough ?? null;
       let answer = answers.get(request.query);
       if (!answer || request.now >= answer.validUntil) {
-        const built = build(snapshot, request, request.query);
-        if ('status' in built) return built;
+        const parsed = parseWalletQuery(request.query);
+        if (!parsed.ok) return jsonResponse(422, { error: parsed.error });
+        const built = build(snapshot, request, parsed.addresses, null);
+        if (readThrough !== null && built.unwatched > 0) return withReadThrough(snapshot, request, parsed.addresses, readThrough);
         answer = built;
         if (answer.body.length <= CACHE_BYTES / 8) {
           answers.set(request.query, answer);

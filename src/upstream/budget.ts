@@ -2,12 +2,13 @@
  * A token bucket per upstream: `rps` tokens per second, burst = half of rps (at least
  * one). The upstream's own limiter allows a burst of about rps; spending only half of it
  * leaves the rest for requests that arrive bunched up (an event loop busy for a moment,
- * several batches in flight), so they do not earn a 429. Waiters
- * are served by priority, then in arrival order, so the queue-size poll overtakes queued
- * wallet batches. `holdUntil` pauses the bucket when an upstream says Retry-After.
+ * several batches in flight), so they do not earn a 429. `high` waiters (the queue-size
+ * poll, the lag check) go first, in arrival order; below them the wallet cycle (`low`)
+ * and read-through batches (`read`) take turns, so neither can starve the other.
+ * `holdUntil` pauses the bucket when an upstream says Retry-After.
  */
 
-export type RequestPriority = 'high' | 'low';
+export type RequestPriority = 'high' | 'low' | 'read';
 
 export interface RequestBudget {
   /** Resolves when a request may be sent; rejects with the signal's reason if aborted first. */
@@ -34,6 +35,16 @@ export function createRequestBudget(options: { rps: number; now: () => number })
   let heldUntil = 0;
   let timer: NodeJS.Timeout | undefined;
   const waiters: Waiter[] = [];
+  /** Which of the two classes below `high` was served last: the other goes next when both wait. */
+  let lastShared: RequestPriority = 'read';
+
+  /** The waiter to serve next: the first high one, else the first of the class whose turn it is. */
+  const nextIndex = (): number => {
+    if (waiters[0]?.priority === 'high') return 0;
+    const turn: RequestPriority = lastShared === 'low' ? 'read' : 'low';
+    const index = waiters.findIndex((w) => w.priority === turn);
+    return index === -1 ? 0 : index;
+  };
 
   const refill = (): void => {
     const t = now();
@@ -49,7 +60,8 @@ export function createRequestBudget(options: { rps: number; now: () => number })
     refill();
     while (waiters.length > 0 && tokens >= 1 && now() >= heldUntil) {
       tokens -= 1;
-      const waiter = waiters.shift();
+      const [waiter] = waiters.splice(nextIndex(), 1);
+      if (waiter !== undefined && waiter.priority !== 'high') lastShared = waiter.priority;
       waiter?.signal?.removeEventListener('abort', waiter.onAbort);
       waiter?.resolve();
     }
@@ -79,8 +91,8 @@ export function createRequestBudget(options: { rps: number; now: () => number })
           },
         };
         signal?.addEventListener('abort', waiter.onAbort, { once: true });
-        // High priority goes before every low-priority waiter, after earlier high ones.
-        const at = priority === 'high' ? waiters.findIndex((w) => w.priority === 'low') : -1;
+        // High priority goes before every other waiter, after earlier high ones.
+        const at = priority === 'high' ? waiters.findIndex((w) => w.priority !== 'high') : -1;
         if (at === -1) waiters.push(waiter);
         else waiters.splice(at, 0, waiter);
         pump();

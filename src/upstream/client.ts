@@ -230,12 +230,12 @@ export function createUpstreamClient(deps: UpstreamClientDeps): UpstreamClient {
       const { result: body, '@extra': topExtra } = result.value.value;
       return { ok: true, value: { ...result.value, value: { ...body, extra: body['@extra'] ?? topExtra } } };
     },
-    fetchWalletStates(addresses, signal): Promise<Result<Fetched<WalletStatesAnswer>>> {
+    fetchWalletStates(addresses, signal, purpose = 'poll'): Promise<Result<Fetched<WalletStatesAnswer>>> {
       // The shortest accepted forms, comma-separated: 49 bytes an address, none escaped, so
       // the most addresses fit behind a proxy's request-line limit (nginx: 8 KiB).
       const search = `address=${addresses.map(compactForm).join(',')}`;
       return withFailover('wallets', signal, (u) =>
-        attempt(u, { query: 'wallets', priority: 'low', path: WALLET_STATES_PATH, search, schema: walletStatesDecoder }, signal),
+        attempt(u, { query: 'wallets', priority: purpose === 'poll' ? 'low' : 'read', path: WALLET_STATES_PATH, search, schema: walletStatesDecoder }, signal),
       );
     },
   };

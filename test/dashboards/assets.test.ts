@@ -53,6 +53,7 @@ function exportedMetricNames(): Set<string> {
       watchlistSize: () => 0,
       upstreamLags: () => new Map(),
       maxLagBlocks: () => undefined,
+      readThroughCacheSize: () => undefined,
     },
   });
   const names = new Set<string>(Object.values(CHAIN_METRICS).map((m) => m.name));

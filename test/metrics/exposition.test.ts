@@ -24,6 +24,7 @@ function exposition(watchlist: ReturnType<typeof watched>[], snapshot: () => Sna
       watchlistSize: () => watchlist.length,
       upstreamLags: () => new Map(),
       maxLagBlocks: () => undefined,
+      readThroughCacheSize: () => undefined,
     },
   });
   return createMetricsExposition({

@@ -15,6 +15,7 @@ describe('self metrics', () => {
         watchlistSize: () => 0,
         upstreamLags: () => new Map(),
         maxLagBlocks: () => undefined,
+        readThroughCacheSize: () => undefined,
       },
     });
     const [own1, process1] = await self.texts();

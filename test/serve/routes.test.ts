@@ -33,6 +33,7 @@ function routesWith(options: {
       watchlistSize: () => settings.watched.size,
       upstreamLags: () => new Map(),
       maxLagBlocks: () => undefined,
+      readThroughCacheSize: () => undefined,
     },
   });
   const metrics = createMetricsExposition({ self, snapshot: () => options.snapshot, now: () => NOW, maxAgeSeconds: () => settings.maxAgeSeconds });
@@ -61,6 +62,7 @@ const SETTINGS: ServeSettings = {
   watched: new Set([ADDR.a]),
   upstreams: [{ name: 'toncenter', url: 'https://toncenter.com' }],
   maxMetricsRequests: 40,
+  readThrough: { enabled: false, ttlSeconds: 10 },
 };
 const FULL: Snapshot = { queueSizes: queueSnapshot(), wallets: walletsSnapshot([record(ADDR.a, walletState(ADDR.a), FETCHED)], FETCHED) };
 

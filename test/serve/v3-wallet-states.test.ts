@@ -8,7 +8,12 @@ import { ADDR, record, walletState, walletsSnapshot } from '../helpers/wallets.j
 import { rawAddresses } from '../helpers/addresses.js';
 
 const NOW = 1_000_000 + 2_500;
-const serveWalletStates = (...args: Parameters<ReturnType<typeof createWalletStatesHandler>['serve']>) => createWalletStatesHandler().serve(...args);
+/** Without read-through the handler answers synchronously. */
+const sync = (answer: ServedResponse | Promise<ServedResponse>): ServedResponse => {
+  if (answer instanceof Promise) throw new Error('expected a synchronous answer');
+  return answer;
+};
+const serveWalletStates = (...args: Parameters<ReturnType<typeof createWalletStatesHandler>['serve']>) => sync(createWalletStatesHandler().serve(...args));
 const base = (watched: string[], query: string): WalletStatesRequest => ({
   method: 'GET',
   query,
@@ -152,16 +157,16 @@ describe('GET /api/v3/walletStates', () => {
     const query = q(ADDR.a, ADDR.b);
     // The watchlist set is one object per config, as in the daemon.
     const request = base(watched, query);
-    const first = handler.serve(snapshot, request);
-    expect(handler.serve(snapshot, { ...request, now: NOW + 1000 }).body).toBe(first.body);
+    const first = sync(handler.serve(snapshot, request));
+    expect(sync(handler.serve(snapshot, { ...request, now: NOW + 1000 })).body).toBe(first.body);
     // A new snapshot: a new answer.
     const next = walletsSnapshot([record(ADDR.a, walletState(ADDR.a, { balance: '5' }), 1_000_000), record(ADDR.b, uninit, 1_000_000 - 200_000)], 1_000_000);
-    const changed = body(handler.serve(next, request));
+    const changed = body(sync(handler.serve(next, request)));
     expect(changed.wallets.map((w: { balance: string }) => w.balance)).toEqual(['5', uninit.balance]);
     // ADDR.b's record turns stale 100 s later: the cached answer is rebuilt without it.
-    const later = body(handler.serve(next, { ...request, now: 1_000_000 + 100_001 }));
+    const later = body(sync(handler.serve(next, { ...request, now: 1_000_000 + 100_001 })));
     expect(later.wallets.map((w: { address: string }) => w.address)).toEqual([ADDR.a]);
     // A new watchlist: rebuilt too.
-    expect(body(handler.serve(next, base([ADDR.b], query))).wallets).toHaveLength(1);
+    expect(body(sync(handler.serve(next, base([ADDR.b], query)))).wallets).toHaveLength(1);
   });
 });

@@ -34,6 +34,20 @@ describe('request budget', () => {
     expect(order).toEqual(['high', 'low1', 'low2', 'low3']);
   });
 
+  it('lets wallet batches and read-through batches take turns below high priority, neither starving the other', async () => {
+    const budget = createRequestBudget({ rps: 1, now: () => Date.now() });
+    const order: string[] = [];
+    await budget.acquire('low');
+    const waiting = [
+      ...[1, 2, 3, 4].map((i) => budget.acquire('low').then(() => order.push(`low${i}`))),
+      ...[1, 2].map((i) => budget.acquire('read').then(() => order.push(`read${i}`))),
+    ];
+    const high = budget.acquire('high').then(() => order.push('high'));
+    await vi.advanceTimersByTimeAsync(8_000);
+    await Promise.all([...waiting, high]);
+    expect(order).toEqual(['high', 'read1', 'low1', 'read2', 'low2', 'low3', 'low4']);
+  });
+
   it('holds every request until a Retry-After passes', async () => {
     const budget = createRequestBudget({ rps: 10, now: () => Date.now() });
     budget.holdUntil(Date.now() + 3_000);
