@@ -210,7 +210,7 @@ export function createDaemon(deps: DaemonDeps): Daemon {
       stopping ??= (async () => {
         const steps: [string, () => Promise<unknown>][] = [
           ['schedules', () => current.scheduler.stop()],
-          ['read-through', async () => readThrough.close()],
+          ['read-through', () => Promise.resolve(readThrough.close())],
           ['snapshot', () => current.persister.save(store.current())],
           ['server', () => closeServer(server, DRAIN_MS)],
         ];
