@@ -135,6 +135,36 @@ describe('read-through', () => {
     expect(ok.ok).toBe(true);
   });
 
+  it('through the daemon: an upstream failure is a 503 envelope for the unwatched request, and the daemon stays healthy', async () => {
+    const s = await sim({ seed: 6 });
+    const [watched, unwatched] = s.sim.wallets.accounts().map((a) => a.raw);
+    const dir = await mkdtemp(join(tmpdir(), 'tonwatch-rt-'));
+    const config = await configFrom(`
+listen: { host: 127.0.0.1, port: 0 }
+upstreams: [ { name: sim, url: "${s.url}", rps: 50, timeoutMs: 2000 } ]
+schedule: { queueSizes: "* * * * * *", wallets: "*/30 * * * * *" }
+retry: { attempts: 1, baseDelayMs: 10, maxDelayMs: 50 }
+readThrough: { enabled: true }
+snapshot: { file: "${join(dir, 'snapshot.json')}", maxAgeSeconds: 60 }
+watchlist: [ { address: "${watched}" } ]
+`);
+    daemon = createDaemon({ config, logger: createLogSink('error').logger, now: () => Date.now(), version: 't', nodeVersion: 'v20' });
+    const { port } = await daemon.start();
+    const url = `http://127.0.0.1:${port}`;
+    for (let i = 0; i < 100 && (await fetch(`${url}/readyz`)).status !== 200; i += 1) await new Promise((r) => setTimeout(r, 100));
+    s.sim.http.inject('http_503', 1);
+    const failed = await fetch(`${url}/api/v3/walletStates?address=${watched},${unwatched}`);
+    expect(failed.status).toBe(503);
+    expect(failed.headers.get('retry-after')).toBe('1');
+    expect(((await failed.json()) as { error: string }).error).toMatch(/the upstream failed for the unwatched addresses/);
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+    expect((await fetch(`${url}/readyz`)).status).toBe(200);
+    // Watched alone never waits for read-through; the next unwatched ask succeeds.
+    expect((await fetch(`${url}/api/v3/walletStates?address=${watched}`)).status).toBe(200);
+    const ok = (await (await fetch(`${url}/api/v3/walletStates?address=${watched},${unwatched}`)).json()) as { wallets: { address: string }[] };
+    expect(ok.wallets.map((w) => w.address)).toEqual([watched, unwatched]);
+  });
+
   it('load: 200 clients ask for random sets of 10 unwatched addresses out of 500 within one second, the upstream at 2 rps', async () => {
     const s = await sim({ accounts: 520, rps: 2, maxUrlBytes: 64 * 1024, seed: 5 });
     const accounts = s.sim.wallets.accounts().map((a) => a.raw);
