@@ -13,6 +13,7 @@ import { findTool, MAIN } from '../helpers/process.js';
 import { dashboardFiles, generatedFiles } from '../../dashboards/generate.mjs';
 // @ts-expect-error: plain-JS generator without type declarations
 import { DEFAULT_RUNBOOK_BASE_URL } from '../../dashboards/rules.mjs';
+import { healthStub } from '../helpers/health.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const DASHBOARD_DIR = join(ROOT, 'dashboards/grafana/dashboards');
@@ -46,15 +47,7 @@ function exportedMetricNames(): Set<string> {
     version: 't',
     nodeVersion: 't',
     defaultMetrics: false,
-    health: {
-      up: () => true,
-      snapshotAgeSeconds: () => 0,
-      lastSuccessAt: () => 0,
-      watchlistSize: () => 0,
-      upstreamLags: () => new Map(),
-      maxLagBlocks: () => undefined,
-      readThroughCacheSize: () => undefined,
-    },
+    health: healthStub(),
   });
   const names = new Set<string>(Object.values(CHAIN_METRICS).map((m) => m.name));
   for (const metric of self.registry.getMetricsAsArray()) {

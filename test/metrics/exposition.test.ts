@@ -7,6 +7,7 @@ import type { Snapshot } from '../../src/snapshot/types.js';
 import { rawAddress } from '../helpers/addresses.js';
 import { queueSnapshot } from '../helpers/fixtures.js';
 import { record, walletState, walletsSnapshot, watched } from '../helpers/wallets.js';
+import { healthStub } from '../helpers/health.js';
 
 /** The /metrics body: pre-rendered blocks, each compressed once per change. */
 
@@ -17,15 +18,7 @@ function exposition(watchlist: ReturnType<typeof watched>[], snapshot: () => Sna
     version: 't',
     nodeVersion: 'v20',
     defaultMetrics: false,
-    health: {
-      up: () => true,
-      snapshotAgeSeconds: () => 0,
-      lastSuccessAt: () => 0,
-      watchlistSize: () => watchlist.length,
-      upstreamLags: () => new Map(),
-      maxLagBlocks: () => undefined,
-      readThroughCacheSize: () => undefined,
-    },
+    health: healthStub({ watchlistSize: () => watchlist.length }),
   });
   return createMetricsExposition({
     self,

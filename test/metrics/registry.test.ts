@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createSelfMetrics, PROCESS_METRICS_EVERY_MS } from '../../src/metrics/registry.js';
+import { healthStub } from '../helpers/health.js';
 
 describe('self metrics', () => {
   it("reads tonwatch's own metrics at every scrape, and Node's process metrics at most once a second", async () => {
@@ -8,15 +9,7 @@ describe('self metrics', () => {
       version: 't',
       nodeVersion: 'v20',
       now: () => clock,
-      health: {
-        up: () => true,
-        snapshotAgeSeconds: () => 0,
-        lastSuccessAt: () => 0,
-        watchlistSize: () => 0,
-        upstreamLags: () => new Map(),
-        maxLagBlocks: () => undefined,
-        readThroughCacheSize: () => undefined,
-      },
+      health: healthStub(),
     });
     const [own1, process1] = await self.texts();
     expect(process1.toString()).toMatch(/^# HELP process_cpu_user_seconds_total/m);

@@ -9,6 +9,7 @@ import type { Snapshot } from '../../src/snapshot/types.js';
 import { queueSnapshot } from '../helpers/fixtures.js';
 import { bodyText } from '../helpers/response.js';
 import { ADDR, record, walletState, walletsSnapshot } from '../helpers/wallets.js';
+import { healthStub } from '../helpers/health.js';
 
 /** The route table, called directly: which handler answers which path, with what it reads per request. */
 
@@ -26,15 +27,7 @@ function routesWith(options: {
     version: 't',
     nodeVersion: 'v20',
     defaultMetrics: false,
-    health: {
-      up: () => true,
-      snapshotAgeSeconds: () => 2,
-      lastSuccessAt: () => FETCHED,
-      watchlistSize: () => settings.watched.size,
-      upstreamLags: () => new Map(),
-      maxLagBlocks: () => undefined,
-      readThroughCacheSize: () => undefined,
-    },
+    health: healthStub({ snapshotAgeSeconds: () => 2, lastSuccessAt: () => FETCHED, watchlistSize: () => settings.watched.size }),
   });
   const metrics = createMetricsExposition({ self, snapshot: () => options.snapshot, now: () => NOW, maxAgeSeconds: () => settings.maxAgeSeconds });
   const routes = createRoutes({
