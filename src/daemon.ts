@@ -12,7 +12,9 @@ import { createRoutes } from './serve/routes.js';
 import { closeServer, listen } from './serve/lifecycle.js';
 import { createHttpServer } from './serve/server.js';
 import { ageSeconds, isFresh } from './snapshot/freshness.js';
-import { createSnapshotStore } from './snapshot/store.js';
+import { createSnapshotStore, type SnapshotStore } from './snapshot/store.js';
+import { createQueueHistory } from './status/history.js';
+import { createUpstreamHealth } from './status/upstream-health.js';
 import { createGenerations, type Generation } from './generation.js';
 
 export interface DaemonDeps {
@@ -50,7 +52,17 @@ const DRAIN_MS = 3_000;
  */
 export function createDaemon(deps: DaemonDeps): Daemon {
   const { logger, now } = deps;
-  const store = createSnapshotStore();
+  const history = createQueueHistory();
+  const upstreamHealth = createUpstreamHealth();
+  const plainStore = createSnapshotStore();
+  // Every queue snapshot, polled or loaded, also goes into the status page's history.
+  const store: SnapshotStore = {
+    ...plainStore,
+    replaceQueueSizes(queueSizes) {
+      plainStore.replaceQueueSizes(queueSizes);
+      history.record(queueSizes);
+    },
+  };
   const status = createPollStatus();
   const lag = createLagState(logger.child({ module: 'lag' }));
   const fetchedAtOf = (query: QueryName): number | undefined =>
@@ -101,6 +113,13 @@ export function createDaemon(deps: DaemonDeps): Daemon {
     // (The wallet poll waits for the wallets file, and runs as soon as it is read.)
     runAtStart: (query) => query === 'wallets' || !startedFresh(query),
     lag,
+    observer: {
+      request(upstream, query, code, durationSeconds) {
+        self.upstream.request(upstream, query, code, durationSeconds);
+        upstreamHealth.observe(upstream, code, now());
+      },
+      skipped: (upstream, query, reason) => self.upstream.skipped(upstream, query, reason),
+    },
   });
 
   async function loadPersistedWallets(): Promise<void> {
@@ -152,6 +171,19 @@ export function createDaemon(deps: DaemonDeps): Daemon {
       metrics,
       onMetricsInFlight: (inFlight) => self.metricsInFlight(inFlight),
       readThrough,
+      logger: logger.child({ module: 'status' }),
+      status: () => ({
+        version: deps.version,
+        now: now(),
+        snapshot: store.current(),
+        maxAgeSeconds: current.config.snapshot.maxAgeSeconds,
+        testnet: current.config.testnet,
+        watchlist: current.config.watchlist,
+        upstreams: current.serve.upstreams,
+        upstreamHealth,
+        lags: lag.current(),
+        history,
+      }),
     }),
   });
   /** True while the persisted wallets file is being read at start. */

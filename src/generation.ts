@@ -14,7 +14,7 @@ import type { ServeSettings } from './serve/routes.js';
 import { createSnapshotPersister, type SnapshotPersister } from './snapshot/persist.js';
 import type { SnapshotStore } from './snapshot/store.js';
 import { createUpstreamClient } from './upstream/client.js';
-import type { UpstreamClient } from './domain/upstream.js';
+import type { UpstreamClient, UpstreamObserver } from './domain/upstream.js';
 
 /**
  * Everything that follows from one configuration. applyConfig builds the next one and
@@ -43,6 +43,8 @@ export interface GenerationDeps {
   readonly walletsLoaded: () => Promise<void>;
   /** Whether a query's poll runs at once when the scheduler starts, or waits for its first tick. */
   readonly runAtStart: (query: QueryName) => boolean;
+  /** Receives every upstream request (metrics and the status page's upstream health). */
+  readonly observer: UpstreamObserver;
   /** What the lag check found (kept across reloads); the client passes lagging upstreams over. */
   readonly lag: LagState;
 }
@@ -81,7 +83,7 @@ export function createGenerations(deps: GenerationDeps): (config: Config, previo
       upstreams: config.upstreams,
       retry: config.retry,
       logger: logger.child({ module: 'upstream' }),
-      observer: self.upstream,
+      observer: deps.observer,
       now,
       userAgent: `tonwatch/${deps.version}`,
       lagging: (upstream, query) => deps.lag.lagging(upstream, query),

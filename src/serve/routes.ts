@@ -2,7 +2,9 @@ import type { MetricsExposition } from '../metrics/exposition.js';
 import type { Snapshot } from '../snapshot/types.js';
 import type { QueryName } from '../domain/queries.js';
 import { serveHealthz, serveReadyz } from './health.js';
-import { serveLanding } from './landing.js';
+import { createStatusRoutes } from './status-page.js';
+import type { StatusSources } from '../status/model.js';
+import type { Logger } from 'pino';
 import { jsonResponse } from './response.js';
 import type { Route } from './server.js';
 import { createQueueSizesHandler } from './v2-queue-sizes.js';
@@ -37,6 +39,9 @@ export interface RoutesDeps {
   readonly onMetricsInFlight?: (inFlight: number) => void;
   /** Looks up unwatched addresses when settings().readThrough.enabled. */
   readonly readThrough?: ReadThroughLookup;
+  /** What the status page shows; without it `/` is the status page of an empty daemon. */
+  readonly status: () => StatusSources;
+  readonly logger: Logger;
 }
 
 /** The route table: path → handler, each reading the current snapshot and config. */
@@ -103,17 +108,9 @@ export function createRoutes(deps: RoutesDeps): ReadonlyMap<string, Route> {
     ],
     ['/healthz', getOnly('healthz', () => serveHealthz())],
     ['/readyz', getOnly('readyz', () => serveReadyz(readiness()))],
-    [
-      '/',
-      getOnly('index', () =>
-        serveLanding({
-          version: deps.version,
-          upstreams: settings().upstreams,
-          snapshot: snapshot(),
-          now: now(),
-          watchlistSize: settings().watched.size,
-        }),
-      ),
-    ],
+    ...createStatusRoutes({ sources: deps.status, logger: deps.logger }).map(([path, route]): [string, Route] => [
+      path,
+      getOnly(route.endpoint, (request) => route.handle(request)),
+    ]),
   ]);
 }

@@ -10,6 +10,9 @@ import { queueSnapshot } from '../helpers/fixtures.js';
 import { bodyText } from '../helpers/response.js';
 import { ADDR, record, walletState, walletsSnapshot } from '../helpers/wallets.js';
 import { healthStub } from '../helpers/health.js';
+import { createLogSink } from '../helpers/log.js';
+import { createQueueHistory } from '../../src/status/history.js';
+import { createUpstreamHealth } from '../../src/status/upstream-health.js';
 
 /** The route table, called directly: which handler answers which path, with what it reads per request. */
 
@@ -23,6 +26,8 @@ function routesWith(options: {
   loading?: readonly QueryName[];
 }) {
   let settings = options.settings;
+  const history = createQueueHistory();
+  if (options.snapshot.queueSizes) history.record(options.snapshot.queueSizes);
   const self = createSelfMetrics({
     version: 't',
     nodeVersion: 'v20',
@@ -38,6 +43,19 @@ function routesWith(options: {
     loading: () => options.loading ?? [],
     nextPollDueAt: (query) => options.nextPollDueAt?.[query] ?? null,
     metrics,
+    logger: createLogSink().logger,
+    status: () => ({
+      version: '9.9.9',
+      now: NOW,
+      snapshot: options.snapshot,
+      maxAgeSeconds: settings.maxAgeSeconds,
+      testnet: settings.testnet,
+      watchlist: [...settings.watched].map((raw) => ({ raw, name: `wallet-${raw.slice(2, 6)}`, labels: {}, minBalanceTons: undefined })),
+      upstreams: settings.upstreams,
+      upstreamHealth: createUpstreamHealth(),
+      lags: new Map(),
+      history,
+    }),
   });
   const route = (path: string): Route => {
     const found = routes.get(path);
@@ -70,6 +88,12 @@ describe('routes', () => {
       '/healthz': 'healthz',
       '/readyz': 'readyz',
       '/': 'index',
+      '/api/status': 'status',
+      '/api/status/wallets': 'status',
+      '/assets/status.css': 'asset',
+      '/assets/favicon.svg': 'asset',
+      '/assets/client.js': 'asset',
+      '/assets/render.js': 'asset',
     });
   });
 
@@ -148,11 +172,30 @@ describe('routes', () => {
     expect((await call('/api/v2/getOutMsgQueueSizes')).status).toBe(200);
   });
 
-  it('escapes what it shows on the landing page', async () => {
+  it('escapes what it shows on the status page, and sends it with a Content-Security-Policy that allows only its own origin', async () => {
     const { call } = routesWith({ snapshot: FULL, settings: { ...SETTINGS, upstreams: [{ name: 'a<b', url: 'https://x.example/?q="<script>' }] } });
-    const page = bodyText(await call('/'));
+    const answer = await call('/');
+    const page = bodyText(answer);
     expect(page).toContain('a&lt;b');
     expect(page).not.toContain('<script>');
-    expect(page).toContain('wallets (1 watched)');
+    expect(page).not.toMatch(/style="/);
+    expect(page).toContain('1 watched');
+    expect(answer.headers['content-security-policy']).toMatch(/^default-src 'none'; script-src 'self'; style-src 'self';/);
+    // The search form finds a wallet by name without JavaScript.
+    const found = bodyText(await call('/', 'GET', `q=wallet-${ADDR.a.slice(2, 6)}`));
+    expect(found).toContain('1 match');
+  });
+
+  it('serves /api/status: every shard with its size and level, the history, the wallets and the upstreams', async () => {
+    const { call } = routesWith({ snapshot: FULL, settings: SETTINGS });
+    const status = JSON.parse(bodyText(await call('/api/status')));
+    expect(status.queue.shards.map((s: { size: number }) => s.size)).toEqual(FULL.queueSizes?.shards.map((s) => s.size));
+    expect(status.queue.shards[0]).toMatchObject({ workchain: -1, shard: '8000000000000000', level: 'ok' });
+    expect(status.history.series.length).toBe(FULL.queueSizes?.shards.length);
+    expect(status.wallets).toMatchObject({ watched: 1, attention: 0 });
+    expect(status.upstreams.map((u: { name: string }) => u.name)).toEqual(['toncenter']);
+    const wallets = JSON.parse(bodyText(await call('/api/status/wallets', 'GET', `q=${ADDR.a}`)));
+    expect(wallets).toMatchObject({ total: 1, page: 1, pages: 1 });
+    expect(wallets.rows[0].address).toBe(ADDR.a);
   });
 });

@@ -1,0 +1,131 @@
+import { readFile } from 'node:fs/promises';
+import type { Logger } from 'pino';
+import { createStatusModel, type StatusSources } from '../status/model.js';
+import { escapeHtml, renderStatus } from '../status/render.js';
+import { STATUS_CSS } from '../status/style.js';
+import type { StatusModel } from '../status/types.js';
+import { JSON_TYPE, type ServedResponse } from './response.js';
+import type { Route } from './server.js';
+
+/**
+ * The status page: `/` (rendered on the server, readable without JavaScript), the JSON it
+ * refreshes from (`/api/status`, `/api/status/wallets`), and its own assets (`/assets/…`),
+ * all from tonwatch itself: no CDN. The page's Content-Security-Policy allows nothing but
+ * its own origin's script, stylesheet and fetches.
+ */
+
+export const STATUS_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+
+const FAVICON =
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#0b57d0"/><rect x="3" y="9" width="2" height="4" fill="#fff"/><rect x="7" y="6" width="2" height="7" fill="#fff"/><rect x="11" y="3" width="2" height="10" fill="#fff"/></svg>';
+
+/** The browser modules, compiled from src/status/ next to this file's own compiled form. */
+const SCRIPTS: Readonly<Record<string, URL>> = {
+  '/assets/client.js': new URL('../status/client.js', import.meta.url),
+  '/assets/render.js': new URL('../status/render.js', import.meta.url),
+};
+
+export interface StatusPageDeps {
+  readonly sources: () => StatusSources;
+  readonly logger: Logger;
+}
+
+export function createStatusRoutes(deps: StatusPageDeps): [string, Route][] {
+  const maker = createStatusModel();
+  let cached: { key: readonly unknown[]; model: StatusModel; json: Buffer } | null = null;
+
+  /** The model and its JSON, made again only when a snapshot, the history, upstream health or the second changes. */
+  function current(): { model: StatusModel; json: Buffer; sources: StatusSources } {
+    const sources = deps.sources();
+    const key = [sources.snapshot, sources.history.version, sources.upstreamHealth.version, sources.lags, sources.watchlist, Math.floor(sources.now / 1000)];
+    if (cached === null || cached.key.some((part, i) => part !== key[i])) {
+      const model = maker.model(sources);
+      cached = { key, model, json: Buffer.from(JSON.stringify(model)) };
+    }
+    return { model: cached.model, json: cached.json, sources };
+  }
+
+  const params = (query: string) => new URLSearchParams(query);
+  const pageOf = (value: string | null): number => Math.max(1, Math.floor(Number(value ?? '1')) || 1);
+
+  const page: Route['handle'] = (request) => {
+    const { model, sources } = current();
+    const q = params(request.query);
+    const wallets = maker.wallets(sources, q.get('q') ?? '', pageOf(q.get('page')));
+    const refresh = Math.min(300, Math.max(1, Math.floor(Number(q.get('refresh') ?? '5')) || 5));
+    const sections = renderStatus(model, wallets);
+    const html = `<!doctype html>
+<html lang="en" data-refresh="${refresh}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>tonwatch ${escapeHtml(model.version)}: TON queue pressure and wallets</title>
+<link rel="icon" href="/assets/favicon.svg" type="image/svg+xml"><link rel="stylesheet" href="/assets/status.css">
+<script type="module" src="/assets/client.js"></script></head>
+<body><header><h1>tonwatch</h1><div id="section-summary" aria-live="polite">${sections.summary}</div></header>
+<main>
+<section aria-labelledby="h-queue"><h2 id="h-queue">Queue pressure</h2><div id="section-queue">${sections.queue}</div></section>
+<section aria-labelledby="h-history"><h2 id="h-history">The last hour</h2><div id="section-history">${sections.history}</div></section>
+<section aria-labelledby="h-wallets" id="wallets"><h2 id="h-wallets">Wallets</h2>
+<form id="wallet-search" class="search" role="search" method="get" action="/#wallets"><label for="wallet-query">Find a watched wallet by name or any address form</label>
+<input id="wallet-query" name="q" type="search" value="${escapeHtml(wallets.query)}" autocomplete="off" spellcheck="false"><input type="hidden" name="refresh" value="${refresh}"><button type="submit">Search</button></form>
+<div id="section-wallets">${sections.wallets}</div></section>
+<section aria-labelledby="h-upstreams"><h2 id="h-upstreams">Upstreams</h2><div id="section-upstreams">${sections.upstreams}</div></section>
+</main>
+<footer><p><a href="/metrics">/metrics</a> · <a href="/api/v2/getOutMsgQueueSizes">/api/v2/getOutMsgQueueSizes</a> · <a href="/api/v3/walletStates">/api/v3/walletStates?address=…</a> · <a href="/api/status">/api/status</a> · <a href="/healthz">/healthz</a> · <a href="/readyz">/readyz</a>. Refreshes every ${refresh} s with JavaScript; reload the page without it.</p></footer>
+</body></html>
+`;
+    return {
+      status: 200,
+      headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'content-security-policy': STATUS_CSP },
+      body: html,
+    };
+  };
+
+  const json = (body: Buffer | string): ServedResponse => ({ status: 200, headers: { 'content-type': JSON_TYPE, 'cache-control': 'no-cache' }, body });
+
+  const scripts = new Map<string, Promise<Buffer | null>>();
+  const script =
+    (path: string): Route['handle'] =>
+    async () => {
+      let loaded = scripts.get(path);
+      if (loaded === undefined) {
+        const file = SCRIPTS[path];
+        loaded =
+          file === undefined
+            ? Promise.resolve(null)
+            : readFile(file).catch((err: unknown) => {
+                deps.logger.error({ err, path }, 'status page asset missing (run the built tonwatch)');
+                return null;
+              });
+        scripts.set(path, loaded);
+      }
+      const body = await loaded;
+      if (body === null) return { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: 'asset not built' };
+      return {
+        status: 200,
+        headers: { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff' },
+        body,
+      };
+    };
+  const fixed =
+    (type: string, body: string): Route['handle'] =>
+    () => ({ status: 200, headers: { 'content-type': type, 'cache-control': 'max-age=300', 'x-content-type-options': 'nosniff' }, body });
+
+  return [
+    ['/', { endpoint: 'index', handle: page }],
+    ['/api/status', { endpoint: 'status', handle: () => json(current().json) }],
+    [
+      '/api/status/wallets',
+      {
+        endpoint: 'status',
+        handle: (request) => {
+          const q = params(request.query);
+          return json(JSON.stringify(maker.wallets(current().sources, q.get('q') ?? '', pageOf(q.get('page')))));
+        },
+      },
+    ],
+    ['/assets/status.css', { endpoint: 'asset', handle: fixed('text/css; charset=utf-8', STATUS_CSS) }],
+    ['/assets/favicon.svg', { endpoint: 'asset', handle: fixed('image/svg+xml', FAVICON) }],
+    ['/assets/client.js', { endpoint: 'asset', handle: script('/assets/client.js') }],
+    ['/assets/render.js', { endpoint: 'asset', handle: script('/assets/render.js') }],
+  ];
+}
