@@ -53,6 +53,16 @@ describe('architecture', () => {
     expect(violations((from, to) => guarded.has(roomOf(from)) && (roomOf(to) === 'upstream' || roomOf(to) === 'config'))).toEqual([]);
   });
 
+  it('status/ (the status page) reads the snapshot and the domain, never the upstream client, the pollers or the config', () => {
+    const allowed = new Set(['status', 'domain', 'snapshot', 'ton']);
+    expect(violations((from, to) => roomOf(from) === 'status' && !allowed.has(roomOf(to)))).toEqual([]);
+  });
+
+  it('status/render.ts, which also runs in the browser, imports nothing at run time', () => {
+    const text = readFileSync(join(SRC, 'status/render.ts'), 'utf8');
+    expect(text.match(/^import (?!type )/gm)).toBeNull();
+  });
+
   it('poll/ knows the upstream only through the domain interface', () => {
     expect(violations((from, to) => roomOf(from) === 'poll' && roomOf(to) === 'upstream')).toEqual([]);
   });
