@@ -87,7 +87,8 @@ function renderHistory(model: StatusModel): string {
       )}</title></polyline>`;
     })
     .join('');
-  const limitLine = limit > 0 && limit <= top ? `<line class="limit" x1="0" x2="${width}" y1="${y(limit)}" y2="${y(limit)}"><title>limit ${limit}</title></line>` : '';
+  const limitLine =
+    limit > 0 && limit <= top ? `<line class="limit" x1="0" x2="${width}" y1="${y(limit)}" y2="${y(limit)}"><title>limit ${limit}</title></line>` : '';
   const legend = series.map((s, i) => `<li><span class="swatch series-${i % 8}" aria-hidden="true">■</span> ${escapeHtml(s.shard)}</li>`).join('');
   return `<figure><svg class="chart" viewBox="0 0 ${width} ${height}" role="img" aria-label="${escapeHtml(
     `Queue size per shard over the last ${Math.max(1, Math.round(span / 60))} minutes, ${points} points`,
