@@ -49,9 +49,25 @@ export function createStatusRoutes(deps: StatusPageDeps): [string, Route][] {
   const params = (query: string) => new URLSearchParams(query);
   const pageOf = (value: string | null): number => Math.max(1, Math.floor(Number(value ?? '1')) || 1);
 
+  /** Rendered pages of the current model, by query string: the same bytes until the model changes. */
+  let pages: { model: StatusModel; byQuery: Map<string, ServedResponse> } | null = null;
+  const PAGES_KEPT = 64;
+
   const page: Route['handle'] = (request) => {
+    const { model } = current();
+    if (pages === null || pages.model !== model) pages = { model, byQuery: new Map() };
+    let answer = pages.byQuery.get(request.query);
+    if (answer === undefined) {
+      answer = renderPage(request.query);
+      if (pages.byQuery.size >= PAGES_KEPT) pages.byQuery.clear();
+      pages.byQuery.set(request.query, answer);
+    }
+    return answer;
+  };
+
+  const renderPage = (query: string): ServedResponse => {
     const { model, sources } = current();
-    const q = params(request.query);
+    const q = params(query);
     const wallets = maker.wallets(sources, q.get('q') ?? '', pageOf(q.get('page')));
     const refresh = Math.min(300, Math.max(1, Math.floor(Number(q.get('refresh') ?? '5')) || 5));
     const sections = renderStatus(model, wallets);
@@ -81,6 +97,18 @@ export function createStatusRoutes(deps: StatusPageDeps): [string, Route][] {
   };
 
   const json = (body: Buffer | string): ServedResponse => ({ status: 200, headers: { 'content-type': JSON_TYPE, 'cache-control': 'no-cache' }, body });
+  /** The /api/status answer of the current model, made once per model. */
+  let statusAnswer: { json: Buffer; response: ServedResponse } | null = null;
+  const statusResponse = (): ServedResponse => {
+    const { json: body } = current();
+    if (statusAnswer === null || statusAnswer.json !== body) {
+      statusAnswer = {
+        json: body,
+        response: { status: 200, headers: { 'content-type': JSON_TYPE, 'cache-control': 'no-cache', 'content-length': String(body.length) }, body },
+      };
+    }
+    return statusAnswer.response;
+  };
 
   const scripts = new Map<string, Promise<Buffer | null>>();
   const script =
@@ -112,7 +140,7 @@ export function createStatusRoutes(deps: StatusPageDeps): [string, Route][] {
 
   return [
     ['/', { endpoint: 'index', handle: page }],
-    ['/api/status', { endpoint: 'status', handle: () => json(current().json) }],
+    ['/api/status', { endpoint: 'status', handle: statusResponse }],
     [
       '/api/status/wallets',
       {

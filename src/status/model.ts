@@ -1,6 +1,6 @@
 import type { WatchedWallet } from '../domain/config.js';
 import type { UpstreamLag } from '../domain/upstream.js';
-import { ageSeconds, isFresh } from '../snapshot/freshness.js';
+import { ageSeconds, isFresh, staleFrom } from '../snapshot/freshness.js';
 import { addressBookEntry } from '../snapshot/address-book.js';
 import type { Snapshot, WalletsSnapshot } from '../snapshot/types.js';
 import { parseAddress } from '../ton/address.js';
@@ -53,21 +53,49 @@ export interface StatusModelMaker {
 }
 
 export function createStatusModel(): StatusModelMaker {
-  /** Rows of the watchlist for one wallets snapshot and config, the ones needing attention first. */
-  let ordered: { snapshot: WalletsSnapshot | null; watchlist: readonly WatchedWallet[]; second: number; rows: WalletRow[]; attention: number } | null = null;
+  /**
+   * Rows of the watchlist for one wallets snapshot and config, the ones needing attention
+   * first; worked out again when the snapshot or the config changes, or when the first of
+   * its records turns stale (rows show fresh data only).
+   */
+  let ordered: {
+    snapshot: WalletsSnapshot | null;
+    watchlist: readonly WatchedWallet[];
+    maxAgeSeconds: number;
+    validUntil: number;
+    rows: WalletRow[];
+    attention: number;
+  } | null = null;
 
   function rowsOf(sources: StatusSources): { rows: WalletRow[]; attention: number } {
     const wallets = sources.snapshot.wallets;
-    // Freshness changes with time: worked out again at most once a second.
-    const second = Math.floor(sources.now / 1000);
-    if (ordered !== null && ordered.snapshot === wallets && ordered.watchlist === sources.watchlist && ordered.second === second) return ordered;
+    if (
+      ordered !== null &&
+      ordered.snapshot === wallets &&
+      ordered.watchlist === sources.watchlist &&
+      ordered.maxAgeSeconds === sources.maxAgeSeconds &&
+      sources.now < ordered.validUntil
+    ) {
+      return ordered;
+    }
     const needing: WalletRow[] = [];
     const others: WalletRow[] = [];
+    let validUntil = Infinity;
     for (const wallet of sources.watchlist) {
       const row = walletRow(wallet, wallets, sources);
       (row.attention === null ? others : needing).push(row);
+      const record = wallets?.wallets.get(wallet.raw);
+      if (record !== undefined && isFresh(record.fetchedAt, sources.now, sources.maxAgeSeconds))
+        validUntil = Math.min(validUntil, staleFrom(record.fetchedAt, sources.maxAgeSeconds));
     }
-    ordered = { snapshot: wallets, watchlist: sources.watchlist, second, rows: [...needing, ...others], attention: needing.length };
+    ordered = {
+      snapshot: wallets,
+      watchlist: sources.watchlist,
+      maxAgeSeconds: sources.maxAgeSeconds,
+      validUntil,
+      rows: [...needing, ...others],
+      attention: needing.length,
+    };
     return ordered;
   }
 

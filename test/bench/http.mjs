@@ -32,6 +32,34 @@ async function startBare(answers) {
 }
 
 /**
+ * The v2 endpoint alone and while 20 open status pages refresh (each asks /api/status and
+ * /api/status/wallets every second: 40 requests a second from this process), alternating,
+ * best run of each kept.
+ */
+async function v2WithStatusPage(tonwatchUrl, pid, { seconds, rounds }) {
+  const best = {};
+  for (let round = 0; round < rounds; round += 1) {
+    for (const side of ['alone', 'with pages']) {
+      let poller;
+      if (side === 'with pages') {
+        let i = 0;
+        poller = setInterval(() => {
+          i += 1;
+          void fetch(`${tonwatchUrl}${i % 2 ? '/api/status' : '/api/status/wallets?q=&page=1'}`).then(
+            (r) => r.arrayBuffer(),
+            () => undefined,
+          );
+        }, 25);
+      }
+      const result = await wrk(`${tonwatchUrl}/api/v2/getOutMsgQueueSizes`, { serverPid: pid, seconds });
+      clearInterval(poller);
+      if (!best[side] || result.rps > best[side].rps) best[side] = result;
+    }
+  }
+  return { alone: best['alone'], withPages: best['with pages'], ratio: best['with pages'].rps / best['alone'].rps };
+}
+
+/**
  * Rows of the endpoint table. `extraLoad`, when given, is a path of tonwatch's loaded at
  * the same time by a second wrk (to show that serving it does not slow the row's path).
  */
@@ -45,6 +73,8 @@ export async function endpointBenchmarks({ seconds = 5, rounds = 2 } = {}) {
     { name: 'GET /api/v3/walletStates, 100 addresses', path: `/api/v3/walletStates?${query(data.addresses(100))}`, headers: {}, target: 0.7 },
     { name: 'GET /metrics, 10,000 wallets, gzip', path: '/metrics', headers: { 'accept-encoding': 'gzip' }, target: 0.9 },
     { name: 'GET /metrics, 10,000 wallets, identity', path: '/metrics', headers: {}, target: null },
+    { name: 'GET / (the status page), 10,000 wallets', path: '/', headers: {}, target: null },
+    { name: 'GET /api/status, 10,000 wallets', path: '/api/status', headers: {}, target: null },
   ];
   try {
     // The bytes tonwatch answers each row with, once every part of the snapshot is loaded.
@@ -82,7 +112,8 @@ export async function endpointBenchmarks({ seconds = 5, rounds = 2 } = {}) {
       }
       const big = { name: 'GET /api/v3/walletStates, 1024 addresses', path: `/api/v3/walletStates?${query(data.addresses(1024))}` };
       big.tonwatch = await wrk(`${tonwatchUrl}${big.path}`, { serverPid: daemon.pid, seconds, connections: 4 });
-      return { rows, big };
+      const withPage = await v2WithStatusPage(tonwatchUrl, daemon.pid, { seconds, rounds });
+      return { rows, big, withPage };
     } finally {
       bare.child.kill('SIGTERM');
     }

@@ -33,7 +33,7 @@ console.log(
 );
 
 if (runs('http')) {
-  const { rows, big } = await endpointBenchmarks({ seconds: SECONDS, rounds: 3 });
+  const { rows, big, withPage } = await endpointBenchmarks({ seconds: SECONDS, rounds: 3 });
   console.log('Served endpoints: the real tonwatch process (persisted snapshot, 10,000 wallets) against a bare node:http process');
   console.log('sending the same bytes; wrk, 1 thread, 10 connections. CPU: share of one core each side used during its run');
   console.log('(a side near 100 % is the limit; wrk near 100 % would mean the generator was).\n');
@@ -47,6 +47,9 @@ if (runs('http')) {
   }
   console.log(
     `| ${big.name} (4 connections) | | | | ${fmt(big.tonwatch.rps)} | ${fmt(big.tonwatch.p99, 2)} ms | – / ${pct(big.tonwatch.serverCpuShare)} / ${pct(big.tonwatch.wrkCpuShare)} | | p99 < 25 ms ${verdict(big.tonwatch.p99 < 25)} |`,
+  );
+  console.log(
+    `\nThe status page in use: GET /api/v2/getOutMsgQueueSizes alone ${fmt(withPage.alone.rps)} req/s (p99 ${fmt(withPage.alone.p99, 2)} ms), while 20 open pages refresh (40 req/s of /api/status and /api/status/wallets) ${fmt(withPage.withPages.rps)} req/s (p99 ${fmt(withPage.withPages.p99, 2)} ms): ${fmt(withPage.ratio, 2)} (target: no slower, ≥ 0.95) ${verdict(withPage.ratio >= 0.95)}`,
   );
   const gzip = rows.find((r) => r.encoding === 'gzip');
   const identity = rows.find((r) => r.name.includes('/metrics') && r.encoding === 'identity');

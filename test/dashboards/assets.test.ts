@@ -14,6 +14,7 @@ import { dashboardFiles, generatedFiles } from '../../dashboards/generate.mjs';
 // @ts-expect-error: plain-JS generator without type declarations
 import { DEFAULT_RUNBOOK_BASE_URL } from '../../dashboards/rules.mjs';
 import { healthStub } from '../helpers/health.js';
+import { PRESSURE_CRITICAL, PRESSURE_WARNING } from '../../src/status/model.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const DASHBOARD_DIR = join(ROOT, 'dashboards/grafana/dashboards');
@@ -96,6 +97,12 @@ describe('Prometheus rules', () => {
     }
     const operator = parseYaml(readFileSync(join(ROOT, 'deploy/kubernetes/prometheusrule.yaml'), 'utf8')) as { spec: unknown };
     expect(operator.spec).toEqual(loadRules());
+  });
+
+  it("colour the status page's bars at the pressure alerts' thresholds", () => {
+    const rules = loadRules().groups.flatMap((g) => g.rules);
+    expect(rules.find((r) => r.alert === 'TonQueuePressureHigh')?.expr).toMatch(new RegExp(`> ${PRESSURE_WARNING}$`));
+    expect(rules.find((r) => r.alert === 'TonQueuePressureCritical')?.expr).toMatch(new RegExp(`> ${PRESSURE_CRITICAL}$`));
   });
 
   it('select every series with the job selector, and summaries are fixed text (stable within an Alertmanager group)', () => {
