@@ -58,9 +58,9 @@ function renderQueue(model: StatusModel): string {
       )}"><rect class="track" x="0" y="0" width="${width}" height="16"/><rect class="fill level-${s.level}" x="0" y="0" width="${filled.toFixed(1)}" height="16"/>${mark(model.thresholds.warning)}${mark(model.thresholds.critical)}</svg></td><td class="num">${number(s.size)}</td><td class="num">${percent(s.ratio)}</td><td class="num">${number(s.seqno)}</td></tr>`;
     })
     .join('');
-  return `<table class="shards"><caption>Outbound queue per shard against ext_msg_queue_size_limit = ${number(queue.limit)} (warning above ${percent(model.thresholds.warning)}, critical above ${percent(
+  return `<div class="scroll"><table class="shards"><caption>Outbound queue per shard against ext_msg_queue_size_limit = ${number(queue.limit)} (warning above ${percent(model.thresholds.warning)}, critical above ${percent(
     model.thresholds.critical,
-  )}, as the alerts)</caption><thead><tr><th scope="col">shard</th><th scope="col">pressure</th><th scope="col">size</th><th scope="col">of limit</th><th scope="col">block</th></tr></thead><tbody>${rows}</tbody></table>`;
+  )}, as the alerts)</caption><thead><tr><th scope="col">shard</th><th scope="col">pressure</th><th scope="col">size</th><th scope="col">of limit</th><th scope="col">block</th></tr></thead><tbody>${rows}</tbody></table></div>`;
 }
 
 function renderHistory(model: StatusModel): string {

@@ -150,6 +150,26 @@ ${watched.map((w) => `  - { address: "${w.raw}", name: ${w.name}, minBalanceTons
     await page.screenshot({ path: join(ARTIFACTS, 'status-page.png'), fullPage: true });
   });
 
+  it('reads without JavaScript, and fits a phone screen with the keyboard working', async (ctx) => {
+    if (!chromiumBin) return ctx.skip("chromium not installed (CI installs Debian's chromium package)");
+    const plain = await browser.newPage({ javaScriptEnabled: false, viewport: { width: 390, height: 844 }, isMobile: true });
+    try {
+      await plain.goto(`${url}/`);
+      expect(Object.keys(await metricShards())).toEqual(await plain.$$eval('tr.shard', (rows) => rows.map((r) => r.getAttribute('data-shard'))));
+      // Nothing wider than the screen: wide tables scroll inside their own box.
+      expect(await plain.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+      // The search form works by keyboard alone, and without JavaScript (a plain GET).
+      const target = watched[1] ?? { raw: '', name: '' };
+      await plain.focus('#wallet-query');
+      await plain.keyboard.type(target.name);
+      await plain.keyboard.press('Enter');
+      await plain.waitForURL(/q=/);
+      expect(await plain.$$eval('table.wallets tbody tr td:first-child', (cells) => cells.map((c) => c.textContent))).toEqual([target.name]);
+    } finally {
+      await plain.close();
+    }
+  });
+
   it('sent no request outside its own origin, and logged no console error', (ctx) => {
     if (!chromiumBin) return ctx.skip("chromium not installed (CI installs Debian's chromium package)");
     expect(requests.length).toBeGreaterThan(5);
