@@ -155,7 +155,7 @@ async function demo(port: number, deps: ProcessDeps): Promise<number> {
         [
           '',
           `  tonwatch demo is running. Open:`,
-          `    ${url}/                              landing page`,
+          `    ${url}/                              status page (queue pressure, history, wallets, upstreams)`,
           `    ${url}/metrics                       Prometheus metrics`,
           `    ${url}/api/v2/getOutMsgQueueSizes    queue sizes (toncenter's v2 format)`,
           `    ${url}/api/v3/walletStates?address=… wallet states`,

@@ -18,7 +18,7 @@ export interface ServeSettings {
   readonly testnet: boolean;
   /** Raw keys of the watchlist. */
   readonly watched: ReadonlySet<string>;
-  /** Upstreams in failover order, for the landing page, with credentials in URLs already redacted. */
+  /** Upstreams in failover order, for the status page, with credentials in URLs already redacted. */
   readonly upstreams: readonly { readonly name: string; readonly url: string }[];
   /** listen.maxMetricsRequests: /metrics requests at once before 503; 0 = no limit. */
   readonly maxMetricsRequests: number;
