@@ -160,7 +160,11 @@ export function createHttpServer(deps: HttpServerDeps): Server {
   function send(req: IncomingMessage, res: ServerResponse, endpoint: string, response: ServedResponse): void {
     onServed(endpoint, response.status);
     if (res.destroyed) return;
-    const { body, headers } = response;
+    const { body } = response;
+    let headers = response.headers;
+    // A header the web config sets (http_server_config.headers, set on `res` already) wins
+    // over the handler's own, the status page's Content-Security-Policy included.
+    if (res.getHeaderNames().length > 0) headers = Object.fromEntries(Object.entries(headers).filter(([name]) => !res.hasHeader(name)));
     // Handlers that answer from a cache give content-length themselves, computed once.
     res.writeHead(response.status, headers['content-length'] === undefined ? { ...headers, 'content-length': String(bodyLength(body)) } : headers);
     if (req.method === 'HEAD') res.end();

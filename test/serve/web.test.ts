@@ -94,6 +94,25 @@ describe('web config on the server', () => {
     expect(log.text()).not.toMatch(/s3cret|wrong|\$2[aby]\$/);
   });
 
+  it("lets the web config's headers win over a handler's own (the status page's CSP)", async () => {
+    const routes: [string, Route][] = [
+      [
+        '/page',
+        {
+          endpoint: 'page',
+          handle: () => ({ status: 200, headers: { 'content-type': 'text/html', 'content-security-policy': "default-src 'self'" }, body: 'x' }),
+        },
+      ],
+    ];
+    const log = createLogSink();
+    const web = await webConfig("http_server_config:\n  headers:\n    Content-Security-Policy: default-src 'none'\n");
+    server = createHttpServer({ routes: new Map(routes), logger: log.logger, onServed: () => undefined, web: () => web });
+    const { port } = await listen(server, '127.0.0.1', 0);
+    const answer = await fetch(`http://127.0.0.1:${port}/page`);
+    expect(answer.headers.get('content-security-policy')).toBe("default-src 'none'");
+    expect(answer.headers.get('content-type')).toBe('text/html');
+  });
+
   it('adds http_server_config.headers to every answer, refusals included', async () => {
     const web = await webConfig(
       `basic_auth_users:\n  prometheus: ${testHash('pw')}\nhttp_server_config:\n  headers:\n    X-Frame-Options: deny\n    Strict-Transport-Security: max-age=31536000\n`,
