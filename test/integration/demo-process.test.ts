@@ -6,7 +6,7 @@ describe('tonwatch demo', () => {
   it('prints its URLs, serves moving queue metrics and the demo watchlist, and stops cleanly', async () => {
     const demo = startTonwatch(['demo', '--port', '0']);
     try {
-      const [, url] = await demo.waitFor(/(http:\/\/127\.0\.0\.1:\d+)\/\s+landing page/);
+      const [, url] = await demo.waitFor(/(http:\/\/127\.0\.0\.1:\d+)\/\s+status page/);
       await demo.waitFor(/\/_sim\/state/);
       const seqnoOf = async () => {
         const metrics = await (await fetch(`${url}/metrics`)).text();
@@ -27,6 +27,10 @@ describe('tonwatch demo', () => {
       );
       expect(metrics).toMatch(/ton_wallet_status\{[^}]*name="demo-unknown"[^}]*status="unknown"\} 1/);
       expect(metrics).toContain('tonwatch_watchlist_size 13');
+      // The status page the demo points to, with the demo's wallets on it.
+      const page = await (await fetch(`${url}/`)).text();
+      expect(page).toContain('13 watched');
+      expect(page).toContain('demo-unknown');
     } finally {
       const { code, ms } = await demo.stop('SIGINT');
       expect(code).toBe(0);
