@@ -164,7 +164,8 @@ export function createHttpServer(deps: HttpServerDeps): Server {
     let headers = response.headers;
     // A header the web config sets (http_server_config.headers, set on `res` already) wins
     // over the handler's own, the status page's Content-Security-Policy included.
-    if (res.getHeaderNames().length > 0) headers = Object.fromEntries(Object.entries(headers).filter(([name]) => !res.hasHeader(name)));
+    const config = web();
+    if (config !== null && hasHeaders(config)) headers = Object.fromEntries(Object.entries(headers).filter(([name]) => !res.hasHeader(name)));
     // Handlers that answer from a cache give content-length themselves, computed once.
     res.writeHead(response.status, headers['content-length'] === undefined ? { ...headers, 'content-length': String(bodyLength(body)) } : headers);
     if (req.method === 'HEAD') res.end();
@@ -191,17 +192,23 @@ export function createHttpServer(deps: HttpServerDeps): Server {
   return server;
 }
 
-const withUsers = new WeakMap<WebConfig, boolean>();
-
-/** Whether a web config asks for basic auth (worked out once per config). */
-function hasUsers(config: WebConfig): boolean {
-  let has = withUsers.get(config);
-  if (has === undefined) {
-    has = Object.keys(config.users).length > 0;
-    withUsers.set(config, has);
-  }
-  return has;
+/** A fact about a web config, worked out once per config object (a reload makes a new one). */
+function perConfig(compute: (config: WebConfig) => boolean): (config: WebConfig) => boolean {
+  const known = new WeakMap<WebConfig, boolean>();
+  return (config) => {
+    let value = known.get(config);
+    if (value === undefined) {
+      value = compute(config);
+      known.set(config, value);
+    }
+    return value;
+  };
 }
+
+/** Whether a web config asks for basic auth. */
+const hasUsers = perConfig((config) => Object.keys(config.users).length > 0);
+/** Whether a web config sets response headers. */
+const hasHeaders = perConfig((config) => Object.keys(config.headers).length > 0);
 
 /** Whether an Accept-Encoding header allows gzip: named (or `*`), and not with q=0. */
 export function acceptsGzip(header: string | undefined): boolean {
