@@ -142,7 +142,9 @@ describe('read-through', () => {
     const config = await configFrom(`
 listen: { host: 127.0.0.1, port: 0 }
 upstreams: [ { name: sim, url: "${s.url}", rps: 50, timeoutMs: 2000 } ]
-schedule: { queueSizes: "* * * * * *", wallets: "*/30 * * * * *" }
+# Polled once at start, then not within the test: the injected failure is the read-through's.
+schedule: { queueSizes: "0 0 0 1 1 *", wallets: "0 0 0 1 1 *" }
+lagCheck: { everySeconds: 0 }
 retry: { attempts: 1, baseDelayMs: 10, maxDelayMs: 50 }
 readThrough: { enabled: true }
 snapshot: { file: "${join(dir, 'snapshot.json')}", maxAgeSeconds: 60 }
