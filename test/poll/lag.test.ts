@@ -1,14 +1,14 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { createDaemon, type Daemon } from '../../src/daemon.js';
+import { describe, expect, it } from 'vitest';
+import { createDaemon } from '../../src/daemon.js';
 import { createLagState, lagsFrom } from '../../src/poll/lag.js';
 import { createUpstreamClient } from '../../src/upstream/client.js';
 import { configFrom } from '../helpers/config.js';
 import { createLogSink } from '../helpers/log.js';
 import { eventually } from '../helpers/process.js';
-import { startSim, type RunningSim } from '../helpers/sim.js';
+import { stoppedAfterEach } from '../helpers/sim.js';
 
 /** Lag detection: tips to lags, who is passed over, and two simulated upstreams, one held back. */
 
@@ -55,18 +55,11 @@ describe('lag state', () => {
 });
 
 describe('lag check against simulated upstreams', () => {
-  const sims: RunningSim[] = [];
-  let daemon: Daemon | undefined;
-  afterEach(async () => {
-    await daemon?.stop();
-    daemon = undefined;
-    await Promise.all(sims.splice(0).map((s) => s.stop()));
-  });
+  const running = stoppedAfterEach();
 
   it("asks each upstream's v2 and v3 tips inside its budget, and reads the simulator's lag knobs", async () => {
-    const fast = await startSim({ seed: 3 });
-    const slow = await startSim({ seed: 3, lagBlocks: 25, indexerLagBlocks: 7 });
-    sims.push(fast, slow);
+    const fast = await running.sim({ seed: 3 });
+    const slow = await running.sim({ seed: 3, lagBlocks: 25, indexerLagBlocks: 7 });
     const codes: string[] = [];
     const client = createUpstreamClient({
       upstreams: [
@@ -89,9 +82,8 @@ describe('lag check against simulated upstreams', () => {
   });
 
   it('exports the lag, moves the polls away from a lagging upstream, and comes back when it catches up', async () => {
-    const first = await startSim({ seed: 3, lagBlocks: 50, indexerLagBlocks: 4 });
-    const second = await startSim({ seed: 3 });
-    sims.push(first, second);
+    const first = await running.sim({ seed: 3, lagBlocks: 50, indexerLagBlocks: 4 });
+    const second = await running.sim({ seed: 3 });
     const dir = await mkdtemp(join(tmpdir(), 'tonwatch-lag-'));
     const watched = second.sim.wallets.accounts()[0]?.raw ?? '';
     const config = await configFrom(`
@@ -106,7 +98,7 @@ snapshot: { file: "${join(dir, 'snapshot.json')}", maxAgeSeconds: 60 }
 watchlist: [ { address: "${watched}" } ]
 `);
     const log = createLogSink();
-    daemon = createDaemon({ config, logger: log.logger, now: () => Date.now(), version: 't', nodeVersion: 'v20' });
+    const daemon = running.track(createDaemon({ config, logger: log.logger, now: () => Date.now(), version: 't', nodeVersion: 'v20' }));
     const { port } = await daemon.start();
     const url = `http://127.0.0.1:${port}`;
     const metrics = async () => (await fetch(`${url}/metrics`)).text();

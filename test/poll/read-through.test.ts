@@ -2,15 +2,15 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, fetch as undiciFetch } from 'undici';
-import { afterEach, describe, expect, it } from 'vitest';
-import { createDaemon, type Daemon } from '../../src/daemon.js';
+import { describe, expect, it } from 'vitest';
+import { createDaemon } from '../../src/daemon.js';
 import type { UpstreamClient } from '../../src/domain/upstream.js';
 import { createBatchSize } from '../../src/poll/batches.js';
 import { createReadThrough, type ReadThroughAnswer, type ReadThroughResult, type ReadThroughSettings } from '../../src/poll/read-through.js';
 import { createUpstreamClient } from '../../src/upstream/client.js';
 import { configFrom } from '../helpers/config.js';
 import { createLogSink } from '../helpers/log.js';
-import { startSim, type RunningSim } from '../helpers/sim.js';
+import { startSim, stoppedAfterEach, type RunningSim } from '../helpers/sim.js';
 
 /**
  * Read-through against the simulator: coalescing, the cache and its expiry, unknown
@@ -63,18 +63,8 @@ function harness(sim: RunningSim, settings: Partial<ReadThroughSettings> = {}, u
 const settled = async (answer: ReadThroughAnswer | Promise<ReadThroughAnswer>) => answer;
 
 describe('read-through', () => {
-  const sims: RunningSim[] = [];
-  let daemon: Daemon | undefined;
-  afterEach(async () => {
-    await daemon?.stop();
-    daemon = undefined;
-    await Promise.all(sims.splice(0).map((s) => s.stop()));
-  });
-  const sim = async (options: Parameters<typeof startSim>[0] = {}) => {
-    const started = await startSim(options);
-    sims.push(started);
-    return started;
-  };
+  const running = stoppedAfterEach();
+  const sim = (options: Parameters<typeof startSim>[0] = {}) => running.sim(options);
 
   it('coalesces: one address asked by a thousand lookups at once costs one address in one batch, and others asked meanwhile share the next', async () => {
     const s = await sim();
@@ -150,7 +140,7 @@ readThrough: { enabled: true }
 snapshot: { file: "${join(dir, 'snapshot.json')}", maxAgeSeconds: 60 }
 watchlist: [ { address: "${watched}" } ]
 `);
-    daemon = createDaemon({ config, logger: createLogSink('error').logger, now: () => Date.now(), version: 't', nodeVersion: 'v20' });
+    const daemon = running.track(createDaemon({ config, logger: createLogSink('error').logger, now: () => Date.now(), version: 't', nodeVersion: 'v20' }));
     const { port } = await daemon.start();
     const url = `http://127.0.0.1:${port}`;
     for (let i = 0; i < 100 && (await fetch(`${url}/readyz`)).status !== 200; i += 1) await new Promise((r) => setTimeout(r, 100));
@@ -183,7 +173,7 @@ readThrough: { enabled: true, ttlSeconds: 60 }
 snapshot: { file: "${join(dir, 'snapshot.json')}", maxAgeSeconds: 60 }
 watchlist: [${watched.map((a) => `{ address: "${a}" }`).join(', ')}]
 `);
-    daemon = createDaemon({ config, logger: createLogSink('warn').logger, now: () => Date.now(), version: 't', nodeVersion: 'v20' });
+    const daemon = running.track(createDaemon({ config, logger: createLogSink('warn').logger, now: () => Date.now(), version: 't', nodeVersion: 'v20' }));
     const { port } = await daemon.start();
     const url = `http://127.0.0.1:${port}`;
     const metrics = async () => (await fetch(`${url}/metrics`)).text();
