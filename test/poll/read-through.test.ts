@@ -10,7 +10,7 @@ import { createReadThrough, type ReadThroughAnswer, type ReadThroughResult, type
 import { createUpstreamClient } from '../../src/upstream/client.js';
 import { configFrom } from '../helpers/config.js';
 import { createLogSink } from '../helpers/log.js';
-import { startSim, stoppedAfterEach, type RunningSim } from '../helpers/sim.js';
+import { stoppedAfterEach, type RunningSim } from '../helpers/sim.js';
 
 /**
  * Read-through against the simulator: coalescing, the cache and its expiry, unknown
@@ -64,7 +64,7 @@ const settled = async (answer: ReadThroughAnswer | Promise<ReadThroughAnswer>) =
 
 describe('read-through', () => {
   const running = stoppedAfterEach();
-  const sim = (options: Parameters<typeof startSim>[0] = {}) => running.sim(options);
+  const sim = (options: Parameters<typeof running.sim>[0] = {}) => running.sim(options);
 
   it('coalesces: one address asked by a thousand lookups at once costs one address in one batch, and others asked meanwhile share the next', async () => {
     const s = await sim();
