@@ -1,6 +1,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { QUERIES, type QueryName } from '../domain/queries.js';
 import type { UpstreamLag, UpstreamObserver } from '../domain/upstream.js';
+import { labelledReadGauge, readGauge } from './read-gauges.js';
 
 /**
  * Every metric name tonwatch exports, in one place. Chain facts (`ton_*`) are rendered
@@ -105,53 +106,22 @@ export function createSelfMetrics(options: {
   }
   let processText: { at: number; text: Promise<Buffer> } | null = null;
 
-  new Gauge({
-    name: 'tonwatch_up',
-    help: '1 when the last poll of the query succeeded and its data is fresh.',
-    labelNames: ['query'],
-    registers,
-    collect() {
-      this.reset();
-      for (const query of QUERIES) {
-        const up = health.up(query);
-        if (up !== undefined) this.set({ query }, up ? 1 : 0);
-      }
-    },
-  });
-  new Gauge({
-    name: 'tonwatch_last_success_timestamp_seconds',
-    help: 'Unix time of the last successful poll of the query.',
-    labelNames: ['query'],
-    registers,
-    collect() {
-      this.reset();
-      for (const query of QUERIES) {
-        const at = health.lastSuccessAt(query);
-        if (at !== undefined) this.set({ query }, at / 1000);
-      }
-    },
-  });
-  new Gauge({
-    name: 'tonwatch_snapshot_age_seconds',
-    help: 'Age of the data now served for the query, in seconds.',
-    labelNames: ['query'],
-    registers,
-    collect() {
-      this.reset();
-      for (const query of QUERIES) {
-        const age = health.snapshotAgeSeconds(query);
-        if (age !== undefined) this.set({ query }, age);
-      }
-    },
-  });
-  new Gauge({
-    name: 'tonwatch_watchlist_size',
-    help: 'Addresses on the watchlist.',
-    registers,
-    collect() {
-      this.set(health.watchlistSize());
-    },
-  });
+  labelledReadGauge(registers, 'tonwatch_up', '1 when the last poll of the query succeeded and its data is fresh.', 'query', () =>
+    QUERIES.map((query) => {
+      const up = health.up(query);
+      return [query, up === undefined ? undefined : up ? 1 : 0] as const;
+    }),
+  );
+  labelledReadGauge(registers, 'tonwatch_last_success_timestamp_seconds', 'Unix time of the last successful poll of the query.', 'query', () =>
+    QUERIES.map((query) => {
+      const at = health.lastSuccessAt(query);
+      return [query, at === undefined ? undefined : at / 1000] as const;
+    }),
+  );
+  labelledReadGauge(registers, 'tonwatch_snapshot_age_seconds', 'Age of the data now served for the query, in seconds.', 'query', () =>
+    QUERIES.map((query) => [query, health.snapshotAgeSeconds(query)] as const),
+  );
+  readGauge(registers, 'tonwatch_watchlist_size', 'Addresses on the watchlist.', () => health.watchlistSize());
   const pollDuration = new Histogram({
     name: 'tonwatch_poll_duration_seconds',
     help: 'Duration of one poll cycle, retries and budget waits included.',
@@ -197,36 +167,26 @@ export function createSelfMetrics(options: {
     help: '/metrics requests being answered now, this one included (beyond listen.maxMetricsRequests they get 503).',
     registers,
   });
-  new Gauge({
-    name: 'tonwatch_upstream_lag_blocks',
-    help: 'Masterchain blocks the upstream is behind the most advanced upstream, at the last lag check.',
-    labelNames: ['upstream'],
+  labelledReadGauge(
     registers,
-    collect() {
-      this.reset();
-      for (const [upstream, lag] of health.upstreamLags()) if (lag.lagBlocks !== undefined) this.set({ upstream }, lag.lagBlocks);
-    },
-  });
-  new Gauge({
-    name: 'tonwatch_upstream_indexer_lag_blocks',
-    help: "Masterchain blocks the upstream's v3 indexer is behind its own v2 tip, at the last lag check.",
-    labelNames: ['upstream'],
+    'tonwatch_upstream_lag_blocks',
+    'Masterchain blocks the upstream is behind the most advanced upstream, at the last lag check.',
+    'upstream',
+    () => [...health.upstreamLags()].map(([upstream, lag]) => [upstream, lag.lagBlocks] as const),
+  );
+  labelledReadGauge(
     registers,
-    collect() {
-      this.reset();
-      for (const [upstream, lag] of health.upstreamLags()) if (lag.indexerLagBlocks !== undefined) this.set({ upstream }, lag.indexerLagBlocks);
-    },
-  });
-  new Gauge({
-    name: 'tonwatch_upstream_max_lag_blocks',
-    help: 'lagCheck.maxLagBlocks: an upstream further behind is skipped (absent while the lag check is off).',
+    'tonwatch_upstream_indexer_lag_blocks',
+    "Masterchain blocks the upstream's v3 indexer is behind its own v2 tip, at the last lag check.",
+    'upstream',
+    () => [...health.upstreamLags()].map(([upstream, lag]) => [upstream, lag.indexerLagBlocks] as const),
+  );
+  readGauge(
     registers,
-    collect() {
-      this.reset();
-      const max = health.maxLagBlocks();
-      if (max !== undefined) this.set(max);
-    },
-  });
+    'tonwatch_upstream_max_lag_blocks',
+    'lagCheck.maxLagBlocks: an upstream further behind is skipped (absent while the lag check is off).',
+    () => health.maxLagBlocks(),
+  );
   const skipped = new Counter({
     name: 'tonwatch_upstream_skipped_total',
     help: 'Polls that passed an upstream over because the lag check found it behind (reason lagging) or its indexer behind (indexer_lagging).',
@@ -240,16 +200,9 @@ export function createSelfMetrics(options: {
     registers,
   });
   for (const result of ['hit', 'fetched', 'coalesced', 'unknown', 'refused']) readThrough.inc({ result }, 0);
-  new Gauge({
-    name: 'tonwatch_read_through_cache_addresses',
-    help: 'Addresses in the read-through cache (absent while read-through is off).',
-    registers,
-    collect() {
-      this.reset();
-      const size = health.readThroughCacheSize();
-      if (size !== undefined) this.set(size);
-    },
-  });
+  readGauge(registers, 'tonwatch_read_through_cache_addresses', 'Addresses in the read-through cache (absent while read-through is off).', () =>
+    health.readThroughCacheSize(),
+  );
   const reloadOk = new Gauge({
     name: 'tonwatch_config_last_reload_successful',
     help: '1 when the last configuration (re)load succeeded, 0 when it was refused.',
