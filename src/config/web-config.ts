@@ -2,7 +2,8 @@ import { createSecureContext } from 'node:tls';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { CLIENT_AUTH_TYPES, secureContextOptions, type TlsSettings, type TlsVersionName, type WebConfig } from '../domain/web-config.js';
+import { CLIENT_AUTH_TYPES, secureContextOptions, type TlsSettings, type WebConfig } from '../domain/web-config.js';
+import { CIPHER_SUITES, CURVES, TLS13_SUITES, TLS_VERSIONS } from './go-tls-names.js';
 import type { ConfigProblem } from './problems.js';
 
 /**
@@ -11,33 +12,6 @@ import type { ConfigProblem } from './problems.js';
  * keys, the bcrypt hashes, the certificates and the key (loaded into a TLS context). Paths
  * inside are relative to the file, as in exporter-toolkit.
  */
-
-/** Go's TLS version names, as exporter-toolkit takes them. */
-const TLS_VERSIONS: Readonly<Record<string, TlsVersionName>> = { TLS10: 'TLSv1', TLS11: 'TLSv1.1', TLS12: 'TLSv1.2', TLS13: 'TLSv1.3' };
-
-/** Go's names of the TLS 1.2 cipher suites it implements → OpenSSL's. (Go does not let TLS 1.3 suites be chosen; neither do we.) */
-const CIPHER_SUITES: Readonly<Record<string, string>> = {
-  TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256: 'ECDHE-ECDSA-AES128-GCM-SHA256',
-  TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256: 'ECDHE-RSA-AES128-GCM-SHA256',
-  TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384: 'ECDHE-ECDSA-AES256-GCM-SHA384',
-  TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384: 'ECDHE-RSA-AES256-GCM-SHA384',
-  TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256: 'ECDHE-ECDSA-CHACHA20-POLY1305',
-  TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305: 'ECDHE-ECDSA-CHACHA20-POLY1305',
-  TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256: 'ECDHE-RSA-CHACHA20-POLY1305',
-  TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305: 'ECDHE-RSA-CHACHA20-POLY1305',
-  TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA: 'ECDHE-ECDSA-AES128-SHA',
-  TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA: 'ECDHE-RSA-AES128-SHA',
-  TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA: 'ECDHE-ECDSA-AES256-SHA',
-  TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA: 'ECDHE-RSA-AES256-SHA',
-  TLS_RSA_WITH_AES_128_GCM_SHA256: 'AES128-GCM-SHA256',
-  TLS_RSA_WITH_AES_256_GCM_SHA384: 'AES256-GCM-SHA384',
-  TLS_RSA_WITH_AES_128_CBC_SHA: 'AES128-SHA',
-  TLS_RSA_WITH_AES_256_CBC_SHA: 'AES256-SHA',
-};
-/** Kept whatever cipher_suites says, as Go keeps TLS 1.3 on. */
-const TLS13_SUITES = 'TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256:TLS_AES_128_GCM_SHA256';
-
-const CURVES: Readonly<Record<string, string>> = { CurveP256: 'P-256', CurveP384: 'P-384', CurveP521: 'P-521', X25519: 'X25519' };
 
 /** http_server_config.headers: exporter-toolkit allows these, some with fixed values only. */
 const ALLOWED_HEADERS: Readonly<Record<string, readonly string[] | null>> = {
