@@ -12,7 +12,7 @@ import { createRoutes } from './serve/routes.js';
 import { closeServer, listen } from './serve/lifecycle.js';
 import { createHttpServer } from './serve/server.js';
 import { ageSeconds, isFresh } from './snapshot/freshness.js';
-import { createSnapshotStore, type SnapshotStore } from './snapshot/store.js';
+import { createSnapshotStore } from './snapshot/store.js';
 import { createQueueHistory } from './status/history.js';
 import { createUpstreamHealth } from './status/upstream-health.js';
 import { createGenerations, type Generation } from './generation.js';
@@ -54,15 +54,8 @@ export function createDaemon(deps: DaemonDeps): Daemon {
   const { logger, now } = deps;
   const history = createQueueHistory();
   const upstreamHealth = createUpstreamHealth();
-  const plainStore = createSnapshotStore();
   // Every queue snapshot, polled or loaded, also goes into the status page's history.
-  const store: SnapshotStore = {
-    ...plainStore,
-    replaceQueueSizes(queueSizes) {
-      plainStore.replaceQueueSizes(queueSizes);
-      history.record(queueSizes);
-    },
-  };
+  const store = createSnapshotStore({ onQueueSizes: (queueSizes) => history.record(queueSizes) });
   const status = createPollStatus();
   const lag = createLagState(logger.child({ module: 'lag' }));
   const fetchedAtOf = (query: QueryName): number | undefined =>
@@ -147,12 +140,8 @@ export function createDaemon(deps: DaemonDeps): Daemon {
   const readThrough = createReadThrough({
     client: () => current.client,
     batchSize: () => current.batchSize,
-    settings: () => ({
-      ttlSeconds: current.config.readThrough.ttlSeconds,
-      maxPendingAddresses: current.config.readThrough.maxPendingAddresses,
-      // A request waits as long as one request to the primary upstream may take.
-      timeoutMs: current.config.upstreams[0]?.timeoutMs ?? 10_000,
-    }),
+    // A request waits as long as one request to the primary upstream may take.
+    settings: () => ({ ...current.config.readThrough, timeoutMs: current.config.upstreams[0]?.timeoutMs ?? 10_000 }),
     now,
     logger: logger.child({ module: 'read-through' }),
     count: (result, addresses) => self.readThrough(result, addresses),
