@@ -78,24 +78,21 @@ export function createWalletStatesHandler(): WalletStatesHandler {
 
   /**
    * The answer for `addresses`: watched ones from the snapshot, others from `readThrough`
-   * records when given (else address book only). `unwatched` counts the addresses that are
-   * not watched.
+   * records when given (else address book only).
    */
   const build = (
     snapshot: WalletsSnapshot | null,
     request: WalletStatesRequest,
     addresses: readonly RequestedAddress[],
     readThrough: ReadonlyMap<string, WalletRecord> | null,
-  ): { body: Buffer; validUntil: number; unwatched: number } => {
+  ): { body: Buffer; validUntil: number } => {
     let validUntil = snapshot ? staleFrom(snapshot.fetchedAt, request.maxAgeSeconds) : Infinity;
     const wallets: string[] = [];
     const book: string[] = [];
     const metadata: string[] = [];
-    let unwatched = 0;
     const readThroughMs = (request.readThroughTtlSeconds ?? 0) * 1000;
     for (const requested of addresses) {
       const watched = request.watched.has(requested.raw);
-      if (!watched) unwatched += 1;
       const record = watched ? snapshot?.wallets.get(requested.raw) : readThrough?.get(requested.raw);
       const key = `"${requested.raw}"`;
       if (record && !watched) {
@@ -117,7 +114,6 @@ export function createWalletStatesHandler(): WalletStatesHandler {
     return {
       body: Buffer.from(`{"wallets":[${wallets.join(',')}],"address_book":{${book.join(',')}},"metadata":{${metadata.join(',')}}}`),
       validUntil,
-      unwatched,
     };
   };
 
@@ -176,9 +172,10 @@ export function createWalletStatesHandler(): WalletStatesHandler {
       if (!answer || request.now >= answer.validUntil) {
         const parsed = parseWalletQuery(request.query);
         if (!parsed.ok) return jsonResponse(422, { error: parsed.error });
-        const built = build(snapshot, request, parsed.addresses, null);
-        if (readThrough !== null && built.unwatched > 0) return withReadThrough(snapshot, request, parsed.addresses, readThrough);
-        answer = built;
+        if (readThrough !== null && parsed.addresses.some((a) => !request.watched.has(a.raw))) {
+          return withReadThrough(snapshot, request, parsed.addresses, readThrough);
+        }
+        answer = build(snapshot, request, parsed.addresses, null);
         if (answer.body.length <= CACHE_BYTES / 8) {
           answers.set(request.query, answer);
           cachedBytes += answer.body.length;
