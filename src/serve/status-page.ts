@@ -54,19 +54,18 @@ export function createStatusRoutes(deps: StatusPageDeps): [string, Route][] {
   const PAGES_KEPT = 64;
 
   const page: Route['handle'] = (request) => {
-    const { model } = current();
+    const { model, sources } = current();
     if (pages === null || pages.model !== model) pages = { model, byQuery: new Map() };
     let answer = pages.byQuery.get(request.query);
     if (answer === undefined) {
-      answer = renderPage(request.query);
+      answer = renderPage(model, sources, request.query);
       if (pages.byQuery.size >= PAGES_KEPT) pages.byQuery.clear();
       pages.byQuery.set(request.query, answer);
     }
     return answer;
   };
 
-  const renderPage = (query: string): ServedResponse => {
-    const { model, sources } = current();
+  const renderPage = (model: StatusModel, sources: StatusSources, query: string): ServedResponse => {
     const q = params(query);
     const wallets = maker.wallets(sources, q.get('q') ?? '', pageOf(q.get('page')));
     const refresh = Math.min(300, Math.max(1, Math.floor(Number(q.get('refresh') ?? '5')) || 5));
