@@ -43,6 +43,11 @@ export async function stopUnchanged(wallets) {
   const daemon = await spawnTonwatch(['--config', data.config]);
   await msUntil200(`http://127.0.0.1:${port}/api/v3/walletStates?address=${encodeURIComponent(data.addresses(1)[0])}`, process.hrtime.bigint());
   await getWhenUp(`http://127.0.0.1:${port}/metrics`, { 'accept-encoding': 'gzip' });
+  return stopTime(daemon);
+}
+
+/** SIGTERM to exit, in ms, and the exit code. */
+async function stopTime(daemon) {
   const stopping = process.hrtime.bigint();
   daemon.kill('SIGTERM');
   const code = await exited(daemon);
@@ -59,11 +64,7 @@ export async function stopAfterCycle(wallets) {
     schedule: '{ queueSizes: "*/5 * * * * *", wallets: "0 0 * * * *" }',
   });
   try {
-    const daemon = await spawnTonwatch(['--config', config], /"wallet cycle done"/);
-    const stopping = process.hrtime.bigint();
-    daemon.kill('SIGTERM');
-    const code = await exited(daemon);
-    return { ms: Number(process.hrtime.bigint() - stopping) / 1e6, code };
+    return await stopTime(await spawnTonwatch(['--config', config], /"wallet cycle done"/));
   } finally {
     sim.kill('SIGTERM');
     await exited(sim);
