@@ -215,6 +215,8 @@ export function createDaemon(deps: DaemonDeps): Daemon {
       const next = generationFor(config, before);
       logger.level = config.log.level;
       await before.scheduler.stop();
+      // Its liteserver connections; a read-through batch still on it fails and is asked again.
+      if (next.client !== before.client) before.client.close();
       if (next.persister !== before.persister) {
         await before.persister.flush();
         void next.persister.save(store.current());
@@ -232,6 +234,7 @@ export function createDaemon(deps: DaemonDeps): Daemon {
         const steps: [string, () => Promise<unknown>][] = [
           ['schedules', () => current.scheduler.stop()],
           ['read-through', () => Promise.resolve(readThrough.close())],
+          ['upstream connections', () => Promise.resolve(current.client.close())],
           ['snapshot', () => current.persister.save(store.current())],
           ['server', () => closeServer(server, DRAIN_MS)],
         ];

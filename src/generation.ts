@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { redactUrl } from './config/redact.js';
-import type { Config } from './domain/config.js';
+import { upstreamLocation, type Config } from './domain/config.js';
 import type { QueryName } from './domain/queries.js';
 import type { SelfMetrics } from './metrics/registry.js';
 import { createBatchSize, type BatchSize } from './poll/batches.js';
@@ -156,7 +156,7 @@ export function createGenerations(deps: GenerationDeps): (config: Config, previo
       maxAgeSeconds: config.snapshot.maxAgeSeconds,
       testnet: config.testnet,
       watched: new Set(config.watchlist.map((w) => w.raw)),
-      upstreams: config.upstreams.map((u) => ({ name: u.name, url: redactUrl(u.url) })),
+      upstreams: config.upstreams.map((u) => ({ name: u.name, url: u.kind === 'http' ? redactUrl(u.url) : upstreamLocation(u) })),
       maxMetricsRequests: config.listen.maxMetricsRequests,
       readThrough: { enabled: config.readThrough.enabled, ttlSeconds: config.readThrough.ttlSeconds },
     };

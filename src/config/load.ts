@@ -5,7 +5,8 @@ import type { z } from 'zod';
 import { interpolateEnv } from './interpolate.js';
 import { ConfigError, type ConfigProblem } from './problems.js';
 import { configSchema } from './schema.js';
-import type { Config } from '../domain/config.js';
+import type { Config, UpstreamSettings } from '../domain/config.js';
+import { parseGlobalConfig } from './global-config.js';
 import { redactUrl } from './redact.js';
 import { describeWebConfig, loadWebConfig } from './web-config.js';
 import { buildWatchlist, parseWatchlistFile, type WatchlistSource } from './watchlist.js';
@@ -87,12 +88,31 @@ export async function loadConfig(path: string | null, deps: ConfigLoadDeps, over
     }
     sources.push(...parseWatchlistFile(listFile, text, problems));
   }
+  const upstreams: UpstreamSettings[] = [];
+  for (const [i, upstream] of file.upstreams.entries()) {
+    if (upstream.kind !== 'liteserver' || upstream.globalConfig === undefined) {
+      upstreams.push(upstream);
+      continue;
+    }
+    const globalFile = isAbsolute(upstream.globalConfig) ? upstream.globalConfig : resolve(base, upstream.globalConfig);
+    let text: string;
+    try {
+      text = await deps.readFile(globalFile);
+    } catch (cause) {
+      problems.push({ path: `upstreams.${i}.globalConfig`, message: `cannot read ${globalFile}: ${errorMessage(cause)}` });
+      continue;
+    }
+    const read = parseGlobalConfig(text, `upstreams.${i}.globalConfig`, globalFile);
+    problems.push(...read.problems);
+    upstreams.push({ ...upstream, liteservers: read.liteservers });
+  }
   if (problems.length > 0) throw new ConfigError(source, problems);
 
   const warnings: string[] = [];
   const watchlist = buildWatchlist(sources, warnings);
   const config: Config = deepFreeze({
     ...file,
+    upstreams,
     snapshot: { ...file.snapshot, file: isAbsolute(file.snapshot.file) ? file.snapshot.file : resolve(base, file.snapshot.file) },
     watchlistFiles,
     configPath: path,
@@ -109,7 +129,9 @@ export function describeConfig(config: Config): string {
   const printable = {
     ...rest,
     web: web === null ? 'none (plain HTTP, no authentication)' : describeWebConfig(web),
-    upstreams: config.upstreams.map((u) => ({ ...u, url: redactUrl(u.url), ...(u.apiKey === undefined ? {} : { apiKey: '<redacted>' }) })),
+    upstreams: config.upstreams.map((u) =>
+      u.kind === 'http' ? { ...u, url: redactUrl(u.url), ...(u.apiKey === undefined ? {} : { apiKey: '<redacted>' }) } : u,
+    ),
     watchlist: watchlistEntries,
   };
   return `# source: ${configPath ?? '(built-in defaults)'}\n# watched wallets after merging files and duplicates: ${watchlist.length}\n${toYaml(printable)}`;

@@ -6,7 +6,8 @@ import {
   type LagCheckSettings,
   type ReadThroughSettings,
   type RetryPolicy,
-  type UpstreamSettings,
+  type HttpUpstreamSettings,
+  type LiteserverUpstreamSettings,
   type WatchlistEntry,
 } from '../domain/config.js';
 import { MAX_ADDRESSES_PER_REQUEST } from '../domain/wallet-state.js';
@@ -64,18 +65,58 @@ export const addressString = z.string().superRefine((value, ctx) => {
   if (!parsed.ok) ctx.addIssue({ code: 'custom', message: `invalid address "${value}": ${parsed.reason}` });
 });
 
-const upstreamSchema = z.strictObject({
+const upstreamCommon = {
   /** Used in logs and metric labels. */
   name: z.string().regex(/^[a-z0-9_-]+$/, 'must match [a-z0-9_-]+'),
-  /** Base URL; the API paths are appended to it. */
-  url: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }),
-  /** Sent as the X-API-Key header; never logged. Empty means none (`${KEY:-}` with KEY unset). */
-  apiKey: z.string().optional(),
   /** Request budget: requests per second (token bucket; see upstream/budget.ts for the burst). */
   rps: z.number().positive().max(10_000).default(1),
   /** Per-request timeout in milliseconds. */
   timeoutMs: z.number().int().min(100).max(300_000).default(10_000),
+};
+
+const httpUpstreamSchema = z.strictObject({
+  ...upstreamCommon,
+  kind: z.literal('http'),
+  /** Base URL; the API paths are appended to it. */
+  url: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }),
+  /** Sent as the X-API-Key header; never logged. Empty means none (`${KEY:-}` with KEY unset). */
+  apiKey: z.string().optional(),
 });
+
+/** An ed25519 public key: 32 bytes in standard or URL-safe base64 (normalised to standard). */
+export const liteserverPublicKey = z
+  .string()
+  .regex(/^[A-Za-z0-9+/_-]{43}=?$/, 'must be a 32-byte ed25519 public key in base64 (44 characters)')
+  .transform((key) => Buffer.from(key, 'base64').toString('base64'))
+  .refine((key) => Buffer.from(key, 'base64').length === 32, 'must decode to 32 bytes');
+
+export const liteserverEndpointSchema = z.strictObject({
+  host: z.string().min(1),
+  port: z.number().int().min(1).max(65_535),
+  publicKey: liteserverPublicKey,
+});
+
+const liteserverUpstreamSchema = z
+  .strictObject({
+    ...upstreamCommon,
+    kind: z.literal('liteserver'),
+    /** A network global config file (global.config.json); relative to this file. */
+    globalConfig: z.string().min(1).optional(),
+    liteservers: z.array(liteserverEndpointSchema).min(1, 'at least one liteserver is needed').optional(),
+  })
+  .superRefine((u, ctx) => {
+    if ((u.globalConfig === undefined) === (u.liteservers === undefined)) {
+      ctx.addIssue({ code: 'custom', path: ['liteservers'], message: 'give either globalConfig or liteservers, not both and not neither' });
+    }
+  })
+  // The liteservers of a globalConfig are read by load.ts; until then the list is empty.
+  .transform((u) => ({ ...u, liteservers: u.liteservers ?? [] }));
+
+/** `kind` defaults to http, so configs written before liteservers existed read as they did. */
+const upstreamSchema = z.preprocess(
+  (value) => (typeof value === 'object' && value !== null && !Array.isArray(value) && !('kind' in value) ? { ...value, kind: 'http' } : value),
+  z.discriminatedUnion('kind', [httpUpstreamSchema, liteserverUpstreamSchema]),
+);
 
 export const watchlistEntrySchema = z.strictObject({
   address: addressString,
@@ -101,7 +142,7 @@ export const configSchema = z
     upstreams: z
       .array(upstreamSchema)
       .min(1, 'at least one upstream is needed')
-      .default([{ name: 'toncenter', url: 'https://toncenter.com', rps: 1, timeoutMs: 10_000 }]),
+      .default([{ kind: 'http', name: 'toncenter', url: 'https://toncenter.com', rps: 1, timeoutMs: 10_000 }]),
     schedule: z
       .strictObject({
         queueSizes: cronExpression.default('*/5 * * * * *'),
@@ -196,7 +237,8 @@ type Assert<T extends true> = T;
 export type ConfigFileMatchesDomain = [
   Assert<SameKeys<ConfigFile, FilePart>>,
   Assert<ConfigFile extends FilePart ? true : false>,
-  Assert<SameKeys<ConfigFile['upstreams'][number], Required<UpstreamSettings>>>,
+  Assert<SameKeys<Extract<ConfigFile['upstreams'][number], { kind: 'http' }>, Required<HttpUpstreamSettings>>>,
+  Assert<SameKeys<Extract<ConfigFile['upstreams'][number], { kind: 'liteserver' }>, Required<LiteserverUpstreamSettings>>>,
   Assert<SameKeys<ConfigFile['retry'], RetryPolicy>>,
   Assert<SameKeys<ConfigFile['lagCheck'], LagCheckSettings>>,
   Assert<SameKeys<ConfigFile['readThrough'], ReadThroughSettings>>,

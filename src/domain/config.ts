@@ -6,18 +6,47 @@ import type { WebConfig } from './web-config.js';
  * that schema, and the README's configuration reference repeats them.
  */
 
-/** One upstream, in failover order. */
-export interface UpstreamSettings {
+/** What every upstream has, whatever its kind. */
+interface UpstreamCommon {
   /** `[a-z0-9_-]+`; used in logs and metric labels. */
   readonly name: string;
+  /** Request budget in requests per second (token bucket); for a liteserver upstream, lite API calls. Default 1. */
+  readonly rps: number;
+  /** Per-request timeout in milliseconds (HTTP: connect, headers and body; liteserver: connect, handshake and answer). Default 10,000. */
+  readonly timeoutMs: number;
+}
+
+/** A toncenter-compatible HTTP API. */
+export interface HttpUpstreamSettings extends UpstreamCommon {
+  readonly kind: 'http';
   /** Base URL; the API paths are appended to it. */
   readonly url: string;
   /** Sent as the X-API-Key header; never logged. Empty means none. */
   readonly apiKey?: string | undefined;
-  /** Request budget in requests per second (token bucket). Default 1. */
-  readonly rps: number;
-  /** Per-request timeout in milliseconds (connect, headers and body). Default 10,000. */
-  readonly timeoutMs: number;
+}
+
+/** One liteserver: where it listens and its ed25519 public key (base64, 32 bytes). */
+export interface LiteserverEndpoint {
+  readonly host: string;
+  readonly port: number;
+  readonly publicKey: string;
+}
+
+/** TON liteservers spoken to directly over ADNL; queries go round-robin among them. */
+export interface LiteserverUpstreamSettings extends UpstreamCommon {
+  readonly kind: 'liteserver';
+  /** The network global config file as written (relative to the config file), when the liteservers came from one. */
+  readonly globalConfig?: string | undefined;
+  /** Inline, or read from globalConfig. At least one. */
+  readonly liteservers: readonly LiteserverEndpoint[];
+}
+
+/** One upstream, in failover order. */
+export type UpstreamSettings = HttpUpstreamSettings | LiteserverUpstreamSettings;
+
+/** Where an upstream is, for logs and the status page: its URL, or its liteservers' addresses. */
+export function upstreamLocation(upstream: UpstreamSettings): string {
+  return upstream.kind === 'http' ? upstream.url : upstream.liteservers.map((l) => `adnl://${l.host}:${l.port}`).join(' ');
 }
 
 /** Retry rounds through every upstream, with exponential backoff and full jitter. */

@@ -28,7 +28,9 @@ export type UpstreamErrorCode =
   /** A 2xx whose body is not JSON, truncated, or violates the schema (HTML error pages included). */
   | 'bad_body'
   /** A 2xx envelope with ok=false. */
-  | 'upstream_error';
+  | 'upstream_error'
+  /** A liteserver answered liteServer.error (its code is in details.liteserverCode). */
+  | 'liteserver_error';
 
 /** One failed upstream request (upstream/errors.ts has the implementation). */
 export interface UpstreamFailure {
@@ -41,6 +43,8 @@ export interface UpstreamFailure {
     readonly status?: number | undefined;
     /** Delay the upstream asked for (Retry-After), in milliseconds. */
     readonly retryAfterMs?: number | undefined;
+    /** The code of a liteServer.error. */
+    readonly liteserverCode?: number | undefined;
   };
 }
 
@@ -113,6 +117,8 @@ export interface UpstreamClient {
    * whatever form went out); a 414/431 comes back at once as `uri_too_long` (no retry, no failover).
    */
   fetchWalletStates(addresses: readonly string[], signal?: AbortSignal, purpose?: WalletStatesPurpose): Promise<Result<Fetched<WalletStatesAnswer>>>;
+  /** Closes the connections it keeps (liteservers); a request after this opens them again. */
+  close(): void;
 }
 
 /** The `query` label of upstream requests: the two polls, and the lag check's tip requests. */

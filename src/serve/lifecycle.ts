@@ -1,9 +1,9 @@
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Server as NetServer } from 'node:net';
 
 /** Listening and stopping, apart from building (serve/server.ts): tests listen on port 0. */
 
-export function listen(server: Server, host: string, port: number): Promise<AddressInfo> {
+export function listen(server: NetServer, host: string, port: number): Promise<AddressInfo> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {

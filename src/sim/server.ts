@@ -5,6 +5,7 @@ import { FAILURE_KINDS, isFailureKind, writeFailure, writeRateLimited, type Fail
 import type { Random } from './random.js';
 import { isScenario, scenarioParams } from './scenarios.js';
 import type { SimWallets } from './wallets.js';
+import { LITESERVER_FAULTS, isLiteserverFault, type LiteserverFault, type SimLiteserver } from './liteserver.js';
 
 /**
  * The simulator's HTTP face: a toncenter-compatible upstream in either server generation's
@@ -31,6 +32,8 @@ export interface SimServerOptions {
   readonly lagBlocks: number;
   /** Blocks its v3 indexer is further behind its own v2 tip (/api/v3/masterchainInfo). */
   readonly indexerLagBlocks: number;
+  /** The liteserver face, controlled through /_sim/liteserver; null when there is none. */
+  readonly liteserver?: SimLiteserver | null;
 }
 
 export interface SimServer {
@@ -159,6 +162,20 @@ export function createSimServer(options: SimServerOptions): SimServer {
         }
         lag = { blocks, indexer };
         break;
+      }
+      case '/_sim/liteserver': {
+        const liteserver = options.liteserver ?? null;
+        if (liteserver === null) return send(res, 404, JSON.stringify({ error: 'this simulator serves no liteserver (--liteserver-port)' }));
+        const fault = param('fault');
+        if (fault !== '' && !isLiteserverFault(fault)) {
+          return send(res, 400, JSON.stringify({ error: `unknown liteserver fault "${fault}"; one of ${LITESERVER_FAULTS.join(', ')}` }));
+        }
+        if (fault !== '') liteserver.setFault(fault);
+        const queueSizes = param('queueSizes');
+        if (queueSizes !== '') liteserver.setWithoutQueueSizes(queueSizes === 'off');
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ publicKey: liteserver.publicKey, stats: liteserver.stats() }));
+        return;
       }
       case '/_sim/state':
         break;

@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { closeServer, listen } from '../serve/lifecycle.js';
 import { createSimChain, type SimChain } from './chain.js';
+import { createSimLiteserver, type SimLiteserver } from './liteserver.js';
 import { createRandom } from './random.js';
 import type { ScenarioName } from './scenarios.js';
 import { createSimServer, type SimServer, type SimStyle } from './server.js';
@@ -25,6 +26,10 @@ export interface SimulatorOptions {
   readonly lagBlocks: number;
   /** Blocks the v3 indexer is further behind the served v2 tip. */
   readonly indexerLagBlocks: number;
+  /** Also serve the chain as a liteserver (ADNL over TCP) on this port (0: any free port); null: no liteserver. */
+  readonly liteserverPort: number | null;
+  /** The liteserver answers getOutMsgQueueSizes with liteServer.error, as a node older than 2024.04. */
+  readonly liteserverWithoutQueueSizes: boolean;
   readonly now: () => number;
 }
 
@@ -40,13 +45,20 @@ export const DEFAULT_SIMULATOR_OPTIONS: Omit<SimulatorOptions, 'now'> = {
   hangMs: 30_000,
   lagBlocks: 0,
   indexerLagBlocks: 0,
+  liteserverPort: null,
+  liteserverWithoutQueueSizes: false,
 };
 
 export interface Simulator {
   readonly chain: SimChain;
   readonly wallets: SimWallets;
   readonly http: SimServer;
+  /** Null unless liteserverPort was given. */
+  readonly liteserver: SimLiteserver | null;
+  /** Starts the HTTP face (and the liteserver on its own port); resolves with the HTTP address. */
   start(host: string, port: number): Promise<AddressInfo>;
+  /** Where the liteserver listens, once started. */
+  liteserverAddress(): AddressInfo | null;
   stop(): Promise<void>;
 }
 
@@ -75,7 +87,12 @@ export function createSimulator(options: SimulatorOptions): Simulator {
     chain.step();
     wallets.step();
   };
+  const liteserver =
+    options.liteserverPort === null
+      ? null
+      : createSimLiteserver({ chain, wallets, seed: options.seed, withoutQueueSizes: options.liteserverWithoutQueueSizes });
   const http = createSimServer({
+    liteserver,
     chain,
     wallets,
     step,
@@ -88,12 +105,16 @@ export function createSimulator(options: SimulatorOptions): Simulator {
     indexerLagBlocks: options.indexerLagBlocks,
   });
   let timer: NodeJS.Timeout | undefined;
+  let liteserverAddress: AddressInfo | null = null;
   return {
     chain,
     wallets,
     http,
+    liteserver,
+    liteserverAddress: () => liteserverAddress,
     async start(host, port) {
       const address = await listen(http.server, host, port);
+      if (liteserver !== null) liteserverAddress = await listen(liteserver.server, host, options.liteserverPort ?? 0);
       if (options.blockMs > 0) {
         timer = setInterval(step, options.blockMs);
         timer.unref();
@@ -102,6 +123,7 @@ export function createSimulator(options: SimulatorOptions): Simulator {
     },
     async stop() {
       clearInterval(timer);
+      if (liteserver !== null && liteserver.server.listening) await new Promise<void>((resolve) => liteserver.server.close(() => resolve()));
       await closeServer(http.server, 0);
     },
   };

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Address } from '@ton/core';
 import { isCanonicalRaw, parseAddress, rawKey, userFriendly } from '../ton/address.js';
+import { codeHashOf } from './account-cells.js';
 import type { Random } from './random.js';
 
 /**
@@ -26,6 +27,8 @@ export interface SimAccount {
 export interface SimWallets {
   step(): void;
   accounts(): readonly SimAccount[];
+  /** The account with this canonical raw key. */
+  account(raw: string): SimAccount | undefined;
   /** Answers one walletStates request URL. */
   answer(url: URL): { status: number; body: string };
 }
@@ -56,18 +59,7 @@ const KIND_CYCLE: readonly SimAccountKind[] = [
   'nonexist',
 ];
 const WALLET_TYPE: Partial<Record<SimAccountKind, string>> = { v4r2: 'wallet v4 r2', v5r1: 'wallet v5 r1', v3r2: 'wallet v3 r2' };
-const WALLET_ID: Partial<Record<SimAccountKind, number>> = { v4r2: 698983191, v5r1: 2147483409, v3r2: 698983191 };
-const codeHashes = new Map<string, string>();
-/** Memoised: the simulator answers 1000 accounts per request, many times a second. */
-const codeHash = (kind: string): string => {
-  let hash = codeHashes.get(kind);
-  if (hash === undefined) {
-    hash = createHash('sha256').update(`code:${kind}`).digest('base64');
-    codeHashes.set(kind, hash);
-  }
-  return hash;
-};
-
+export const WALLET_ID: Partial<Record<SimAccountKind, number>> = { v4r2: 698983191, v5r1: 2147483409, v3r2: 698983191 };
 export function createSimWallets(options: { random: Random; seed: number; count: number; testnet: boolean; maxUrlBytes: number }): SimWallets {
   const { random, seed } = options;
   const accounts: SimAccount[] = [];
@@ -96,7 +88,7 @@ export function createSimWallets(options: { random: Random; seed: number; count:
     const body: Record<string, unknown> = { address: a.raw, is_wallet: isWallet, status };
     if (a.kind !== 'nonexist') body['balance'] = a.balance.toString();
     if (Object.keys(a.extraCurrencies).length > 0) body['extra_currencies'] = a.extraCurrencies;
-    if (status === 'active') body['code_hash'] = codeHash(isWallet ? a.kind : 'jetton-master');
+    if (status === 'active') body['code_hash'] = codeHashOf(a.kind);
     if (isWallet) {
       body['wallet_type'] = WALLET_TYPE[a.kind];
       body['seqno'] = a.seqno;
@@ -126,6 +118,7 @@ export function createSimWallets(options: { random: Random; seed: number; count:
       }
     },
     accounts: () => accounts,
+    account: (raw) => byRaw.get(raw),
     answer(url) {
       if (url.pathname.length + url.search.length > options.maxUrlBytes) {
         const html =

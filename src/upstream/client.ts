@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Dispatcher, request as undiciRequestFn } from 'undici';
 import type { ZodSafeParseResult } from 'zod';
-import type { RetryPolicy, UpstreamSettings } from '../domain/config.js';
+import type { HttpUpstreamSettings, LiteserverUpstreamSettings, RetryPolicy, UpstreamSettings } from '../domain/config.js';
 import type { QueryName } from '../domain/queries.js';
 import type {
   Fetched,
@@ -19,6 +19,7 @@ import { describeNonJson, isFailureEnvelope, readCapped, tryParseJson } from './
 import { errorMessageOf, indexerMasterchainInfoSchema, masterchainInfoEnvelopeSchema, outMsgQueueSizesEnvelopeSchema } from './schemas.js';
 import { compactForm } from '../ton/address.js';
 import { walletStatesDecoder } from './wallet-states.js';
+import type { LiteUpstream } from './liteserver/upstream.js';
 
 export interface UpstreamClientDeps {
   readonly upstreams: readonly UpstreamSettings[];
@@ -75,7 +76,7 @@ export function createUpstreamClient(deps: UpstreamClientDeps): UpstreamClient {
    * by HTTP status or error class (a request never sent, aborted while waiting for the
    * budget, is not counted).
    */
-  async function attempt<T>(upstream: UpstreamSettings, spec: Attempt<T>, signal: AbortSignal | undefined): Promise<Result<T, UpstreamError>> {
+  async function attempt<T>(upstream: HttpUpstreamSettings, spec: Attempt<T>, signal: AbortSignal | undefined): Promise<Result<T, UpstreamError>> {
     try {
       await budgets.get(upstream.name)?.acquire(spec.priority, signal);
     } catch (cause) {
@@ -91,7 +92,7 @@ export function createUpstreamClient(deps: UpstreamClientDeps): UpstreamClient {
   }
 
   async function send<T>(
-    upstream: UpstreamSettings,
+    upstream: HttpUpstreamSettings,
     spec: Attempt<T>,
     signal: AbortSignal | undefined,
   ): Promise<{ readonly ok: true; readonly value: T; readonly status: number } | { readonly ok: false; readonly error: UpstreamError }> {
@@ -145,8 +146,34 @@ export function createUpstreamClient(deps: UpstreamClientDeps): UpstreamClient {
     }
   }
 
-  /** The v2 query against one upstream: on a 404, try the other path spelling and remember it. */
-  async function attemptQueueSizes(upstream: UpstreamSettings, signal: AbortSignal | undefined) {
+  /**
+   * A liteserver upstream's calls; its module (and @ton/core with it) is loaded on first use,
+   * not at start, like undici.
+   */
+  const liteUpstreams = new Map<string, Promise<LiteUpstream>>();
+  const liteUpstream = (upstream: LiteserverUpstreamSettings): Promise<LiteUpstream> => {
+    let lite = liteUpstreams.get(upstream.name);
+    if (lite === undefined) {
+      const budget = budgets.get(upstream.name) ?? createRequestBudget({ rps: upstream.rps, now });
+      lite = import('./liteserver/upstream.js').then((m) =>
+        m.createLiteUpstream({ settings: upstream, budget, observer, logger: logger.child({ upstream: upstream.name }), now }),
+      );
+      liteUpstreams.set(upstream.name, lite);
+    }
+    return lite;
+  };
+
+  /** The queue sizes from one upstream, whatever its kind. */
+  async function queueSizesFrom(upstream: UpstreamSettings, signal: AbortSignal | undefined): Promise<Result<QueueSizesAnswer, UpstreamError>> {
+    if (upstream.kind === 'liteserver') return (await liteUpstream(upstream)).queueSizes(signal);
+    const result = await attemptQueueSizes(upstream, signal);
+    if (!result.ok) return result;
+    const { result: body, '@extra': topExtra } = result.value;
+    return { ok: true, value: { ...body, extra: body['@extra'] ?? topExtra } };
+  }
+
+  /** The v2 query against one HTTP upstream: on a 404, try the other path spelling and remember it. */
+  async function attemptQueueSizes(upstream: HttpUpstreamSettings, signal: AbortSignal | undefined) {
     const preferred = queuePathIndex.get(upstream.name) ?? 0;
     const spec = { query: 'queue_sizes', priority: 'high', schema: outMsgQueueSizesEnvelopeSchema } as const;
     const first = await attempt(upstream, { ...spec, path: QUEUE_SIZES_PATHS[preferred] ?? QUEUE_SIZES_PATHS[0] }, signal);
@@ -205,8 +232,14 @@ export function createUpstreamClient(deps: UpstreamClientDeps): UpstreamClient {
     return usable.length > 0 ? usable : deps.upstreams;
   }
 
-  /** One upstream's tip: its v2 masterchain seqno and its v3 indexer's, each asked once. */
+  /** One upstream's tip: its v2 masterchain seqno and its v3 indexer's, each asked once (a liteserver has no indexer). */
   async function tipOf(upstream: UpstreamSettings, signal: AbortSignal | undefined): Promise<UpstreamTip> {
+    if (upstream.kind === 'liteserver') {
+      const tip = await (await liteUpstream(upstream)).tip(signal);
+      if (!tip.ok && tip.error.code !== 'aborted')
+        logger.debug({ upstream: upstream.name, code: tip.error.code, err: tip.error.message }, 'lag check: tip request failed');
+      return { upstream: upstream.name, seqno: tip.ok ? tip.value : null, indexerSeqno: null };
+    }
     const spec = { query: 'lag_check', priority: 'high' } as const;
     const [v2, v3] = await Promise.all([
       attempt(upstream, { ...spec, path: MASTERCHAIN_INFO_PATH, schema: masterchainInfoEnvelopeSchema }, signal),
@@ -224,19 +257,23 @@ export function createUpstreamClient(deps: UpstreamClientDeps): UpstreamClient {
     fetchTips(signal) {
       return Promise.all(deps.upstreams.map((upstream) => tipOf(upstream, signal)));
     },
-    async fetchQueueSizes(signal): Promise<Result<Fetched<QueueSizesAnswer>>> {
-      const result = await withFailover('queue_sizes', signal, (u) => attemptQueueSizes(u, signal));
-      if (!result.ok) return result;
-      const { result: body, '@extra': topExtra } = result.value.value;
-      return { ok: true, value: { ...result.value, value: { ...body, extra: body['@extra'] ?? topExtra } } };
+    fetchQueueSizes(signal): Promise<Result<Fetched<QueueSizesAnswer>>> {
+      return withFailover('queue_sizes', signal, (u) => queueSizesFrom(u, signal));
     },
     fetchWalletStates(addresses, signal, purpose = 'poll'): Promise<Result<Fetched<WalletStatesAnswer>>> {
       // The shortest accepted forms, comma-separated: 49 bytes an address, none escaped, so
       // the most addresses fit behind a proxy's request-line limit (nginx: 8 KiB).
       const search = `address=${addresses.map(compactForm).join(',')}`;
-      return withFailover('wallets', signal, (u) =>
-        attempt(u, { query: 'wallets', priority: purpose === 'poll' ? 'low' : 'read', path: WALLET_STATES_PATH, search, schema: walletStatesDecoder }, signal),
+      const priority = purpose === 'poll' ? 'low' : 'read';
+      return withFailover('wallets', signal, async (u) =>
+        u.kind === 'liteserver'
+          ? (await liteUpstream(u)).walletStates(addresses, priority, signal)
+          : attempt(u, { query: 'wallets', priority, path: WALLET_STATES_PATH, search, schema: walletStatesDecoder }, signal),
       );
+    },
+    close() {
+      for (const lite of liteUpstreams.values()) void lite.then((l) => l.close());
+      liteUpstreams.clear();
     },
   };
   return client;

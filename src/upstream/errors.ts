@@ -17,6 +17,8 @@ export class UpstreamError extends Error implements UpstreamFailure {
       readonly status?: number | undefined;
       /** Delay the upstream asked for (Retry-After), in milliseconds. */
       readonly retryAfterMs?: number | undefined;
+      /** The code of a liteServer.error. */
+      readonly liteserverCode?: number | undefined;
       readonly cause?: unknown;
     },
   ) {
@@ -28,8 +30,12 @@ export class UpstreamError extends Error implements UpstreamFailure {
     return !['aborted', 'uri_too_long', 'not_found', 'unauthorized'].includes(this.code);
   }
 
-  /** The `code` label of tonwatch_upstream_requests_total: the HTTP status, or the error class. */
+  /**
+   * The `code` label of tonwatch_upstream_requests_total: the HTTP status, or the error
+   * class; `liteserver_error_<code>` for a liteServer.error.
+   */
   get metricCode(): string {
+    if (this.code === 'liteserver_error') return `liteserver_error_${this.details.liteserverCode ?? 'unknown'}`;
     if (this.details.status !== undefined && this.code !== 'bad_body' && this.code !== 'upstream_error') {
       return String(this.details.status);
     }

@@ -63,8 +63,8 @@ describe('lag check against simulated upstreams', () => {
     const codes: string[] = [];
     const client = createUpstreamClient({
       upstreams: [
-        { name: 'fast', url: fast.url, rps: 100, timeoutMs: 2000 },
-        { name: 'slow', url: slow.url, rps: 100, timeoutMs: 2000 },
+        { kind: 'http', name: 'fast', url: fast.url, rps: 100, timeoutMs: 2000 },
+        { kind: 'http', name: 'slow', url: slow.url, rps: 100, timeoutMs: 2000 },
       ],
       retry: { attempts: 1, baseDelayMs: 1, maxDelayMs: 1 },
       logger: createLogSink().logger,

@@ -32,7 +32,7 @@ function harness(sim: RunningSim, settings: Partial<ReadThroughSettings> = {}, u
   let clock = 1_000_000;
   const calls: number[] = [];
   const real = createUpstreamClient({
-    upstreams: [{ name: 'sim', url: sim.url, rps: 100, timeoutMs: upstream.timeoutMs ?? 2000 }],
+    upstreams: [{ kind: 'http', name: 'sim', url: sim.url, rps: 100, timeoutMs: upstream.timeoutMs ?? 2000 }],
     retry: { attempts: 1, baseDelayMs: 1, maxDelayMs: 1 },
     logger: createLogSink().logger,
     observer: { request: () => undefined, skipped: () => undefined },
@@ -42,6 +42,7 @@ function harness(sim: RunningSim, settings: Partial<ReadThroughSettings> = {}, u
   const client: UpstreamClient = {
     fetchTips: (signal) => real.fetchTips(signal),
     fetchQueueSizes: (signal) => real.fetchQueueSizes(signal),
+    close: () => real.close(),
     fetchWalletStates: (addresses, signal, purpose) => {
       calls.push(addresses.length);
       return real.fetchWalletStates(addresses, signal, purpose);

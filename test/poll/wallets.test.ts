@@ -29,7 +29,7 @@ describe('wallet poller against the simulator', () => {
     const log = createLogSink();
     const requests: string[] = [];
     const upstream = createUpstreamClient({
-      upstreams: [{ name: 'sim', url: running.url, rps: 1000, timeoutMs: 5000 }],
+      upstreams: [{ kind: 'http', name: 'sim', url: running.url, rps: 1000, timeoutMs: 5000 }],
       retry: { attempts: 1, baseDelayMs: 1, maxDelayMs: 10 },
       logger: log.logger,
       observer: { request: (_u, _q, code) => requests.push(code), skipped: () => undefined },
@@ -41,6 +41,7 @@ describe('wallet poller against the simulator', () => {
     const client: UpstreamClient = {
       fetchTips: (signal) => upstream.fetchTips(signal),
       fetchQueueSizes: (signal) => upstream.fetchQueueSizes(signal),
+      close: () => upstream.close(),
       async fetchWalletStates(addresses, signal) {
         const result = await upstream.fetchWalletStates(addresses, signal);
         if (result.ok) accepted.push(addresses.length);
@@ -170,6 +171,7 @@ describe('wallet poller concurrency', () => {
     const client = {
       fetchTips: () => Promise.reject(new Error('not used')),
       fetchQueueSizes: () => Promise.reject(new Error('not used')),
+      close: () => undefined,
       fetchWalletStates: async (batch: readonly string[]) => {
         inFlight += 1;
         most = Math.max(most, inFlight);
@@ -212,6 +214,7 @@ describe('wallet poller progress', () => {
     const client = {
       fetchTips: () => Promise.reject(new Error('not used')),
       fetchQueueSizes: () => Promise.reject(new Error('not used')),
+      close: () => undefined,
       fetchWalletStates: (batch: readonly string[]) => {
         clock += 4_000;
         return Promise.resolve({

@@ -1,6 +1,6 @@
 import { MockAgent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { UpstreamSettings } from '../../src/domain/config.js';
+import type { HttpUpstreamSettings, UpstreamSettings } from '../../src/domain/config.js';
 import type { FailureKind } from '../../src/sim/failures.js';
 import { createUpstreamClient, type UpstreamClientDeps } from '../../src/upstream/client.js';
 import { createLogSink } from '../helpers/log.js';
@@ -22,7 +22,14 @@ function clientFor(upstreams: UpstreamSettings[], extra: Partial<UpstreamClientD
   return { client, requests, log };
 }
 
-const upstream = (name: string, url: string, more: Partial<UpstreamSettings> = {}): UpstreamSettings => ({ name, url, rps: 1000, timeoutMs: 1500, ...more });
+const upstream = (name: string, url: string, more: Partial<Omit<HttpUpstreamSettings, 'kind'>> = {}): HttpUpstreamSettings => ({
+  kind: 'http',
+  name,
+  url,
+  rps: 1000,
+  timeoutMs: 1500,
+  ...more,
+});
 
 describe('upstream client against the simulator', () => {
   let python: RunningSim;

@@ -1,0 +1,203 @@
+import { TlError, TlReader, TlWriter, hex, tlId } from './tl.js';
+
+/**
+ * The part of the TON lite API (the node's `tl/generate/scheme/lite_api.tl`) that tonwatch
+ * speaks, both ways: the client encodes functions and decodes answers, the simulator's
+ * liteserver the reverse. Lowercase types inside a constructor are bare (no id), as TL says.
+ */
+
+export const SCHEMA = {
+  blockIdExt: 'tonNode.blockIdExt workchain:int shard:long seqno:int root_hash:int256 file_hash:int256 = tonNode.BlockIdExt',
+  adnlQuery: 'adnl.message.query query_id:int256 query:bytes = adnl.Message',
+  adnlAnswer: 'adnl.message.answer query_id:int256 answer:bytes = adnl.Message',
+  tcpPing: 'tcp.ping random_id:long = tcp.Pong',
+  tcpPong: 'tcp.pong random_id:long = tcp.Pong',
+  pubEd25519: 'pub.ed25519 key:int256 = PublicKey',
+  query: 'liteServer.query data:bytes = Object',
+  error: 'liteServer.error code:int message:string = liteServer.Error',
+  getMasterchainInfo: 'liteServer.getMasterchainInfo = liteServer.MasterchainInfo',
+  masterchainInfo: 'liteServer.masterchainInfo last:tonNode.blockIdExt state_root_hash:int256 init:tonNode.zeroStateIdExt = liteServer.MasterchainInfo',
+  getAllShardsInfo: 'liteServer.getAllShardsInfo id:tonNode.blockIdExt = liteServer.AllShardsInfo',
+  allShardsInfo: 'liteServer.allShardsInfo id:tonNode.blockIdExt proof:bytes data:bytes = liteServer.AllShardsInfo',
+  getOutMsgQueueSizes: 'liteServer.getOutMsgQueueSizes mode:# wc:mode.0?int shard:mode.0?long = liteServer.OutMsgQueueSizes',
+  outMsgQueueSizes: 'liteServer.outMsgQueueSizes shards:(vector liteServer.outMsgQueueSize) ext_msg_queue_size_limit:int = liteServer.OutMsgQueueSizes',
+  outMsgQueueSize: 'liteServer.outMsgQueueSize id:tonNode.blockIdExt size:int = liteServer.OutMsgQueueSize',
+  getBlockOutMsgQueueSize: 'liteServer.getBlockOutMsgQueueSize mode:# id:tonNode.blockIdExt want_proof:mode.0?true = liteServer.BlockOutMsgQueueSize',
+  blockOutMsgQueueSize: 'liteServer.blockOutMsgQueueSize mode:# id:tonNode.blockIdExt size:long proof:mode.0?bytes = liteServer.BlockOutMsgQueueSize',
+  getAccountState: 'liteServer.getAccountState id:tonNode.blockIdExt account:liteServer.accountId = liteServer.AccountState',
+  accountState: 'liteServer.accountState id:tonNode.blockIdExt shardblk:tonNode.blockIdExt shard_proof:bytes proof:bytes state:bytes = liteServer.AccountState',
+} as const;
+
+export const ID: { readonly [K in keyof typeof SCHEMA]: number } = Object.fromEntries(Object.entries(SCHEMA).map(([name, line]) => [name, tlId(line)])) as {
+  [K in keyof typeof SCHEMA]: number;
+};
+
+/** A block id: shard as the unsigned 64-bit value, hashes as 32 bytes. */
+export interface LiteBlockId {
+  readonly workchain: number;
+  readonly shard: bigint;
+  readonly seqno: number;
+  readonly rootHash: Buffer;
+  readonly fileHash: Buffer;
+}
+
+export interface MasterchainInfo {
+  readonly last: LiteBlockId;
+  readonly stateRootHash: Buffer;
+  readonly init: { readonly workchain: number; readonly rootHash: Buffer; readonly fileHash: Buffer };
+}
+
+export interface OutMsgQueueSizes {
+  readonly shards: readonly { readonly id: LiteBlockId; readonly size: number }[];
+  readonly extMsgQueueSizeLimit: number;
+}
+
+export interface AccountStateAnswer {
+  readonly id: LiteBlockId;
+  readonly shardblk: LiteBlockId;
+  readonly shardProof: Buffer;
+  readonly proof: Buffer;
+  readonly state: Buffer;
+}
+
+/** The functions tonwatch calls, as one tagged value. */
+export type LiteRequest =
+  | { readonly kind: 'getMasterchainInfo' }
+  | { readonly kind: 'getAllShardsInfo'; readonly id: LiteBlockId }
+  | { readonly kind: 'getOutMsgQueueSizes' }
+  | { readonly kind: 'getBlockOutMsgQueueSize'; readonly id: LiteBlockId }
+  | { readonly kind: 'getAccountState'; readonly id: LiteBlockId; readonly workchain: number; readonly account: Buffer };
+
+export function writeBlockId(w: TlWriter, id: LiteBlockId): TlWriter {
+  return w.int32(id.workchain).int64(id.shard).int32(id.seqno).int256(id.rootHash).int256(id.fileHash);
+}
+
+export function readBlockId(r: TlReader): LiteBlockId {
+  return { workchain: r.int32(), shard: BigInt.asUintN(64, r.int64()), seqno: r.int32(), rootHash: r.int256(), fileHash: r.int256() };
+}
+
+/** A function call, boxed (its id first), as liteServer.query carries it. */
+export function encodeRequest(request: LiteRequest): Buffer {
+  const w = new TlWriter();
+  switch (request.kind) {
+    case 'getMasterchainInfo':
+      return w.id(ID.getMasterchainInfo).build();
+    case 'getAllShardsInfo':
+      return writeBlockId(w.id(ID.getAllShardsInfo), request.id).build();
+    case 'getOutMsgQueueSizes':
+      // mode 0: every shard, the masterchain included; wc and shard are absent.
+      return w.id(ID.getOutMsgQueueSizes).uint32(0).build();
+    case 'getBlockOutMsgQueueSize':
+      return writeBlockId(w.id(ID.getBlockOutMsgQueueSize).uint32(0), request.id).build();
+    case 'getAccountState':
+      return writeBlockId(w.id(ID.getAccountState), request.id).int32(request.workchain).int256(request.account).build();
+  }
+}
+
+/** The simulator's side: which function a query holds. Throws TlError on one it does not know. */
+export function decodeRequest(data: Buffer): LiteRequest {
+  const r = new TlReader(data);
+  const id = r.uint32();
+  switch (id) {
+    case ID.getMasterchainInfo:
+      return { kind: 'getMasterchainInfo' };
+    case ID.getAllShardsInfo:
+      return { kind: 'getAllShardsInfo', id: readBlockId(r) };
+    case ID.getOutMsgQueueSizes: {
+      const mode = r.uint32();
+      if ((mode & 1) !== 0) {
+        r.int32();
+        r.int64();
+      }
+      return { kind: 'getOutMsgQueueSizes' };
+    }
+    case ID.getBlockOutMsgQueueSize: {
+      r.uint32();
+      return { kind: 'getBlockOutMsgQueueSize', id: readBlockId(r) };
+    }
+    case ID.getAccountState:
+      return { kind: 'getAccountState', id: readBlockId(r), workchain: r.int32(), account: r.int256() };
+    default:
+      throw new TlError(`unknown function 0x${hex(id)}`);
+  }
+}
+
+/** A liteServer.error answer: the server's code and message. */
+export class LiteServerError extends Error {
+  override readonly name = 'LiteServerError';
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Reads an answer: the expected constructor, or a liteServer.error thrown as LiteServerError. */
+function answerReader(data: Buffer, expected: number, what: string): TlReader {
+  const r = new TlReader(data);
+  const id = r.uint32();
+  if (id === ID.error) throw new LiteServerError(r.int32(), r.string());
+  if (id !== expected) throw new TlError(`expected ${what} (0x${hex(expected)}), got 0x${hex(id)}`);
+  return r;
+}
+
+export function decodeMasterchainInfo(data: Buffer): MasterchainInfo {
+  const r = answerReader(data, ID.masterchainInfo, 'liteServer.masterchainInfo');
+  return { last: readBlockId(r), stateRootHash: r.int256(), init: { workchain: r.int32(), rootHash: r.int256(), fileHash: r.int256() } };
+}
+
+export function encodeMasterchainInfo(info: MasterchainInfo): Buffer {
+  const w = writeBlockId(new TlWriter().id(ID.masterchainInfo), info.last).int256(info.stateRootHash);
+  return w.int32(info.init.workchain).int256(info.init.rootHash).int256(info.init.fileHash).build();
+}
+
+export function decodeAllShardsInfo(data: Buffer): { readonly id: LiteBlockId; readonly data: Buffer } {
+  const r = answerReader(data, ID.allShardsInfo, 'liteServer.allShardsInfo');
+  const id = readBlockId(r);
+  r.bytes();
+  return { id, data: r.bytes() };
+}
+
+export function encodeAllShardsInfo(id: LiteBlockId, shardHashes: Buffer): Buffer {
+  return writeBlockId(new TlWriter().id(ID.allShardsInfo), id).bytes(Buffer.alloc(0)).bytes(shardHashes).build();
+}
+
+export function decodeOutMsgQueueSizes(data: Buffer): OutMsgQueueSizes {
+  const r = answerReader(data, ID.outMsgQueueSizes, 'liteServer.outMsgQueueSizes');
+  const count = r.uint32();
+  if (count > 4096) throw new TlError(`${count} shards is not a plausible count`);
+  const shards = [];
+  for (let i = 0; i < count; i += 1) shards.push({ id: readBlockId(r), size: r.int32() });
+  return { shards, extMsgQueueSizeLimit: r.int32() };
+}
+
+export function encodeOutMsgQueueSizes(value: OutMsgQueueSizes): Buffer {
+  const w = new TlWriter().id(ID.outMsgQueueSizes).uint32(value.shards.length);
+  for (const shard of value.shards) writeBlockId(w, shard.id).int32(shard.size);
+  return w.int32(value.extMsgQueueSizeLimit).build();
+}
+
+export function decodeBlockOutMsgQueueSize(data: Buffer): { readonly id: LiteBlockId; readonly size: bigint } {
+  const r = answerReader(data, ID.blockOutMsgQueueSize, 'liteServer.blockOutMsgQueueSize');
+  r.uint32();
+  return { id: readBlockId(r), size: r.int64() };
+}
+
+export function encodeBlockOutMsgQueueSize(id: LiteBlockId, size: number): Buffer {
+  return writeBlockId(new TlWriter().id(ID.blockOutMsgQueueSize).uint32(0), id).int64(BigInt(size)).build();
+}
+
+export function decodeAccountState(data: Buffer): AccountStateAnswer {
+  const r = answerReader(data, ID.accountState, 'liteServer.accountState');
+  return { id: readBlockId(r), shardblk: readBlockId(r), shardProof: r.bytes(), proof: r.bytes(), state: r.bytes() };
+}
+
+export function encodeAccountState(value: AccountStateAnswer): Buffer {
+  const w = writeBlockId(writeBlockId(new TlWriter().id(ID.accountState), value.id), value.shardblk);
+  return w.bytes(value.shardProof).bytes(value.proof).bytes(value.state).build();
+}
+
+export function encodeError(code: number, message: string): Buffer {
+  return new TlWriter().id(ID.error).int32(code).string(message).build();
+}

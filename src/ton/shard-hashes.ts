@@ -1,0 +1,95 @@
+import { Cell, Dictionary, beginCell, type Slice } from '@ton/core';
+import type { LiteBlockId } from './lite-api.js';
+import { WHOLE_WORKCHAIN_SHARD, splitShard } from './shard.js';
+
+/**
+ * The current shard blocks, as liteServer.allShardsInfo's `data` carries them: a cell
+ * holding `ShardHashes` (block.tlb):
+ *
+ *   _ (HashmapE 32 ^(BinTree ShardDescr)) = ShardHashes;
+ *   bt_leaf$0 leaf:X = BinTree X;   bt_fork$1 left:^(BinTree X) right:^(BinTree X) = BinTree X;
+ *   shard_descr#b / shard_descr_new#a seq_no:uint32 reg_mc_seqno:uint32 start_lt:uint64
+ *       end_lt:uint64 root_hash:bits256 file_hash:bits256 …
+ *
+ * A leaf's shard is its path in the tree: left appends a 0 bit, right a 1 bit.
+ */
+
+function readTree(workchain: number, cell: Cell, shard: bigint, depth: number, out: LiteBlockId[]): void {
+  const s = cell.beginParse();
+  if (s.loadBit()) {
+    if (depth >= 60) throw new Error('shard tree deeper than 60');
+    const [left, right] = splitShard(shard);
+    readTree(workchain, s.loadRef(), left, depth + 1, out);
+    readTree(workchain, s.loadRef(), right, depth + 1, out);
+    return;
+  }
+  out.push(readDescr(workchain, shard, s));
+}
+
+function readDescr(workchain: number, shard: bigint, s: Slice): LiteBlockId {
+  const tag = s.loadUint(4);
+  if (tag !== 0xa && tag !== 0xb) throw new Error(`not a ShardDescr (tag ${tag})`);
+  const seqno = s.loadUint(32);
+  s.skip(32 + 64 + 64);
+  return { workchain, shard, seqno, rootHash: s.loadBuffer(32), fileHash: s.loadBuffer(32) };
+}
+
+/** Every current shard block of every workchain, in workchain then shard order. */
+export function parseShardHashes(data: Buffer): LiteBlockId[] {
+  const root = Cell.fromBoc(data)[0];
+  if (root === undefined) throw new Error('empty shard hashes');
+  const dict = root.beginParse().loadDict(Dictionary.Keys.Int(32), Dictionary.Values.Cell());
+  const out: LiteBlockId[] = [];
+  for (const workchain of dict.keys().sort((a, b) => a - b)) {
+    const tree = dict.get(workchain);
+    if (tree) readTree(workchain, tree, WHOLE_WORKCHAIN_SHARD, 0, out);
+  }
+  return out;
+}
+
+/** A shard_descr_new for a block (the simulator's side); the fields tonwatch does not read are zero. */
+function descrCell(block: LiteBlockId): Cell {
+  const emptyCurrencies = (b: ReturnType<typeof beginCell>) => b.storeCoins(0).storeBit(false);
+  const tail = beginCell().storeBit(false);
+  emptyCurrencies(tail);
+  emptyCurrencies(tail);
+  return beginCell()
+    .storeBit(false)
+    .storeUint(0xa, 4)
+    .storeUint(block.seqno, 32)
+    .storeUint(0, 32)
+    .storeUint(0, 64)
+    .storeUint(0, 64)
+    .storeBuffer(block.rootHash, 32)
+    .storeBuffer(block.fileHash, 32)
+    .storeUint(0, 5)
+    .storeUint(0, 3)
+    .storeUint(0, 32)
+    .storeUint(0, 64)
+    .storeUint(0, 32)
+    .storeUint(0, 32)
+    .storeRef(tail.endCell())
+    .endCell();
+}
+
+function buildTree(shard: bigint, blocks: readonly LiteBlockId[]): Cell {
+  const leaf = blocks.find((b) => b.shard === shard);
+  if (leaf) return descrCell(leaf);
+  const [left, right] = splitShard(shard);
+  return beginCell().storeBit(true).storeRef(buildTree(left, blocks)).storeRef(buildTree(right, blocks)).endCell();
+}
+
+/** ShardHashes for these shard blocks (each workchain's shards must tile it), as a BoC. */
+export function buildShardHashes(blocks: readonly LiteBlockId[]): Buffer {
+  const dict = Dictionary.empty(Dictionary.Keys.Int(32), Dictionary.Values.Cell());
+  for (const workchain of new Set(blocks.map((b) => b.workchain))) {
+    dict.set(
+      workchain,
+      buildTree(
+        WHOLE_WORKCHAIN_SHARD,
+        blocks.filter((b) => b.workchain === workchain),
+      ),
+    );
+  }
+  return beginCell().storeDict(dict).endCell().toBoc();
+}

@@ -1,0 +1,157 @@
+import { randomBytes } from 'node:crypto';
+import { connect, type Socket } from 'node:net';
+import { FrameError, clientHandshake, createFrameReader, frame } from '../../ton/adnl.js';
+import { ID, encodeRequest, type LiteRequest } from '../../ton/lite-api.js';
+import { TlReader, TlWriter } from '../../ton/tl.js';
+
+/**
+ * One ADNL-over-TCP connection to one liteserver: connect, handshake, then queries matched
+ * to answers by query id. Written here rather than taken from `ton-lite-client`/`adnl`
+ * (README, "Liteserver upstreams") so that its failures are ours to shape: every one is a
+ * rejected promise with a LiteTransportError, none is an event nobody listens to, nothing
+ * reconnects or retries by itself, and every wait has a deadline.
+ */
+
+export type TransportFailure = 'timeout' | 'network' | 'bad_body' | 'aborted';
+
+export class LiteTransportError extends Error {
+  override readonly name = 'LiteTransportError';
+  constructor(
+    readonly failure: TransportFailure,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+export interface LiteEndpoint {
+  readonly host: string;
+  readonly port: number;
+  /** 32 bytes. */
+  readonly publicKey: Buffer;
+}
+
+export interface LiteConnection {
+  /** Sends one function and resolves with the raw answer (a boxed TL object, liteServer.error included). */
+  query(request: LiteRequest, timeoutMs: number, signal?: AbortSignal): Promise<Buffer>;
+  readonly closed: boolean;
+  close(): void;
+}
+
+interface Pending {
+  readonly resolve: (answer: Buffer) => void;
+  readonly reject: (error: LiteTransportError) => void;
+}
+
+/** Connects and completes the handshake within timeoutMs, or rejects. */
+export function openLiteConnection(endpoint: LiteEndpoint, timeoutMs: number, signal?: AbortSignal): Promise<LiteConnection> {
+  return new Promise((resolveOpen, rejectOpen) => {
+    const { packet, ciphers } = clientHandshake(endpoint.publicKey);
+    const reader = createFrameReader();
+    const pending = new Map<string, Pending>();
+    let ready = false;
+    let closed = false;
+    const socket: Socket = connect({ host: endpoint.host, port: endpoint.port });
+    socket.setNoDelay(true);
+
+    const fail = (error: LiteTransportError): void => {
+      if (closed) return;
+      closed = true;
+      clearTimeout(openTimer);
+      signal?.removeEventListener('abort', onAbort);
+      socket.destroy();
+      if (!ready) rejectOpen(error);
+      for (const p of pending.values()) p.reject(error);
+      pending.clear();
+    };
+    const onAbort = (): void => fail(new LiteTransportError('aborted', 'aborted while connecting'));
+    signal?.addEventListener('abort', onAbort, { once: true });
+    const openTimer = setTimeout(() => fail(new LiteTransportError('timeout', `no ADNL handshake within ${timeoutMs} ms`)), timeoutMs);
+
+    socket.on('connect', () => socket.write(packet));
+    socket.on('error', (cause) => fail(new LiteTransportError('network', cause.message, { cause })));
+    socket.on('close', () =>
+      fail(new LiteTransportError('network', ready ? 'liteserver closed the connection' : 'liteserver closed the connection during the handshake')),
+    );
+    socket.on('data', (chunk: Buffer) => {
+      let payloads: Buffer[];
+      try {
+        payloads = reader.push(ciphers.decrypt.update(chunk));
+      } catch (cause) {
+        fail(new LiteTransportError('bad_body', cause instanceof FrameError ? cause.message : 'unreadable frame', { cause }));
+        return;
+      }
+      for (const payload of payloads) {
+        if (!ready) {
+          if (payload.length !== 0) {
+            fail(new LiteTransportError('bad_body', 'the handshake answer is not an empty frame'));
+            return;
+          }
+          ready = true;
+          clearTimeout(openTimer);
+          signal?.removeEventListener('abort', onAbort);
+          resolveOpen(connection);
+          continue;
+        }
+        onPayload(payload);
+      }
+    });
+
+    const onPayload = (payload: Buffer): void => {
+      try {
+        const r = new TlReader(payload);
+        const id = r.uint32();
+        if (id !== ID.adnlAnswer) return; // tcp.pong and anything else unasked for
+        const queryId = r.int256().toString('hex');
+        const answer = r.bytes();
+        const waiting = pending.get(queryId);
+        pending.delete(queryId);
+        waiting?.resolve(answer);
+      } catch (cause) {
+        fail(new LiteTransportError('bad_body', 'unreadable adnl.message.answer', { cause }));
+      }
+    };
+
+    const connection: LiteConnection = {
+      get closed() {
+        return closed;
+      },
+      close: () => fail(new LiteTransportError('aborted', 'connection closed')),
+      query(request, queryTimeoutMs, querySignal) {
+        if (closed) return Promise.reject(new LiteTransportError('network', 'connection is closed'));
+        const queryId = randomBytes(32);
+        const key = queryId.toString('hex');
+        const inner = new TlWriter().id(ID.query).bytes(encodeRequest(request)).build();
+        const message = new TlWriter().id(ID.adnlQuery).int256(queryId).bytes(inner).build();
+        return new Promise<Buffer>((resolve, reject) => {
+          const done = (): void => {
+            clearTimeout(timer);
+            querySignal?.removeEventListener('abort', onQueryAbort);
+            pending.delete(key);
+          };
+          const onQueryAbort = (): void => {
+            done();
+            reject(new LiteTransportError('aborted', 'aborted'));
+          };
+          const timer = setTimeout(() => {
+            done();
+            reject(new LiteTransportError('timeout', `no answer within ${queryTimeoutMs} ms`));
+          }, queryTimeoutMs);
+          pending.set(key, {
+            resolve: (answer) => {
+              done();
+              resolve(answer);
+            },
+            reject: (error) => {
+              done();
+              reject(error);
+            },
+          });
+          querySignal?.addEventListener('abort', onQueryAbort, { once: true });
+          socket.write(ciphers.encrypt.update(frame(message)));
+        });
+      },
+    };
+  });
+}
