@@ -45,7 +45,7 @@ export function ruleGroups(options = {}) {
           },
           {
             record: 'tonwatch:upstream_errors:ratio5m',
-            expr: `sum by (job, instance, upstream) (rate(${m('tonwatch_upstream_requests_total', 'code!="200"')}[5m]))\n  / sum by (job, instance, upstream) (rate(${m('tonwatch_upstream_requests_total')}[5m]))\n`,
+            expr: `sum by (job, instance, upstream) (rate(${m('tonwatch_upstream_requests_total', 'code!~"200|ok"')}[5m]))\n  / sum by (job, instance, upstream) (rate(${m('tonwatch_upstream_requests_total')}[5m]))\n`,
           },
           alert(
             'TonQueuePressureHigh',

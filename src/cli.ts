@@ -17,8 +17,9 @@ Usage:
                                            validate and print the effective config (secrets redacted)
   tonwatch healthcheck [--config FILE]     exit 0 when the daemon of that config answers /healthz, else 1
   tonwatch simulate [options]              run the simulated toncenter-compatible upstream
-  tonwatch demo [--port N]                 simulator + daemon in one process, with a sample watchlist
-                                           (daemon on N, default ${DEFAULT_LISTEN_PORT}; simulator on N+1)
+  tonwatch demo [--port N] [--liteserver]  simulator + daemon in one process, with a sample watchlist
+                                           (daemon on N, default ${DEFAULT_LISTEN_PORT}; simulator on N+1;
+                                           --liteserver: polled through its liteserver on N+2, HTTP as failover)
   tonwatch --help | --version
 
 Config: --config FILE, else $TONWATCH_CONFIG, else ./tonwatch.yml if present, else built-in
@@ -40,6 +41,10 @@ simulate options:
   --testnet           user-friendly addresses get the testnet flag
   --lag N             hold this upstream's masterchain tip N blocks behind (default 0)
   --indexer-lag N     hold its v3 indexer N blocks behind its own tip (default 0)
+  --liteserver-port N also serve the chain as a liteserver (ADNL over TCP) on port N
+                      (0: any free port); its public key is printed at start
+  --liteserver-without-queue-sizes
+                      the liteserver refuses getOutMsgQueueSizes, as a node before 2024.04
 
 Exit codes: 0 clean stop, 78 bad config, 1 anything else.
 `;
@@ -61,6 +66,9 @@ const OPTIONS = {
   'web.config.file': { type: 'string' },
   lag: { type: 'string' },
   'indexer-lag': { type: 'string' },
+  'liteserver-port': { type: 'string' },
+  'liteserver-without-queue-sizes': { type: 'boolean' },
+  liteserver: { type: 'boolean' },
 } as const;
 
 class UsageError extends Error {}
@@ -100,7 +108,7 @@ export async function runCli(argv: readonly string[], deps: ProcessDeps): Promis
       case 'simulate':
         return await simulate(values, deps);
       case 'demo':
-        return await demo(intOption(values.port, 'port', DEFAULT_LISTEN_PORT), deps);
+        return await demo(intOption(values.port, 'port', DEFAULT_LISTEN_PORT), values.liteserver === true, deps);
       default:
         throw new UsageError(`unknown command "${command}"`);
     }
@@ -137,18 +145,33 @@ async function simulate(values: { [K in keyof typeof OPTIONS]?: string | boolean
     testnet: values.testnet === true,
     lagBlocks: intOption(values.lag as string | undefined, 'lag', 0),
     indexerLagBlocks: intOption(values['indexer-lag'] as string | undefined, 'indexer-lag', 0),
+    liteserverPort: values['liteserver-port'] === undefined ? null : intOption(values['liteserver-port'] as string, 'liteserver-port', 0),
+    liteserverWithoutQueueSizes: values['liteserver-without-queue-sizes'] === true,
   });
   const host = (values.host as string | undefined) ?? '127.0.0.1';
   const address = await simulator.start(host, intOption(values.port as string | undefined, 'port', DEFAULT_SIMULATOR_PORT));
   deps.stdout.write(`tonwatch simulator listening on http://${host}:${address.port} (scenario ${scenario}, style ${style}, seed ${values.seed ?? 1})\n`);
+  const lite = simulator.liteserverAddress();
+  if (lite !== null && simulator.liteserver !== null) {
+    deps.stdout.write(`tonwatch simulator liteserver on ${host}:${lite.port}, public key ${simulator.liteserver.publicKey}\n`);
+    deps.stdout.write(
+      `  upstreams: [{ name: sim-lite, kind: liteserver, liteservers: [{ host: ${host}, port: ${lite.port}, publicKey: "${simulator.liteserver.publicKey}" }] }]\n`,
+    );
+  }
   await deps.terminated;
   await simulator.stop();
   return EXIT_OK;
 }
 
-async function demo(port: number, deps: ProcessDeps): Promise<number> {
-  const setup = await startDemoSimulator({ now: deps.now, simulatorPort: port === 0 ? 0 : port + 1, daemonPort: port });
-  deps.stderr.write(`tonwatch demo: simulator at ${setup.simulatorUrl}, config ${setup.configPath}\n`);
+async function demo(port: number, liteserver: boolean, deps: ProcessDeps): Promise<number> {
+  const setup = await startDemoSimulator({
+    now: deps.now,
+    simulatorPort: port === 0 ? 0 : port + 1,
+    daemonPort: port,
+    liteserverPort: liteserver ? (port === 0 ? 0 : port + 2) : null,
+  });
+  const through = setup.liteserverAddress === null ? '' : ` (polled through its liteserver at ${setup.liteserverAddress}, HTTP as failover)`;
+  deps.stderr.write(`tonwatch demo: simulator at ${setup.simulatorUrl}${through}, config ${setup.configPath}\n`);
   try {
     return await runDaemon(setup.configPath, deps, (_daemon, url) => {
       deps.stderr.write(

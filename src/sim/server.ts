@@ -5,7 +5,7 @@ import { FAILURE_KINDS, isFailureKind, writeFailure, writeRateLimited, type Fail
 import type { Random } from './random.js';
 import { isScenario, scenarioParams } from './scenarios.js';
 import type { SimWallets } from './wallets.js';
-import { LITESERVER_FAULTS, isLiteserverFault, type LiteserverFault, type SimLiteserver } from './liteserver.js';
+import { LITESERVER_FAULTS, isLiteserverFault, type SimLiteserver } from './liteserver.js';
 
 /**
  * The simulator's HTTP face: a toncenter-compatible upstream in either server generation's

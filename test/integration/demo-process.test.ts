@@ -38,3 +38,36 @@ describe('tonwatch demo', () => {
     }
   }, 60_000);
 });
+
+describe('tonwatch demo --liteserver', () => {
+  it('polls the simulated liteserver: moving queue metrics and wallet states come from it, and it stops cleanly', async () => {
+    const demo = startTonwatch(['demo', '--port', '0', '--liteserver']);
+    try {
+      await demo.waitFor(/polled through its liteserver at 127\.0\.0\.1:\d+/);
+      const [, url] = await demo.waitFor(/(http:\/\/127\.0\.0\.1:\d+)\/\s+status page/);
+      const metricsText = async () => (await fetch(`${url}/metrics`)).text();
+      const seqnoOf = async () => /ton_shard_block_seqno\{workchain="-1",shard="8000000000000000"\} (\d+)/.exec(await metricsText())?.[1];
+      const first = await eventually(seqnoOf, 15_000, 'queue metrics');
+      await eventually(async () => ((await seqnoOf()) !== first ? true : undefined), 15_000, 'moving queue metrics');
+      const v2 = (await (await fetch(`${url}/api/v2/getOutMsgQueueSizes`)).json()) as { result: { '@extra': string } };
+      expect(v2.result['@extra']).toMatch(/:simulator-lite:snapshot$/);
+      const metrics = await eventually(
+        async () => {
+          const text = await metricsText();
+          return /upstream="simulator-lite",query="wallets",code="ok"/.test(text) && text.includes('ton_wallet_balance_tons') ? text : undefined;
+        },
+        20_000,
+        'wallet states from the liteserver',
+      );
+      expect(metrics).toMatch(/ton_wallet_seqno\{[^}]*name="demo-v4r2-0"[^}]*\} \d+/);
+      const v3 = (await (await fetch(`${url}/api/v3/walletStates?address=0:A4EE8C4948887C0BCC03A800A3D4AADC706E9DC332338ECCF3F72B08AF4CB560`)).json()) as {
+        wallets: { wallet_type: string; code_hash: string }[];
+      };
+      expect(v3.wallets[0]).toMatchObject({ wallet_type: 'wallet v4 r2', code_hash: '/rX/aCDi/w2Ug+fg1iyBfYRniftK5YDIeIZtlZ2r1cA=' });
+    } finally {
+      const { code, ms } = await demo.stop('SIGINT');
+      expect(code).toBe(0);
+      expect(ms).toBeLessThan(10_000);
+    }
+  }, 60_000);
+});
