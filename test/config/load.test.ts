@@ -21,7 +21,7 @@ describe('loadConfig', () => {
     const config = await configFrom('');
     expect(config.listen).toEqual({ host: '0.0.0.0', port: 10384, maxMetricsRequests: 40 });
     expect(config.web).toBeNull();
-    expect(config.upstreams).toEqual([{ name: 'toncenter', url: 'https://toncenter.com', rps: 1, timeoutMs: 10_000 }]);
+    expect(config.upstreams).toEqual([{ kind: 'http', name: 'toncenter', url: 'https://toncenter.com', rps: 1, timeoutMs: 10_000 }]);
     expect(config.schedule).toEqual({ queueSizes: '*/5 * * * * *', wallets: '*/30 * * * * *' });
     expect(config.walletBatchSize).toBe(1000);
     expect(config.lagCheck).toEqual({ everySeconds: 60, maxLagBlocks: 10 });
@@ -202,5 +202,77 @@ describe('resolveConfigPath', () => {
     expect(await resolveConfigPath(undefined, deps({ TONWATCH_CONFIG: '/etc/b.yml' }, true))).toBe('/etc/b.yml');
     expect(await resolveConfigPath(undefined, deps({}, true))).toBe('/work/tonwatch.yml');
     expect(await resolveConfigPath(undefined, deps({}, false))).toBeNull();
+  });
+});
+
+describe('liteserver upstreams', () => {
+  const KEY = 'n4VDnSCUuSpjnCyUk9e3QOOd6o0ItSWYbTnW3Wnn8wk=';
+  const GLOBAL = JSON.stringify({
+    '@type': 'config.global',
+    dht: {},
+    liteservers: [
+      { ip: 84478511, port: 19949, id: { '@type': 'pub.ed25519', key: KEY } },
+      { ip: -1185526007, port: 4924, id: { '@type': 'pub.ed25519', key: KEY } },
+    ],
+    validator: {},
+  });
+
+  it('reads inline liteservers and a global config file (signed-int ips), mixed with HTTP in failover order', async () => {
+    const config = await configFrom(
+      `upstreams:
+  - { name: own-node, kind: liteserver, liteservers: [{ host: 10.0.0.5, port: 43679, publicKey: "${KEY.replace(/\+/g, '-').replace(/\//g, '_')}" }], rps: 50 }
+  - { name: toncenter, url: "https://toncenter.com" }
+  - { name: public, kind: liteserver, globalConfig: ./global.config.json, timeoutMs: 3000 }
+`,
+      { '/cfg/global.config.json': GLOBAL },
+    );
+    expect(config.upstreams.map((u) => [u.name, u.kind])).toEqual([
+      ['own-node', 'liteserver'],
+      ['toncenter', 'http'],
+      ['public', 'liteserver'],
+    ]);
+    // URL-safe base64 is accepted and kept in the standard form.
+    expect(config.upstreams[0]).toMatchObject({ liteservers: [{ host: '10.0.0.5', port: 43679, publicKey: KEY }], rps: 50, timeoutMs: 10_000 });
+    expect(config.upstreams[2]).toMatchObject({
+      globalConfig: './global.config.json',
+      liteservers: [
+        { host: '5.9.10.47', port: 19949, publicKey: KEY },
+        { host: '185.86.79.9', port: 4924, publicKey: KEY },
+      ],
+    });
+    expect(describeConfig(config)).toContain('host: 185.86.79.9');
+  });
+
+  it('lists every problem: a key of the wrong size, both or neither source, an unreadable or malformed global config', async () => {
+    const problems = await problemsOf(
+      `upstreams:
+  - { name: a, kind: liteserver, liteservers: [{ host: h, port: 1, publicKey: "AAAA" }] }
+  - { name: b, kind: liteserver }
+  - { name: c, kind: liteserver, globalConfig: g.json, liteservers: [{ host: h, port: 1, publicKey: "${KEY}" }] }
+  - { name: d, kind: ftp, url: "https://x" }
+`,
+    );
+    expect(problems.map((p) => p.path)).toEqual([
+      'upstreams.0.liteservers.0.publicKey',
+      'upstreams.1.liteservers',
+      'upstreams.2.liteservers',
+      'upstreams.3.kind',
+    ]);
+    expect(problems[0]?.message).toMatch(/32-byte ed25519 public key/);
+    const fileProblems = await problemsOf(
+      `upstreams:
+  - { name: a, kind: liteserver, globalConfig: missing.json }
+  - { name: b, kind: liteserver, globalConfig: bad.json }
+  - { name: c, kind: liteserver, globalConfig: nokey.json }
+`,
+      {
+        '/cfg/bad.json': '{not json',
+        '/cfg/nokey.json': JSON.stringify({ liteservers: [{ ip: 1, port: 2, id: { '@type': 'pub.ed25519', key: 'short' } }] }),
+      },
+    );
+    expect(fileProblems.map((p) => p.path)).toEqual(['upstreams.0.globalConfig', 'upstreams.1.globalConfig', 'upstreams.2.globalConfig']);
+    expect(fileProblems[0]?.message).toContain('cannot read /cfg/missing.json');
+    expect(fileProblems[1]?.message).toContain('is not JSON');
+    expect(fileProblems[2]?.message).toMatch(/liteservers\.0\.id\.key/);
   });
 });
