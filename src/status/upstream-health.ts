@@ -26,7 +26,7 @@ export function createUpstreamHealth(): UpstreamHealth {
     observe(upstream, code, now) {
       let entry = byUpstream.get(upstream);
       if (entry === undefined) byUpstream.set(upstream, (entry = { lastSuccessAt: undefined, minutes: new Map() }));
-      if (code.startsWith('2')) entry.lastSuccessAt = now;
+      if (code.startsWith('2') || code === 'ok') entry.lastSuccessAt = now;
       const minute = Math.floor(now / 60_000);
       let codes = entry.minutes.get(minute);
       if (codes === undefined) {

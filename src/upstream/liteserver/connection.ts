@@ -120,6 +120,7 @@ export function openLiteConnection(endpoint: LiteEndpoint, timeoutMs: number, si
       close: () => fail(new LiteTransportError('aborted', 'connection closed')),
       query(request, queryTimeoutMs, querySignal) {
         if (closed) return Promise.reject(new LiteTransportError('network', 'connection is closed'));
+        if (querySignal?.aborted === true) return Promise.reject(new LiteTransportError('aborted', 'aborted'));
         const queryId = randomBytes(32);
         const key = queryId.toString('hex');
         const inner = new TlWriter().id(ID.query).bytes(encodeRequest(request)).build();
