@@ -39,7 +39,7 @@ export const isLiteserverFault = (value: string): value is LiteserverFault => (L
 
 /** The code of a simulated liteServer.error (the node's "not ready"-style failures are negative; this one is ours). */
 export const SIM_LITESERVER_ERROR_CODE = 651;
-/** What the node answers to a function it does not know (lite-server.cpp: "unknown query"). */
+/** The code the simulator answers a function it does not know with (and getOutMsgQueueSizes, when told to act as an older node). */
 const UNKNOWN_QUERY_CODE = -400;
 
 export interface SimLiteserverOptions {

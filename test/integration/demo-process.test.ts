@@ -71,3 +71,19 @@ describe('tonwatch demo --liteserver', () => {
     }
   }, 60_000);
 });
+
+describe('tonwatch simulate --liteserver-port', () => {
+  it('prints the liteserver address, its public key and a config line that works', async () => {
+    const sim = startTonwatch(['simulate', '--port', '0', '--liteserver-port', '0', '--liteserver-without-queue-sizes', '--seed', '3']);
+    try {
+      const [, port, key] = await sim.waitFor(/liteserver on 127\.0\.0\.1:(\d+), public key (\S+)/);
+      await sim.waitFor(/upstreams: \[\{ name: sim-lite, kind: liteserver/);
+      const [, url] = await sim.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
+      const state = (await (await fetch(`${url}/_sim/liteserver`)).json()) as { publicKey: string };
+      expect(state.publicKey).toBe(key);
+      expect(Number(port)).toBeGreaterThan(0);
+    } finally {
+      expect((await sim.stop('SIGTERM')).code).toBe(0);
+    }
+  }, 30_000);
+});
