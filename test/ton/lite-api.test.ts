@@ -41,19 +41,21 @@ const block = (workchain: number, shard: bigint, seqno: number): LiteBlockId => 
 
 describe('lite API ids', () => {
   it('are the CRC32 of the schema lines, as the node and liteserver-facts.md give them', () => {
-    expect(ID.getOutMsgQueueSizes).toBe(0x7bc19c36);
-    expect(ID.outMsgQueueSizes).toBe(0xf8504a03);
-    expect(ID.outMsgQueueSize).toBe(0xa7c64c85);
-    expect(ID.getBlockOutMsgQueueSize).toBe(0x8f6c7779);
-    expect(ID.blockOutMsgQueueSize).toBe(0x8acdbe1b);
-    // Well-known ids of the ADNL and lite API wrappers (the adnl package writes c6 b4 13 48 for pub.ed25519).
-    expect(ID.pubEd25519).toBe(0x4813b4c6);
-    expect(ID.adnlQuery).toBe(0xb48bf97a);
-    expect(ID.adnlAnswer).toBe(0x0fac8416);
-    expect(ID.query).toBe(0x798c06df);
-    expect(ID.error).toBe(0xbba9e148);
-    expect(ID.getMasterchainInfo).toBe(0x89b5e62e);
-    expect(ID.tcpPing).toBe(0x4d082b9a);
+    expect(ID).toMatchObject({
+      getOutMsgQueueSizes: 0x7bc19c36,
+      outMsgQueueSizes: 0xf8504a03,
+      outMsgQueueSize: 0xa7c64c85,
+      getBlockOutMsgQueueSize: 0x8f6c7779,
+      blockOutMsgQueueSize: 0x8acdbe1b,
+      // Well-known ids of the ADNL and lite API wrappers (the adnl package writes c6 b4 13 48 for pub.ed25519).
+      pubEd25519: 0x4813b4c6,
+      adnlQuery: 0xb48bf97a,
+      adnlAnswer: 0x0fac8416,
+      query: 0x798c06df,
+      error: 0xbba9e148,
+      getMasterchainInfo: 0x89b5e62e,
+      tcpPing: 0x4d082b9a,
+    });
   });
 });
 
