@@ -96,7 +96,12 @@ export async function runDaemon(
   );
   onStarted?.(daemon, url, logger);
 
-  const watchedFiles = (config: Config) => [...(config.configPath ? [config.configPath] : []), ...config.watchlistFiles, ...(config.web?.files ?? [])];
+  const watchedFiles = (config: Config) => [
+    ...(config.configPath ? [config.configPath] : []),
+    ...config.watchlistFiles,
+    ...(config.web?.files ?? []),
+    ...config.upstreams.flatMap((u) => (u.kind === 'liteserver' && u.globalConfig !== undefined ? [u.globalConfig] : [])),
+  ];
   let watcher = watchFiles(watchedFiles(loaded.config), () => void reload('file change'), logger);
   let reloading = Promise.resolve();
   const reload = (why: string): Promise<void> =>

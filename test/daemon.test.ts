@@ -200,6 +200,33 @@ log: { level: info }
     await expect(fetch(`${url}/healthz`)).rejects.toThrow();
   });
 
+  it("reloads when a liteserver upstream's global config file changes, and refuses a broken one", async () => {
+    const key = Buffer.alloc(32, 9).toString('base64');
+    const globalConfig = (port: number) => JSON.stringify({ liteservers: [{ ip: 2130706433, port, id: { '@type': 'pub.ed25519', key } }] });
+    await writeFile(join(dir, 'global.config.json'), globalConfig(1));
+    const file = join(dir, 'tonwatch.yml');
+    await writeFile(
+      file,
+      configText('sim').replace('upstreams: [', 'upstreams: [ { name: lite, kind: liteserver, globalConfig: ./global.config.json, timeoutMs: 200 },'),
+    );
+    const p = processDeps();
+    let daemon: Daemon | undefined;
+    const exit = runDaemon(file, p.deps, (d) => (daemon = d));
+    await eventually(async () => (daemon !== undefined ? true : undefined), 10_000, 'started');
+    const liteservers = () => {
+      const lite = daemon?.config().upstreams[0];
+      return lite?.kind === 'liteserver' ? lite.liteservers : [];
+    };
+    expect(liteservers()).toEqual([{ host: '127.0.0.1', port: 1, publicKey: key }]);
+    await writeFile(join(dir, 'global.config.json'), globalConfig(2));
+    await eventually(async () => (liteservers()[0]?.port === 2 ? true : undefined), 10_000, 'a reload on a global config change');
+    await writeFile(join(dir, 'global.config.json'), '{"liteservers": []}');
+    await eventually(async () => (/new configuration refused/.test(p.out()) ? true : undefined), 10_000, 'a refused reload');
+    expect(liteservers()[0]?.port).toBe(2);
+    p.terminate('SIGTERM');
+    expect(await exit).toBe(EXIT_OK);
+  });
+
   it('exits 78 listing every problem when the config is bad at start', async () => {
     const file = join(dir, 'tonwatch.yml');
     await writeFile(file, 'listen: { port: -1 }\nbogus: 1\n');

@@ -104,7 +104,7 @@ export async function loadConfig(path: string | null, deps: ConfigLoadDeps, over
     }
     const read = parseGlobalConfig(text, `upstreams.${i}.globalConfig`, globalFile);
     problems.push(...read.problems);
-    upstreams.push({ ...upstream, liteservers: read.liteservers });
+    upstreams.push({ ...upstream, globalConfig: globalFile, liteservers: read.liteservers });
   }
   if (problems.length > 0) throw new ConfigError(source, problems);
 

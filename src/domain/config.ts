@@ -35,7 +35,7 @@ export interface LiteserverEndpoint {
 /** TON liteservers spoken to directly over ADNL; queries go round-robin among them. */
 export interface LiteserverUpstreamSettings extends UpstreamCommon {
   readonly kind: 'liteserver';
-  /** The network global config file as written (relative to the config file), when the liteservers came from one. */
+  /** Absolute path of the network global config file, when the liteservers came from one (watched like the config). */
   readonly globalConfig?: string | undefined;
   /** Inline, or read from globalConfig. At least one. */
   readonly liteservers: readonly LiteserverEndpoint[];

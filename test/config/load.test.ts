@@ -234,7 +234,7 @@ describe('liteserver upstreams', () => {
     // URL-safe base64 is accepted and kept in the standard form.
     expect(config.upstreams[0]).toMatchObject({ liteservers: [{ host: '10.0.0.5', port: 43679, publicKey: KEY }], rps: 50, timeoutMs: 10_000 });
     expect(config.upstreams[2]).toMatchObject({
-      globalConfig: './global.config.json',
+      globalConfig: '/cfg/global.config.json',
       liteservers: [
         { host: '5.9.10.47', port: 19949, publicKey: KEY },
         { host: '185.86.79.9', port: 4924, publicKey: KEY },
