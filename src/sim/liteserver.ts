@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createServer, type Server, type Socket } from 'node:net';
+import { beginCell, convertToMerkleProof } from '@ton/core';
+import { serializeRoots } from '../ton/boc.js';
 import { FrameError, HANDSHAKE_BYTES, acceptHandshake, createFrameReader, ed25519FromSeed, frame, type Ed25519Keys } from '../ton/adnl.js';
 import {
   ID,
@@ -136,8 +138,10 @@ export function createSimLiteserver(options: SimLiteserverOptions): SimLiteserve
     if (account === undefined || cell === null) {
       return encodeAccountState({ id: mc, shardblk, shardProof: Buffer.alloc(0), proof: Buffer.alloc(0), state: Buffer.alloc(0) });
     }
-    const proof = stateProofOf(account, cell, { workchain: shardblk.workchain, shard: shardblk.shard, seqno: shardblk.seqno });
-    return encodeAccountState({ id: mc, shardblk, shardProof: Buffer.alloc(0), proof: proof.toBoc(), state: cell.toBoc() });
+    const stateProof = stateProofOf(account, cell, { workchain: shardblk.workchain, shard: shardblk.shard, seqno: shardblk.seqno });
+    // Two roots, as a liteserver sends them: the shard block's proof (a stand-in header here), then the state's.
+    const blockProof = convertToMerkleProof(beginCell().storeUint(0x11ef55aa, 32).storeInt(shardblk.workchain, 32).storeUint(shardblk.seqno, 32).endCell());
+    return encodeAccountState({ id: mc, shardblk, shardProof: Buffer.alloc(0), proof: serializeRoots([blockProof, stateProof]), state: cell.toBoc() });
   };
 
   const onConnection = (socket: Socket): void => {

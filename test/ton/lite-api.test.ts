@@ -28,6 +28,7 @@ import {
 import { buildShardAccounts, buildShardStateProof, lookupShardAccount } from '../../src/ton/shard-accounts.js';
 import { buildShardHashes, parseShardHashes } from '../../src/ton/shard-hashes.js';
 import { TlError, TlReader, TlWriter } from '../../src/ton/tl.js';
+import { serializeRoots } from '../../src/ton/boc.js';
 
 /** The TL codec, the lite API messages, ADNL's crypto and framing, and the block.tlb structures a liteserver answers with. */
 
@@ -185,5 +186,18 @@ describe('block.tlb structures', () => {
     expect(lookupShardAccount(proof, randomBytes(32))).toBeNull();
     const empty = buildShardStateProof({ workchain: 0, shard: 0x8000000000000000n, seqno: 5, genLt: 1n, genUtime: 1, accounts: buildShardAccounts([]) });
     expect(lookupShardAccount(empty, randomBytes(32))).toBeNull();
+  });
+});
+
+describe('serializeRoots', () => {
+  it('writes a bag of several roots that @ton/core reads back, shared cells once, Merkle proofs included', () => {
+    const shared = beginCell().storeUint(0xabc, 12).endCell();
+    const a = beginCell().storeUint(1, 1).storeRef(shared).storeRef(beginCell().storeBit(true).storeRef(shared).endCell()).endCell();
+    const proof = buildShardStateProof({ workchain: 0, shard: 0x8000000000000000n, seqno: 1, genLt: 1n, genUtime: 1, accounts: buildShardAccounts([]) });
+    const bytes = serializeRoots([a, proof]);
+    const roots = Cell.fromBoc(bytes);
+    expect(roots.map((r) => r.hash().toString('hex'))).toEqual([a.hash().toString('hex'), proof.hash().toString('hex')]);
+    expect(roots[1]?.isExotic).toBe(true);
+    expect(Cell.fromBoc(serializeRoots([a])).length).toBe(1);
   });
 });

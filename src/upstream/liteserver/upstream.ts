@@ -220,9 +220,9 @@ function accountRow(raw: string, answer: Buffer): ServedWalletState | null {
   const decoded = decodeAccountState(answer);
   const account = decoded.state.length === 0 ? undefined : Cell.fromBoc(decoded.state)[0];
   if (account === undefined) return null;
-  const roots = Cell.fromBoc(decoded.proof);
-  const stateProof = roots[1] ?? roots[0];
-  if (stateProof === undefined) throw new Error('the answer has no state proof');
+  // Two roots: the shard block's proof, then the shard state's, which holds the ShardAccount.
+  const stateProof = Cell.fromBoc(decoded.proof)[1];
+  if (stateProof === undefined) throw new Error('the proof has no second root (the shard state)');
   const hash = Buffer.from(raw.slice(raw.indexOf(':') + 1), 'hex');
   const shardAccount = lookupShardAccount(stateProof, hash);
   const row = walletStateOfAccount(raw, account, shardAccount);
