@@ -88,9 +88,20 @@ export function createSimLiteserver(options: SimLiteserverOptions): SimLiteserve
   const sockets = new Set<Socket>();
 
   const masterchain = (): SimShardQueue => chain.queues()[0] as SimShardQueue;
+  /** The blocks last answered as current, kept a while: a real node keeps history, the simulated chain does not. */
+  const recent = new Map<string, SimShardQueue>();
+  const blockKey = (workchain: number, shard: bigint, seqno: number): string => `${workchain}:${shard}:${seqno}`;
+  const remember = (queues: readonly SimShardQueue[]): void => {
+    for (const q of queues) recent.set(blockKey(q.workchain, parseSignedShard(q.shard), q.seqno), q);
+    for (const key of recent.keys()) {
+      if (recent.size <= 256) break;
+      recent.delete(key);
+    }
+  };
 
   const answer = (request: LiteRequest): Buffer => {
     const queues = chain.queues();
+    if (request.kind === 'getMasterchainInfo' || request.kind === 'getAllShardsInfo') remember(queues);
     switch (request.kind) {
       case 'getMasterchainInfo': {
         const last = blockOf(masterchain());
@@ -107,10 +118,9 @@ export function createSimLiteserver(options: SimLiteserverOptions): SimLiteserve
         if (withoutQueueSizes) return encodeError(UNKNOWN_QUERY_CODE, 'unknown query');
         return encodeOutMsgQueueSizes({ shards: queues.map((q) => ({ id: blockOf(q), size: q.size })), extMsgQueueSizeLimit: chain.limit });
       case 'getBlockOutMsgQueueSize': {
-        const found = queues.find(
-          (q) => q.workchain === request.id.workchain && parseSignedShard(q.shard) === request.id.shard && q.seqno === request.id.seqno,
-        );
-        // A block that is no longer the latest: the simulator keeps no history.
+        // The latest blocks, else one answered a moment ago (a block may have come between getAllShardsInfo and this).
+        const key = blockKey(request.id.workchain, request.id.shard, request.id.seqno);
+        const found = queues.find((q) => blockKey(q.workchain, parseSignedShard(q.shard), q.seqno) === key) ?? recent.get(key);
         if (found === undefined) return encodeError(-400, 'block not found');
         return encodeBlockOutMsgQueueSize(blockOf(found), found.size);
       }

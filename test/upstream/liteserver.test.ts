@@ -96,6 +96,28 @@ describe('liteserver upstream', () => {
     expect(lite.requests).toHaveLength(2 + shardCount);
   });
 
+  it('reads the sizes of the blocks it was given even when a block comes between getAllShardsInfo and the size calls', async () => {
+    const sim = await running.sim({ seed: 6, liteserverPort: 0, liteserverWithoutQueueSizes: true });
+    const http = clientFor([{ kind: 'http', name: 'http', url: sim.url, rps: 1000, timeoutMs: 1500 }]);
+    const before = await http.client.fetchQueueSizes();
+    let calls = 0;
+    // The observer runs as each call ends: after getAllShardsInfo (the third call), the chain moves on.
+    const lite = clientFor([liteSettings(sim)], {
+      observer: {
+        request: () => {
+          calls += 1;
+          if (calls === 3) sim.sim.chain.step();
+        },
+        skipped: () => undefined,
+      },
+    });
+    const sizes = await lite.client.fetchQueueSizes();
+    expect(sizes.ok && before.ok).toBe(true);
+    if (!sizes.ok || !before.ok) return;
+    expect(sizes.value.value.shards).toEqual(withoutTypes(before.value.value.shards));
+    expect(sim.sim.chain.queues()[0]?.seqno).toBe((sizes.value.value.shards[0]?.id.seqno ?? 0) + 1);
+  });
+
   it('reads wallet states equal to the HTTP face, field by field, and leaves out accounts that do not exist', async () => {
     const sim = await running.sim({ seed: 7, liteserverPort: 0, accounts: 40 });
     await fetch(`${sim.url}/_sim/step?n=3`);
