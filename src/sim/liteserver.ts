@@ -15,7 +15,7 @@ import {
   type LiteBlockId,
   type LiteRequest,
 } from '../ton/lite-api.js';
-import { parseSignedShard } from '../ton/shard.js';
+import { parseSignedShard, shardContains } from '../ton/shard.js';
 import { buildShardHashes } from '../ton/shard-hashes.js';
 import { TlReader, TlWriter } from '../ton/tl.js';
 import { accountCellOf, stateProofOf } from './account-cells.js';
@@ -136,13 +136,7 @@ export function createSimLiteserver(options: SimLiteserverOptions): SimLiteserve
     const mc = blockOf(masterchain());
     // The shard block that holds the account: the masterchain's for workchain -1, else the basechain shard whose prefix it has.
     const prefix = hash.readBigUInt64BE(0);
-    const holder = queues.find((q) => {
-      if (q.workchain !== workchain) return false;
-      const shard = parseSignedShard(q.shard);
-      const low = shard & -shard;
-      const mask = ~((low << 1n) - 1n) & ((1n << 64n) - 1n);
-      return (prefix & mask) === (shard & mask);
-    });
+    const holder = queues.find((q) => q.workchain === workchain && shardContains(parseSignedShard(q.shard), prefix));
     const shardblk = holder ? blockOf(holder) : mc;
     const cell = account === undefined ? null : accountCellOf(account, WALLET_ID[account.kind]);
     if (account === undefined || cell === null) {

@@ -1,4 +1,5 @@
 import { beginCell, convertToMerkleProof, type Builder, type Cell, type Slice } from '@ton/core';
+import { shardDepth } from './shard.js';
 
 /**
  * The `ShardAccount` of one account inside a shard state (block.tlb):
@@ -171,13 +172,11 @@ export function buildShardAccounts(entries: readonly ShardAccountEntry[]): Cell 
 
 /** A Merkle proof of a shard state whose accounts are these (nothing pruned: the simulator has nothing to hide). */
 export function buildShardStateProof(options: { workchain: number; shard: bigint; seqno: number; genLt: bigint; genUtime: number; accounts: Cell }): Cell {
-  let trailingZeros = 0;
-  while (trailingZeros < 63 && ((options.shard >> BigInt(trailingZeros)) & 1n) === 0n) trailingZeros += 1;
   const state = beginCell()
     .storeUint(SHARD_STATE_TAG, 32)
     .storeInt(-239, 32)
     .storeUint(0, 2)
-    .storeUint(63 - trailingZeros, 6)
+    .storeUint(shardDepth(options.shard), 6)
     .storeInt(options.workchain, 32)
     .storeUint(options.shard, 64)
     .storeUint(options.seqno, 32)

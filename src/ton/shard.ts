@@ -66,3 +66,9 @@ export function parentShard(shard: bigint): bigint {
 export function siblingShard(shard: bigint): bigint {
   return (shard ^ (tagBit(shard) << 1n)) & UINT64_MASK;
 }
+
+/** Whether an account whose id starts with these 64 bits (big-endian) lives in this shard. */
+export function shardContains(shard: bigint, accountPrefix: bigint): boolean {
+  const mask = ~((tagBit(shard) << 1n) - 1n) & UINT64_MASK;
+  return (accountPrefix & mask) === (shard & mask);
+}

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   parentShard,
   parseSignedShard,
+  shardContains,
   shardDepth,
   siblingShard,
   signedShardToHex,
@@ -42,5 +43,14 @@ describe('shard ids', () => {
     expect(shardDepth(WHOLE_WORKCHAIN_SHARD)).toBe(0);
     expect(shardDepth(lr)).toBe(2);
     expect(() => parentShard(WHOLE_WORKCHAIN_SHARD)).toThrow();
+  });
+});
+
+describe('shardContains', () => {
+  it('places an account by the leading bits of its id', () => {
+    expect(shardContains(0x8000000000000000n, 0x1234n)).toBe(true);
+    expect(shardContains(0x4000000000000000n, 0x3fffffffffffffffn)).toBe(true);
+    expect(shardContains(0x4000000000000000n, 0x8000000000000000n)).toBe(false);
+    expect(shardContains(0xc000000000000000n, 0x8000000000000001n)).toBe(true);
   });
 });

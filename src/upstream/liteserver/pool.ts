@@ -44,12 +44,10 @@ export function createLitePool(endpoints: readonly LiteEndpoint[], now: () => nu
     if (slot.connection === null) {
       const opening = openLiteConnection(slot.endpoint, timeoutMs, signal);
       slot.connection = opening;
-      opening.then(
-        (c) => c,
-        () => {
-          if (slot.connection === opening) slot.connection = null;
-        },
-      );
+      // A failed connect is forgotten, so the next query connects afresh.
+      opening.catch(() => {
+        if (slot.connection === opening) slot.connection = null;
+      });
     }
     return slot.connection;
   };
