@@ -18,6 +18,7 @@ import { lookupShardAccount } from '../../ton/shard-accounts.js';
 import { unsignedShardToSigned } from '../../ton/shard.js';
 import { walletStateOfAccount } from '../../ton/wallet-account.js';
 import type { RequestBudget, RequestPriority } from '../budget.js';
+import type { UpstreamCalls } from '../calls.js';
 import { UpstreamError } from '../errors.js';
 import { LiteTransportError } from './connection.js';
 import { createLitePool } from './pool.js';
@@ -32,15 +33,6 @@ import { createLitePool } from './pool.js';
 export const DEFAULT_EXT_MSG_QUEUE_SIZE_LIMIT = 8000;
 /** getAccountState calls in flight at once per liteserver of the upstream. */
 const ACCOUNTS_IN_FLIGHT_PER_SERVER = 4;
-
-export interface LiteUpstream {
-  readonly name: string;
-  queueSizes(signal: AbortSignal | undefined): Promise<Result<QueueSizesAnswer, UpstreamError>>;
-  walletStates(addresses: readonly string[], priority: RequestPriority, signal: AbortSignal | undefined): Promise<Result<WalletStatesAnswer, UpstreamError>>;
-  /** The last masterchain seqno, or the failure. */
-  tip(signal: AbortSignal | undefined): Promise<Result<number, UpstreamError>>;
-  close(): void;
-}
 
 export interface LiteUpstreamDeps {
   readonly settings: LiteserverUpstreamSettings;
@@ -72,7 +64,7 @@ const byWorkchainThenShard = (a: { id: LiteBlockId }, b: { id: LiteBlockId }): n
         ? 1
         : 0;
 
-export function createLiteUpstream(deps: LiteUpstreamDeps): LiteUpstream {
+export function createLiteUpstream(deps: LiteUpstreamDeps): UpstreamCalls {
   const { settings, budget, observer, logger, now } = deps;
   const name = settings.name;
   const pool = createLitePool(
@@ -207,9 +199,11 @@ export function createLiteUpstream(deps: LiteUpstreamDeps): LiteUpstream {
       return queuesPerBlock(signal);
     },
     walletStates,
+    /** Its last masterchain seqno; a liteserver has no indexer. */
     async tip(signal) {
       const info = await masterchainInfo('lag_check', 'high', signal);
-      return info.ok ? { ok: true, value: info.value.last.seqno } : info;
+      if (!info.ok && info.error.code !== 'aborted') logger.debug({ code: info.error.code, err: info.error.message }, 'lag check: tip request failed');
+      return { upstream: name, seqno: info.ok ? info.value.last.seqno : null, indexerSeqno: null };
     },
     close: () => pool.close(),
   };

@@ -1,0 +1,19 @@
+import type { QueueSizesAnswer, Result, UpstreamTip, WalletStatesAnswer } from '../domain/upstream.js';
+import type { RequestPriority } from './budget.js';
+import type { UpstreamError } from './errors.js';
+
+/**
+ * One upstream's calls, whatever its kind (http-upstream.ts, liteserver/upstream.ts): each
+ * is one attempt against that upstream inside its budget, every request counted; retries
+ * and failover across upstreams are client.ts's.
+ */
+export interface UpstreamCalls {
+  readonly name: string;
+  queueSizes(signal: AbortSignal | undefined): Promise<Result<QueueSizesAnswer, UpstreamError>>;
+  /** For these canonical raw keys; answers are matched by address. */
+  walletStates(addresses: readonly string[], priority: RequestPriority, signal: AbortSignal | undefined): Promise<Result<WalletStatesAnswer, UpstreamError>>;
+  /** Its tip for the lag check, each part asked once; null where it did not answer. */
+  tip(signal: AbortSignal | undefined): Promise<UpstreamTip>;
+  /** Closes the connections it keeps. */
+  close(): void;
+}
