@@ -1,0 +1,101 @@
+import { createHash } from 'node:crypto';
+import { beginCell, convertToMerkleProof } from '@ton/core';
+import { serializeRoots } from '../ton/boc.js';
+import {
+  encodeAccountState,
+  encodeAllShardsInfo,
+  encodeBlockOutMsgQueueSize,
+  encodeError,
+  encodeMasterchainInfo,
+  encodeOutMsgQueueSizes,
+  type LiteBlockId,
+  type LiteRequest,
+} from '../ton/lite-api.js';
+import { parseSignedShard, shardContains } from '../ton/shard.js';
+import { buildShardHashes } from '../ton/shard-hashes.js';
+import { accountCellOf, stateProofOf } from './account-cells.js';
+import type { SimChain, SimShardQueue } from './chain.js';
+import { WALLET_ID, type SimWallets } from './wallets.js';
+
+/**
+ * The simulated chain's answers to the lite API calls tonwatch makes, as TL bytes: what
+ * the simulator's liteserver (liteserver.ts) sends back when no fault is set.
+ */
+
+/** The code the simulator answers a function it does not know with (and getOutMsgQueueSizes, when told to act as an older node). */
+export const UNKNOWN_QUERY_CODE = -400;
+
+const bytes32 = (base64: string): Buffer => Buffer.from(base64, 'base64');
+const blockOf = (q: SimShardQueue): LiteBlockId => ({
+  workchain: q.workchain,
+  shard: parseSignedShard(q.shard),
+  seqno: q.seqno,
+  rootHash: bytes32(q.rootHash),
+  fileHash: bytes32(q.fileHash),
+});
+
+export function createLiteAnswers(options: { chain: SimChain; wallets: SimWallets; seed: number }): {
+  answer(request: LiteRequest, withoutQueueSizes: boolean): Buffer;
+} {
+  const { chain, wallets, seed } = options;
+  /** The blocks last answered as current, kept a while: a real node keeps history, the simulated chain does not. */
+  const recent = new Map<string, SimShardQueue>();
+  const blockKey = (workchain: number, shard: bigint, seqno: number): string => `${workchain}:${shard}:${seqno}`;
+  const remember = (queues: readonly SimShardQueue[]): void => {
+    for (const q of queues) recent.set(blockKey(q.workchain, parseSignedShard(q.shard), q.seqno), q);
+    for (const key of recent.keys()) {
+      if (recent.size <= 256) break;
+      recent.delete(key);
+    }
+  };
+
+  const answer = (request: LiteRequest, withoutQueueSizes: boolean): Buffer => {
+    const queues = chain.queues();
+    const masterchain = blockOf(queues[0] as SimShardQueue);
+    if (request.kind === 'getMasterchainInfo' || request.kind === 'getAllShardsInfo') remember(queues);
+    switch (request.kind) {
+      case 'getMasterchainInfo': {
+        const last = masterchain;
+        const zero = createHash('sha256').update(`${seed}:zerostate`).digest();
+        return encodeMasterchainInfo({
+          last,
+          stateRootHash: createHash('sha256').update(`state:${last.seqno}`).digest(),
+          init: { workchain: -1, rootHash: zero, fileHash: zero },
+        });
+      }
+      case 'getAllShardsInfo':
+        return encodeAllShardsInfo(masterchain, buildShardHashes(queues.filter((q) => q.workchain !== -1).map(blockOf)));
+      case 'getOutMsgQueueSizes':
+        if (withoutQueueSizes) return encodeError(UNKNOWN_QUERY_CODE, 'unknown query');
+        return encodeOutMsgQueueSizes({ shards: queues.map((q) => ({ id: blockOf(q), size: q.size })), extMsgQueueSizeLimit: chain.limit });
+      case 'getBlockOutMsgQueueSize': {
+        // The latest blocks, else one answered a moment ago (a block may have come between getAllShardsInfo and this).
+        const key = blockKey(request.id.workchain, request.id.shard, request.id.seqno);
+        const found = queues.find((q) => blockKey(q.workchain, parseSignedShard(q.shard), q.seqno) === key) ?? recent.get(key);
+        if (found === undefined) return encodeError(UNKNOWN_QUERY_CODE, 'block not found');
+        return encodeBlockOutMsgQueueSize(blockOf(found), found.size);
+      }
+      case 'getAccountState':
+        return accountState(queues, masterchain, request.workchain, request.account);
+    }
+  };
+
+  const accountState = (queues: readonly SimShardQueue[], mc: LiteBlockId, workchain: number, hash: Buffer): Buffer => {
+    const raw = `${workchain}:${hash.toString('hex').toUpperCase()}`;
+    const account = wallets.account(raw);
+    // The shard block that holds the account: the masterchain's for workchain -1, else the basechain shard whose prefix it has.
+    const prefix = hash.readBigUInt64BE(0);
+    const holder = queues.find((q) => q.workchain === workchain && shardContains(parseSignedShard(q.shard), prefix));
+    const shardblk = holder ? blockOf(holder) : mc;
+    const cell = account === undefined ? null : accountCellOf(account, WALLET_ID[account.kind]);
+    if (account === undefined || cell === null) {
+      return encodeAccountState({ id: mc, shardblk, shardProof: Buffer.alloc(0), proof: Buffer.alloc(0), state: Buffer.alloc(0) });
+    }
+    const stateProof = stateProofOf(account, cell, { workchain: shardblk.workchain, shard: shardblk.shard, seqno: shardblk.seqno });
+    // Two roots, as a liteserver sends them: the shard block's proof (a stand-in header here), then the state's.
+    const blockProof = convertToMerkleProof(beginCell().storeUint(0x11ef55aa, 32).storeInt(shardblk.workchain, 32).storeUint(shardblk.seqno, 32).endCell());
+    return encodeAccountState({ id: mc, shardblk, shardProof: Buffer.alloc(0), proof: serializeRoots([blockProof, stateProof]), state: cell.toBoc() });
+  };
+
+  return { answer };
+}
