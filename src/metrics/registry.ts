@@ -131,13 +131,13 @@ export function createSelfMetrics(options: {
   });
   const upstreamRequests = new Counter({
     name: 'tonwatch_upstream_requests_total',
-    help: 'Upstream requests by HTTP status, or by error class when there was no usable response.',
+    help: 'Upstream requests by HTTP status, or by error class when there was no usable response; liteserver calls by ok, error class or liteserver_error_<code>.',
     labelNames: ['upstream', 'query', 'code'],
     registers,
   });
   const upstreamDuration = new Histogram({
     name: 'tonwatch_upstream_request_duration_seconds',
-    help: 'Duration of one upstream request.',
+    help: 'Duration of one upstream request (HTTP request or lite API call).',
     labelNames: ['upstream', 'query'],
     buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
     registers,
