@@ -17,45 +17,45 @@ function paddedBits(cell: Cell): Buffer {
 }
 
 export function serializeRoots(roots: readonly Cell[]): Buffer {
+  const keyOf = (cell: Cell): string => cell.hash().toString('hex');
+  // Every distinct cell once, by hash.
   const order: Cell[] = [];
-  const index = new Map<string, number>();
-  // Depth-first, parents first; a cell met again keeps its first place unless a parent comes after it.
+  const seen = new Set<string>();
   const visit = (cell: Cell): void => {
     if (cell.level() !== 0) throw new Error('serializeRoots writes level-0 cells only');
-    const key = cell.hash().toString('hex');
-    if (index.has(key)) return;
-    index.set(key, -1);
+    if (seen.has(keyOf(cell))) return;
+    seen.add(keyOf(cell));
     order.push(cell);
     for (const ref of cell.refs) visit(ref);
   };
   for (const root of roots) visit(root);
   // Topological order: a cell's position after every parent's (Kahn's algorithm over the deduplicated graph).
   const parents = new Map<string, number>();
-  for (const cell of order) for (const ref of cell.refs) parents.set(ref.hash().toString('hex'), (parents.get(ref.hash().toString('hex')) ?? 0) + 1);
-  const ready = order.filter((c) => !parents.has(c.hash().toString('hex')));
+  for (const cell of order) for (const ref of cell.refs) parents.set(keyOf(ref), (parents.get(keyOf(ref)) ?? 0) + 1);
+  const ready = order.filter((c) => !parents.has(keyOf(c)));
   const sorted: Cell[] = [];
   const seenEdges = new Set<string>();
   while (ready.length > 0) {
     const cell = ready.shift() as Cell;
     sorted.push(cell);
     cell.refs.forEach((ref, i) => {
-      const edge = `${cell.hash().toString('hex')}:${i}`;
+      const edge = `${keyOf(cell)}:${i}`;
       if (seenEdges.has(edge)) return;
       seenEdges.add(edge);
-      const key = ref.hash().toString('hex');
+      const key = keyOf(ref);
       const left = (parents.get(key) ?? 0) - 1;
       parents.set(key, left);
       if (left === 0) ready.push(ref);
     });
   }
-  sorted.forEach((cell, i) => index.set(cell.hash().toString('hex'), i));
+  const index = new Map(sorted.map((cell, i) => [keyOf(cell), i]));
   const refSize = Math.max(1, Math.ceil(Math.log2(sorted.length + 1) / 8));
   const bodies = sorted.map((cell) => {
     const data = paddedBits(cell);
     const d1 = cell.refs.length + (cell.isExotic ? 8 : 0);
     const d2 = Math.ceil(cell.bits.length / 8) + Math.floor(cell.bits.length / 8);
     const refs = Buffer.alloc(cell.refs.length * refSize);
-    cell.refs.forEach((ref, i) => refs.writeUIntBE(index.get(ref.hash().toString('hex')) ?? 0, i * refSize, refSize));
+    cell.refs.forEach((ref, i) => refs.writeUIntBE(index.get(keyOf(ref)) ?? 0, i * refSize, refSize));
     return Buffer.concat([Buffer.from([d1, d2]), data, refs]);
   });
   const total = bodies.reduce((n, b) => n + b.length, 0);
@@ -71,6 +71,6 @@ export function serializeRoots(roots: readonly Cell[]): Buffer {
   const totalBytes = Buffer.alloc(offSize);
   totalBytes.writeUIntBE(total, 0, offSize);
   const rootList = Buffer.alloc(roots.length * refSize);
-  roots.forEach((root, i) => rootList.writeUIntBE(index.get(root.hash().toString('hex')) ?? 0, i * refSize, refSize));
+  roots.forEach((root, i) => rootList.writeUIntBE(index.get(keyOf(root)) ?? 0, i * refSize, refSize));
   return Buffer.concat([header, counts, totalBytes, rootList, ...bodies]);
 }
