@@ -1,5 +1,6 @@
-import type { QueueSizesAnswer, Result, UpstreamTip, WalletStatesAnswer } from '../domain/upstream.js';
-import type { RequestPriority } from './budget.js';
+import type { Logger } from 'pino';
+import type { QueueSizesAnswer, Result, UpstreamObserver, UpstreamTip, WalletStatesAnswer } from '../domain/upstream.js';
+import type { RequestBudget, RequestPriority } from './budget.js';
 import type { UpstreamError } from './errors.js';
 
 /**
@@ -16,4 +17,13 @@ export interface UpstreamCalls {
   tip(signal: AbortSignal | undefined): Promise<UpstreamTip>;
   /** Closes the connections it keeps. */
   close(): void;
+}
+
+/** What either kind is made with: its settings, its own budget, and the shared observer, logger and clock. */
+export interface UpstreamCallsDeps<Settings> {
+  readonly settings: Settings;
+  readonly budget: RequestBudget;
+  readonly observer: UpstreamObserver;
+  readonly logger: Logger;
+  readonly now: () => number;
 }

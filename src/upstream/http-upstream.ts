@@ -1,11 +1,10 @@
-import type { Logger } from 'pino';
 import type { Dispatcher, request as undiciRequestFn } from 'undici';
 import type { ZodSafeParseResult } from 'zod';
 import type { HttpUpstreamSettings } from '../domain/config.js';
-import type { Result, UpstreamObserver, UpstreamQuery } from '../domain/upstream.js';
+import type { Result, UpstreamQuery } from '../domain/upstream.js';
 import { compactForm } from '../ton/address.js';
-import type { RequestBudget, RequestPriority } from './budget.js';
-import type { UpstreamCalls } from './calls.js';
+import type { RequestPriority } from './budget.js';
+import type { UpstreamCalls, UpstreamCallsDeps } from './calls.js';
 import { classifyStatus, classifyThrown, parseRetryAfter, UpstreamError } from './errors.js';
 import { describeNonJson, isFailureEnvelope, readCapped, tryParseJson } from './response-body.js';
 import { errorMessageOf, indexerMasterchainInfoSchema, masterchainInfoEnvelopeSchema, outMsgQueueSizesEnvelopeSchema } from './schemas.js';
@@ -42,12 +41,7 @@ interface Attempt<T> {
   readonly schema: { safeParse(body: unknown): ZodSafeParseResult<T> };
 }
 
-export interface HttpUpstreamDeps {
-  readonly settings: HttpUpstreamSettings;
-  readonly budget: RequestBudget;
-  readonly observer: UpstreamObserver;
-  readonly logger: Logger;
-  readonly now: () => number;
+export interface HttpUpstreamDeps extends UpstreamCallsDeps<HttpUpstreamSettings> {
   readonly userAgent: string;
   /** Tests pass a MockAgent or a pool bound to the simulator. */
   readonly dispatcher?: Dispatcher | undefined;

@@ -1,7 +1,6 @@
 import { Cell } from '@ton/core';
-import type { Logger } from 'pino';
 import type { LiteserverUpstreamSettings } from '../../domain/config.js';
-import type { QueueSizesAnswer, Result, UpstreamObserver, UpstreamQuery, WalletStatesAnswer } from '../../domain/upstream.js';
+import type { QueueSizesAnswer, Result, UpstreamQuery, WalletStatesAnswer } from '../../domain/upstream.js';
 import type { ServedWalletState } from '../../domain/wallet-state.js';
 import {
   LiteServerError,
@@ -17,8 +16,8 @@ import { parseShardHashes } from '../../ton/shard-hashes.js';
 import { lookupShardAccount } from '../../ton/shard-accounts.js';
 import { unsignedShardToSigned } from '../../ton/shard.js';
 import { walletStateOfAccount } from '../../ton/wallet-account.js';
-import type { RequestBudget, RequestPriority } from '../budget.js';
-import type { UpstreamCalls } from '../calls.js';
+import type { RequestPriority } from '../budget.js';
+import type { UpstreamCalls, UpstreamCallsDeps } from '../calls.js';
 import { UpstreamError } from '../errors.js';
 import { LiteTransportError } from './connection.js';
 import { createLitePool } from './pool.js';
@@ -34,13 +33,7 @@ export const DEFAULT_EXT_MSG_QUEUE_SIZE_LIMIT = 8000;
 /** getAccountState calls in flight at once per liteserver of the upstream. */
 const ACCOUNTS_IN_FLIGHT_PER_SERVER = 4;
 
-export interface LiteUpstreamDeps {
-  readonly settings: LiteserverUpstreamSettings;
-  readonly budget: RequestBudget;
-  readonly observer: UpstreamObserver;
-  readonly logger: Logger;
-  readonly now: () => number;
-}
+export type LiteUpstreamDeps = UpstreamCallsDeps<LiteserverUpstreamSettings>;
 
 const base64 = (b: Buffer): string => b.toString('base64');
 const blockIdOf = (id: LiteBlockId) => ({
