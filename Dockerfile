@@ -5,6 +5,7 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
+COPY scripts ./scripts
 COPY src ./src
 RUN npm run build && npm prune --omit=dev
 
@@ -25,5 +26,5 @@ ENV TONWATCH_CONFIG=/etc/tonwatch/tonwatch.yml
 # config, and counts 401 (basic auth on) as alive; no curl in the image. Readiness (/readyz)
 # is for load balancers.
 HEALTHCHECK --interval=15s --timeout=5s --start-period=15s --retries=3 \
-  CMD ["node", "dist/main.js", "healthcheck"]
-ENTRYPOINT ["node", "--max-semi-space-size=32", "dist/main.js"]
+  CMD ["node", "dist/tonwatch.js", "healthcheck"]
+ENTRYPOINT ["node", "--max-semi-space-size=32", "dist/tonwatch.js"]

@@ -1,10 +1,8 @@
 import { parseArgs } from 'node:util';
 import { describeConfig } from './config/load.js';
-import { checkHealth } from './healthcheck.js';
-import { startDemoSimulator } from './demo.js';
 import { EXIT_CONFIG, EXIT_FAILURE, EXIT_OK, loadOrReport, runDaemon, type ProcessDeps } from './run.js';
 import { isScenario, SCENARIOS } from './sim/scenarios.js';
-import { DEFAULT_SIMULATOR_OPTIONS, createSimulator } from './sim/simulator.js';
+import { DEFAULT_SIMULATOR_OPTIONS } from './sim/options.js';
 import { VERSION } from './version.js';
 import { DEFAULT_LISTEN_PORT, DEFAULT_SIMULATOR_PORT } from './domain/config.js';
 
@@ -101,6 +99,7 @@ export async function runCli(argv: readonly string[], deps: ProcessDeps): Promis
         // Docker reads 0 healthy, 1 unhealthy (2 is reserved): a bad config is unhealthy too.
         const loaded = await loadOrReport(values.config, deps, { webConfigFile: values['web.config.file'] });
         if (!loaded) return EXIT_FAILURE;
+        const { checkHealth } = await import('./healthcheck.js');
         const result = await checkHealth(loaded.config);
         deps.stdout.write(`${result.healthy ? 'healthy' : 'unhealthy'}: ${result.detail}\n`);
         return result.healthy ? EXIT_OK : EXIT_FAILURE;
@@ -132,6 +131,7 @@ async function simulate(values: { [K in keyof typeof OPTIONS]?: string | boolean
   const style = (values.style as string | undefined) ?? 'python';
   if (style !== 'python' && style !== 'cpp' && style !== 'both') throw new UsageError('--style must be python, cpp or both');
   const rps = values.rps === undefined ? null : intOption(values.rps as string, 'rps', 1, 1);
+  const { createSimulator } = await import('./sim/simulator.js');
   const simulator = createSimulator({
     ...DEFAULT_SIMULATOR_OPTIONS,
     now: deps.now,
@@ -164,6 +164,7 @@ async function simulate(values: { [K in keyof typeof OPTIONS]?: string | boolean
 }
 
 async function demo(port: number, liteserver: boolean, deps: ProcessDeps): Promise<number> {
+  const { startDemoSimulator } = await import('./demo.js');
   const setup = await startDemoSimulator({
     now: deps.now,
     simulatorPort: port === 0 ? 0 : port + 1,

@@ -191,12 +191,14 @@ export function createDaemon(deps: DaemonDeps): Daemon {
         logger.info({ file: current.config.snapshot.file, ageSeconds: ageSeconds(queueSizes.fetchedAt, now()) }, 'loaded the persisted snapshot (queue sizes)');
       }
       const address = await listen(server, current.config.listen.host, current.config.listen.port);
-      running = true;
       // The wallets file (megabytes) is read while the server already answers; the wallet
       // poll waits for it, so its first cycle builds on what was persisted.
       walletsLoading = true;
       walletsLoaded = loadPersistedWallets().finally(() => (walletsLoading = false));
+      // Not yet running while the scheduler starts: runAtStart asks startedFresh, which
+      // holds only at start (a reload's new scheduler polls at once).
       current.scheduler.start();
+      running = true;
       return address;
     },
     async applyConfig(config) {

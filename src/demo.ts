@@ -2,6 +2,7 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
+import { DEMO_CONFIG } from './assets.js';
 import { DEFAULT_SIMULATOR_OPTIONS, createSimulator, type Simulator } from './sim/simulator.js';
 
 /**
@@ -10,8 +11,7 @@ import { DEFAULT_SIMULATOR_OPTIONS, createSimulator, type Simulator } from './si
  * forms, thresholds, one address the simulated indexer does not know) pointed at it.
  */
 
-/** The compose stack's demo config, shipped with the package; its watchlist is simulator seed 7. */
-export const DEMO_CONFIG = new URL('../dashboards/tonwatch/demo.yml', import.meta.url);
+/** The simulator seed whose accounts the demo config's watchlist (assets.ts, DEMO_CONFIG) names. */
 export const DEMO_SEED = 7;
 
 export interface DemoSetup {

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { PACKAGE_JSON } from './assets.js';
 
-/** The package version, read once from package.json (one level above src/ and dist/). */
-export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+/** The package version, read once from package.json. */
+export const VERSION: string = (JSON.parse(readFileSync(PACKAGE_JSON, 'utf8')) as { version: string }).version;

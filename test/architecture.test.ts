@@ -67,6 +67,11 @@ describe('architecture', () => {
     expect(violations((from, to) => roomOf(from) === 'poll' && roomOf(to) === 'upstream')).toEqual([]);
   });
 
+  it('files shipped beside the code are found from assets.ts alone, which stays at the root of dist/ when bundled', () => {
+    const found = sourceFiles(SRC).filter((file) => /new URL\([^)]*import\.meta\.url/.test(readFileSync(file, 'utf8')));
+    expect(found.map((file) => relative(SRC, file))).toEqual(['assets.ts']);
+  });
+
   it('only the composition root and config/ import the config loader', () => {
     expect(violations((from, to) => to === 'config/load.ts' && !COMPOSITION_ROOT.has(from) && roomOf(from) !== 'config')).toEqual([]);
   });

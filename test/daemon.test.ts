@@ -38,11 +38,11 @@ describe('createDaemon: start, reload, stop', () => {
   });
 
   const daemonWith = (config: Config, logger: Logger): Daemon => createDaemon({ config, logger, now: () => Date.now(), version: 't', nodeVersion: 'v20' });
-  const configWith = (upstreamName: string, snapshotFile: string, watchlist: readonly string[] = []): Promise<Config> =>
+  const configWith = (upstreamName: string, snapshotFile: string, watchlist: readonly string[] = [], queueSchedule = '* * * * * *'): Promise<Config> =>
     configFrom(`
 listen: { host: 127.0.0.1, port: 0 }
 upstreams: [ { name: ${upstreamName}, url: "${sim.url}", rps: 100, timeoutMs: 2000 } ]
-schedule: { queueSizes: "* * * * * *", wallets: "*/2 * * * * *" }
+schedule: { queueSizes: "${queueSchedule}", wallets: "*/2 * * * * *" }
 retry: { attempts: 1, baseDelayMs: 10, maxDelayMs: 50 }
 snapshot: { file: "${join(dir, snapshotFile)}", maxAgeSeconds: 60 }
 watchlist: [${watchlist.map((a) => `{ address: "${a}" }`).join(', ')}]
@@ -113,6 +113,31 @@ log: { level: debug }
     expect(messages).toContain('loaded the persisted snapshot (queue sizes)');
     expect(messages).toContain('loaded the persisted snapshot (wallet states)');
     sim = await startSim();
+  });
+
+  it('serves fresh persisted queue sizes until the first tick without polling them at start; a reload polls at once', async () => {
+    const watchlist = sim.sim.wallets
+      .accounts()
+      .slice(0, 3)
+      .map((a) => a.raw);
+    const first = daemonWith(await configWith('sim', 'snapshot.json', watchlist), createLogSink().logger);
+    const firstUrl = `http://127.0.0.1:${(await first.start()).port}`;
+    await eventually(async () => ((await text(`${firstUrl}/readyz`)).status === 200 ? true : undefined), 10_000, 'ready');
+    await first.stop();
+    const v2Asked = () => sim.sim.http.requestsByPath()['/api/v2/getOutMsgQueueSizes'] ?? 0;
+    const before = v2Asked();
+
+    // Queue sizes due once a year: only a poll at start could ask for them.
+    const config = await configWith('sim', 'snapshot.json', watchlist, '0 0 0 1 1 *');
+    daemon = daemonWith(config, createLogSink().logger);
+    const url = `http://127.0.0.1:${(await daemon.start()).port}`;
+    expect((await text(`${url}/api/v2/getOutMsgQueueSizes`)).status).toBe(200);
+    // The wallet poll runs at start, after the wallets file; a queue poll at start would have been sent before it.
+    await eventually(async () => (/query="wallets",code="200"/.test(await metricsOf(url)) ? true : undefined), 10_000, 'the wallet poll at start');
+    expect(v2Asked()).toBe(before);
+
+    await daemon.applyConfig(config);
+    await eventually(async () => (v2Asked() === before + 1 ? true : undefined), 10_000, 'the poll after a reload');
   });
 
   it('stops: persists, closes the server, and a second stop is the same stop', async () => {

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { Logger } from 'pino';
+import { STATUS_SCRIPTS } from '../assets.js';
 import { createStatusModel, type StatusSources } from '../status/model.js';
 import { escapeHtml, renderStatus } from '../status/render.js';
 import { STATUS_CSS } from '../status/style.js';
@@ -20,10 +21,10 @@ export const STATUS_CSP =
 const FAVICON =
   '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#0b57d0"/><rect x="3" y="9" width="2" height="4" fill="#fff"/><rect x="7" y="6" width="2" height="7" fill="#fff"/><rect x="11" y="3" width="2" height="10" fill="#fff"/></svg>';
 
-/** The browser modules, compiled from src/status/ next to this file's own compiled form. */
+/** The browser modules, compiled from src/status/. */
 const SCRIPTS: Readonly<Record<string, URL>> = {
-  '/assets/client.js': new URL('../status/client.js', import.meta.url),
-  '/assets/render.js': new URL('../status/render.js', import.meta.url),
+  '/assets/client.js': STATUS_SCRIPTS.client,
+  '/assets/render.js': STATUS_SCRIPTS.render,
 };
 
 export interface StatusPageDeps {

@@ -42,6 +42,8 @@ export interface SimServer {
   inject(kind: FailureKind, count: number): void;
   /** API responses by status code (and `reset`/`timeout` for no response). */
   stats(): Record<string, number>;
+  /** API requests by path, counted as they arrive (before any 429 or injected failure). */
+  requestsByPath(): Record<string, number>;
   /** Holds the tip `blocks` behind, and the indexer `indexer` more. */
   setLag(blocks: number, indexer: number): void;
 }
@@ -62,6 +64,7 @@ export function createSimServer(options: SimServerOptions): SimServer {
   // 5% slack over the nominal rate absorbs loopback jitter, as real gateways' limiters do.
   const limiter = options.rps === null ? null : { tokens: options.rps, at: now(), rate: options.rps * 1.05, capacity: Math.max(1, options.rps) };
   let requestCount = 0;
+  const byPath: Record<string, number> = {};
   let lag = { blocks: options.lagBlocks, indexer: options.indexerLagBlocks };
   /** The masterchain seqno this upstream shows: the chain's, held `lag.blocks` back. */
   const tipSeqno = (): number => Math.max(1, (chain.queues()[0]?.seqno ?? 1) - lag.blocks);
@@ -198,6 +201,7 @@ export function createSimServer(options: SimServerOptions): SimServer {
         queues: chain.queues(),
         wallets: wallets.accounts().length,
         stats: counts,
+        requests: byPath,
       }),
     );
   };
@@ -211,6 +215,7 @@ export function createSimServer(options: SimServerOptions): SimServer {
     if (!isV2 && !isV3 && !isTip) return send(res, 404, JSON.stringify({ ok: false, error: 'Not Found', code: 404, '@extra': '_' }));
     if (req.method !== 'GET') return send(res, 405, JSON.stringify({ ok: false, error: 'Method Not Allowed', code: 405 }));
     requestCount += 1;
+    byPath[url.pathname] = (byPath[url.pathname] ?? 0) + 1;
     if (overBudget()) {
       count(429);
       return writeRateLimited(res, requestCount % 2 === 0 ? 'error' : 'result');
@@ -242,6 +247,7 @@ export function createSimServer(options: SimServerOptions): SimServer {
       for (let i = 0; i < n; i += 1) injected.push(kind);
     },
     stats: () => ({ ...counts }),
+    requestsByPath: () => ({ ...byPath }),
     setLag: (blocks, indexer) => {
       lag = { blocks, indexer };
     },

@@ -18,10 +18,12 @@ import { walletStatesDecoder } from './wallet-states.js';
 
 /**
  * undici is loaded on the first request, not at start: the daemon serves its persisted
- * snapshot before it polls, and loading undici is a fifth of start-up time.
+ * snapshot before it polls, and loading undici is a fifth of start-up time. (undici is
+ * CommonJS: its module.exports is the default export both in Node's ESM loader and in the
+ * bundle, where named exports of a dynamically imported CommonJS module are not made.)
  */
 let undiciRequest: Promise<typeof undiciRequestFn> | undefined;
-const loadRequest = (): Promise<typeof undiciRequestFn> => (undiciRequest ??= import('undici').then((m) => m.request));
+const loadRequest = (): Promise<typeof undiciRequestFn> => (undiciRequest ??= import('undici').then((m) => m.default.request));
 
 /** Both spellings of the v2 path: the Python server answers the plural, the C++ server the singular. */
 export const QUEUE_SIZES_PATHS = ['/api/v2/getOutMsgQueueSizes', '/api/v2/getOutMsgQueueSize'] as const;

@@ -78,7 +78,7 @@ if (runs('lifecycle')) {
   console.log(`  first v2 answer, 10,000 wallets: ${fmt(start10k.v2)} ms (target < 300 ms) ${verdict(start10k.v2 < 300)}`);
   console.log(`  first walletStates answer, 100,000 wallets: ${fmt(start100k.v3)} ms (target < 1,000 ms) ${verdict(start100k.v3 < 1000)}`);
   console.log(`    for information: first v2 answer at 100,000: ${fmt(start100k.v2)} ms; first walletStates at 10,000: ${fmt(start10k.v3)} ms`);
-  console.log(`    floor: \`node dist/main.js --version\` (Node's start and loading the code, nothing else) takes ${fmt(floor)} ms here`);
+  console.log(`    floor: \`node dist/tonwatch.js --version\` (Node's start and loading the code, nothing else) takes ${fmt(floor)} ms here`);
   const unchanged10k = await bestOf(
     2,
     () => stopUnchanged(10_000),

@@ -12,7 +12,7 @@ import { createSnapshotPersister } from '../../dist/snapshot/persist.js';
 import { decodeWalletStates } from '../../dist/upstream/wallet-states.js';
 import { queueSnapshot, rawAddress, walletStatesBody } from './fixtures.mjs';
 
-export const MAIN = new URL('../../dist/main.js', import.meta.url).pathname;
+export const MAIN = new URL('../../dist/tonwatch.js', import.meta.url).pathname;
 /** As the package runs it (`npm start`, the bin's shebang). */
 export const NODE_FLAGS = ['--max-semi-space-size=32'];
 
