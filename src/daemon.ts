@@ -103,7 +103,8 @@ export function createDaemon(deps: DaemonDeps): Daemon {
     walletsLoaded: () => walletsLoaded,
     // Fresh persisted queue sizes are served until the first tick: polling at once would
     // only load the HTTP client and compete with the first answers for the event loop.
-    // (The wallet poll waits for the wallets file, and runs as soon as it is read.)
+    // (The wallet poll waits for the wallets file, and runs as soon as it is read; the lag
+    // check goes with the queue poll.)
     runAtStart: (query) => query === 'wallets' || !startedFresh(query),
     lag,
     observer: {

@@ -136,6 +136,10 @@ export function createGenerations(deps: GenerationDeps): (config: Config, previo
       jobs.push({
         name: 'lag_check',
         cron: lagCron,
+        // With the queue poll: while fresh persisted queue sizes are served until the first
+        // tick, the tips can wait for theirs too (asking them would load the HTTP client
+        // while the first answers wait).
+        runAtStart: () => deps.runAtStart('queue_sizes'),
         async run(signal) {
           await checkLag({ client, state: deps.lag, maxLagBlocks: config.lagCheck.maxLagBlocks, logger: pollLogger }, signal);
         },

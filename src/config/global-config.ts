@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { LiteserverEndpoint } from '../domain/config.js';
 import type { ConfigProblem } from './problems.js';
 import { liteserverPublicKey } from './schema.js';

@@ -1,7 +1,7 @@
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { parse as parseYaml, YAMLParseError } from 'yaml';
 import { stringify as toYaml } from 'yaml';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { interpolateEnv } from './interpolate.js';
 import { ConfigError, type ConfigProblem } from './problems.js';
 import { configSchema } from './schema.js';
@@ -86,7 +86,8 @@ export async function loadConfig(path: string | null, deps: ConfigLoadDeps, over
       problems.push({ path: `watchlistFiles.${i}`, message: `cannot read ${listFile}: ${errorMessage(cause)}` });
       continue;
     }
-    sources.push(...parseWatchlistFile(listFile, text, problems));
+    // Appended in place: spreading 150,000 lines into push() overflows the stack.
+    for (const source of parseWatchlistFile(listFile, text, problems)) sources.push(source);
   }
   const upstreams: UpstreamSettings[] = [];
   for (const [i, upstream] of file.upstreams.entries()) {

@@ -1,5 +1,5 @@
 import { validate as isValidCron } from 'node-cron';
-import { z } from 'zod';
+import * as z from 'zod';
 import {
   DEFAULT_LISTEN_PORT,
   type Config,

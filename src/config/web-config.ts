@@ -1,7 +1,7 @@
 import { createSecureContext } from 'node:tls';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { z } from 'zod';
+import * as z from 'zod';
 import { CLIENT_AUTH_TYPES, secureContextOptions, type TlsSettings, type WebConfig } from '../domain/web-config.js';
 import { CIPHER_SUITES, CURVES, TLS13_SUITES, TLS_VERSIONS } from './go-tls-names.js';
 import type { ConfigProblem } from './problems.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { WALLET_STATE_FIELDS, type WalletFieldKind } from './wallet-state.js';
 
 /**

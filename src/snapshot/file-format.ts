@@ -1,4 +1,5 @@
-import { z, type ZodSafeParseResult } from 'zod';
+import * as z from 'zod';
+import type { ZodSafeParseResult } from 'zod';
 import { isObject, isPlainRecord, walletFieldsShape, WALLET_FIELD_CHECKS } from '../domain/wallet-field-checks.js';
 import { WALLET_STATE_FIELDS } from '../domain/wallet-state.js';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { walletFieldsShape } from '../domain/wallet-field-checks.js';
 import type { AddressBookEntry, RequiredWalletField, ServedWalletState, WalletFieldName } from '../domain/wallet-state.js';
 import { parseSignedShard } from '../ton/shard.js';

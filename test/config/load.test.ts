@@ -125,6 +125,13 @@ surprise: 1
     expect(warnings[0]).toMatch(/w\.txt:2: duplicate of watchlist\.0/);
   });
 
+  it('reads a watchlist file of 200,000 lines (more than a spread into push() takes)', async () => {
+    const lines = Array.from({ length: 200_000 }, (_, i) => `0:${i.toString(16).toUpperCase().padStart(64, '0')}`);
+    const config = await configFrom('watchlistFiles: [big.txt]\n', { '/cfg/big.txt': lines.join('\n') });
+    expect(config.watchlist).toHaveLength(200_000);
+    expect(config.watchlist[199_999]?.raw).toBe(lines[199_999]);
+  });
+
   it('reports invalid watchlist file lines with file and line, and unreadable files', async () => {
     const problems = await problemsOf('watchlistFiles: [w.txt, missing.txt]\n', {
       '/cfg/w.txt': `${A}\nnot-an-address,x\nEQApAj3rEnJJSxEjEHVKrH3QZgto_MQMOmk8l72azaXlY1zC\n`,

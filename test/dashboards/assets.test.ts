@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { z } from 'zod';
+import * as z from 'zod';
 import { CHAIN_METRICS, createSelfMetrics } from '../../src/metrics/registry.js';
 import { dashboardExpressions, loadRules, metricNamesIn, RULES_PATH } from '../helpers/promql.js';
 import { findTool, MAIN } from '../helpers/process.js';
