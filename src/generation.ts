@@ -111,6 +111,9 @@ export function createGenerations(deps: GenerationDeps): (config: Config, previo
       jobs.push(
         pollJob('wallets', config.schedule.wallets, async (signal) => {
           await deps.walletsLoaded();
+          // One turn of the event loop first: requests that waited for the wallets file are
+          // answered before the poll loads the HTTP client and encodes its first batch.
+          await new Promise((resolve) => setImmediate(resolve));
           return pollWallets(
             {
               client,

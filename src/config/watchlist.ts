@@ -1,4 +1,4 @@
-import { parseAddress, type ParsedAddress } from '../ton/address.js';
+import { isCanonicalRaw, parseAddress } from '../ton/address.js';
 import type { ConfigProblem } from './problems.js';
 import type { WatchedWallet, WatchlistEntry } from '../domain/config.js';
 
@@ -15,8 +15,8 @@ export interface WatchlistSource {
    * made into text (`wallets.txt:12`) only when a message needs it.
    */
   readonly origin: string | FileLine;
-  /** The address already parsed (files), so it is not parsed twice. */
-  readonly parsed?: ParsedAddress;
+  /** The canonical key, already parsed (files), so the address is not parsed twice. */
+  readonly raw?: string;
 }
 
 /** `watchlist.3`, or `wallets.txt:12`. */
@@ -50,12 +50,17 @@ export function parseWatchlistFile(file: string, text: string, problems: ConfigP
     const comma = content.indexOf(',');
     const address = comma === -1 ? content : content.slice(0, comma).trim();
     const name = comma === -1 ? '' : content.slice(comma + 1).trim();
-    const parsed = parseAddress(address);
-    if (!parsed.ok) {
-      problems.push({ path: `${file}:${line}`, message: `invalid address "${address}": ${parsed.reason}` });
-      continue;
+    // Files mostly hold the canonical raw form: it is its own key, and no result objects are made for it.
+    let raw = address;
+    if (!isCanonicalRaw(address)) {
+      const parsed = parseAddress(address);
+      if (!parsed.ok) {
+        problems.push({ path: `${file}:${line}`, message: `invalid address "${address}": ${parsed.reason}` });
+        continue;
+      }
+      raw = parsed.value.raw;
     }
-    sources.push({ origin: { file, line }, parsed: parsed.value, entry: name === '' ? { address, labels: NO_LABELS } : { address, labels: NO_LABELS, name } });
+    sources.push({ origin: { file, line }, raw, entry: name === '' ? { address, labels: NO_LABELS } : { address, labels: NO_LABELS, name } });
   }
   return sources;
 }
@@ -72,10 +77,13 @@ export function buildWatchlist(sources: readonly WatchlistSource[], warnings: st
   const wallets: WatchedWallet[] = [];
   const origins: (string | FileLine)[] = [];
   const named: boolean[] = [];
-  for (const { entry, origin, parsed: known } of sources) {
-    const parsed = known ? { ok: true as const, value: known } : parseAddress(entry.address);
-    if (!parsed.ok) continue; // reported by the schema or the file parser
-    const { raw } = parsed.value;
+  for (const { entry, origin, raw: known } of sources) {
+    let raw = known;
+    if (raw === undefined) {
+      const parsed = parseAddress(entry.address);
+      if (!parsed.ok) continue; // reported by the schema or the file parser
+      raw = parsed.value.raw;
+    }
     const at = byRaw.get(raw);
     if (at !== undefined) {
       warnings.push(`${originText(origin)}: duplicate of ${originText(origins[at] ?? '')} (${raw}); merged`);

@@ -37,12 +37,16 @@ export async function writeAtomically(file: string, content: string | readonly U
 }
 
 export type ReadResult =
-  { readonly kind: 'absent' } | { readonly kind: 'text'; readonly text: string } | { readonly kind: 'unreadable'; readonly error: unknown };
+  { readonly kind: 'absent' } | { readonly kind: 'bytes'; readonly bytes: Buffer } | { readonly kind: 'unreadable'; readonly error: unknown };
 
+/**
+ * The file's bytes, read whole; the caller decodes them (in one native call, or a line at
+ * a time: readFile's own utf8 decoding goes through a stream decoder, several times slower
+ * on a 50 MB file).
+ */
 export async function readIfPresent(file: string): Promise<ReadResult> {
   try {
-    // Read whole, then decoded in one native call (readFile's own utf8 decoding goes through a stream decoder, several times slower on a 50 MB file).
-    return { kind: 'text', text: (await readFile(file)).toString('utf8') };
+    return { kind: 'bytes', bytes: await readFile(file) };
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'ENOENT' ? { kind: 'absent' } : { kind: 'unreadable', error };
   }

@@ -2,16 +2,27 @@ import * as z from 'zod';
 import type { ZodSafeParseResult } from 'zod';
 import { isObject, isPlainRecord, walletFieldsShape, WALLET_FIELD_CHECKS } from '../domain/wallet-field-checks.js';
 import { WALLET_STATE_FIELDS } from '../domain/wallet-state.js';
+import type { WalletRecord } from './types.js';
 
 /**
- * The snapshot files' format (see persist.ts). The zod schemas are the reference; the
- * wallets file, megabytes at start-up, is checked by hand first (decodeWalletsFileQuickly,
- * which allocates nothing per record), and anything that check cannot vouch for goes to
- * zod, which decides and words the error. A property test holds the two to agreeing.
+ * The snapshot files' format (see persist.ts). The zod schemas are the reference; wallet
+ * records, 100,000 of them at start-up, are checked by hand first (isRecordAsParsed, which
+ * allocates nothing), and anything that check cannot vouch for goes to zod, which decides
+ * and words the error. A property test holds the two to agreeing.
+ *
+ * The queue-size file is version 2: one JSON document. The wallets file is version 3:
+ * JSON lines, a header line then one line per record, each record an array of columns
+ * (WALLET_COLUMNS; its state an array of the twelve fields): no key repeated 100,000
+ * times, and read a line at a time, so loading never holds the whole file as one string
+ * or the whole file's objects at once. Version 2 wallets files (one document of
+ * objects) are still read; they are rewritten as version 3 at the next wallet cycle.
  */
 
 export const FORMAT = 'tonwatch-snapshot';
 export const VERSION = 2;
+export const WALLETS_VERSION = 3;
+/** A record line's columns, in order; `metadata` is left off when there is none. */
+export const WALLET_COLUMNS = ['raw', 'fetchedAt', 'upstream', 'state', 'addressBook', 'metadata'] as const;
 
 const shardQueueSchema = z.object({
   workchain: z.number().int(),
@@ -25,7 +36,7 @@ const shardQueueSchema = z.object({
 /** A served wallet state as persisted: all twelve fields present, those that may be left out upstream null. */
 const persistedWalletStateSchema = z.object(walletFieldsShape((schema) => schema.nullable()));
 
-const walletRecordSchema = z.object({
+export const walletRecordSchema = z.object({
   raw: z.string(),
   state: persistedWalletStateSchema.nullable(),
   addressBook: z.looseObject({ user_friendly: z.string().nullable(), domain: z.string().nullable() }).nullable(),
@@ -64,6 +75,108 @@ export function decodeWalletsFile(value: unknown): ZodSafeParseResult<WalletsFil
 }
 
 const STATE_KEYS: readonly string[] = WALLET_STATE_FIELDS.map((field) => field.name);
+
+/** The header line of a version 3 wallets file: what follows it, and how many records. */
+const walletsHeaderSchema = z.object({
+  format: z.literal(FORMAT),
+  version: z.literal(WALLETS_VERSION),
+  part: z.literal('wallets'),
+  fetchedAt: z.number(),
+  records: z.number().int().nonnegative(),
+  columns: z.array(z.string()).refine((columns) => sameList(columns, WALLET_COLUMNS), 'columns written by another version'),
+  stateColumns: z.array(z.string()).refine((columns) => sameList(columns, STATE_KEYS), 'state columns written by another version'),
+});
+export type WalletsHeader = z.output<typeof walletsHeaderSchema>;
+
+export function walletsHeaderLine(fetchedAt: number, records: number): string {
+  return JSON.stringify({ format: FORMAT, version: WALLETS_VERSION, part: 'wallets', fetchedAt, records, columns: WALLET_COLUMNS, stateColumns: STATE_KEYS });
+}
+
+/**
+ * The first line of a wallets file, parsed: a version 3 header, or a whole version 2 file
+ * (written on one line). Throws on a line that is not JSON.
+ */
+export function decodeWalletsFirstLine(value: unknown): { version: 3; header: WalletsHeader } | { version: 2; file: WalletsFile } | { problem: string } {
+  if (isObject(value) && (value as { version?: unknown }).version === VERSION) {
+    const v2 = decodeWalletsFile(value);
+    return v2.success ? { version: 2, file: v2.data } : { problem: issueText(v2.error.issues[0]) };
+  }
+  const header = walletsHeaderSchema.safeParse(value);
+  return header.success ? { version: 3, header: header.data } : { problem: issueText(header.error.issues[0]) };
+}
+
+/** One record as a line of a version 3 wallets file (without the newline). */
+export function walletRowLine(record: WalletRecord): string {
+  const state = record.state === null ? null : WALLET_STATE_FIELDS.map((field) => record.state?.[field.name] ?? null);
+  const row: unknown[] = [record.raw, record.fetchedAt, record.upstream, state, record.addressBook];
+  if (record.metadata !== undefined) row.push(record.metadata);
+  return JSON.stringify(row);
+}
+
+/** Indexes of the state columns whose values repeat across wallets (code hash, status, wallet type). */
+const SHARED_STATE_COLUMNS = new Set(['code_hash', 'status', 'wallet_type'].map((name) => STATE_KEYS.indexOf(name)));
+const ADDRESS_COLUMN = STATE_KEYS.indexOf('address');
+
+/**
+ * Strings seen before, to keep one copy of each: JSON.parse makes a new string for every
+ * value, and 100,000 wallets repeat a few code hashes, statuses, wallet types and upstream
+ * names. Used for one load, then dropped.
+ */
+export type StringPool = Map<string, string>;
+const pooled = (pool: StringPool, value: unknown): unknown => {
+  if (typeof value !== 'string') return value;
+  const known = pool.get(value);
+  if (known !== undefined) return known;
+  pool.set(value, value);
+  return value;
+};
+
+/**
+ * A record line, parsed, as the record it holds; or why not. The record is what
+ * walletRecordSchema makes of the record object the line stands for: built here, checked
+ * by hand, and given to zod only when the check cannot vouch for it.
+ */
+export function decodeWalletRow(row: unknown, pool: StringPool): { ok: true; record: WalletRecord } | { ok: false; problem: string } {
+  if (!Array.isArray(row) || (row.length !== 5 && row.length !== 6))
+    return { ok: false, problem: `not a record: an array of 5 or 6 columns (${WALLET_COLUMNS.join(', ')})` };
+  const [raw, fetchedAt, upstream, stateRow, addressBook, metadata] = row as unknown[];
+  let state: unknown = stateRow;
+  if (Array.isArray(stateRow)) {
+    if (stateRow.length !== STATE_KEYS.length) return { ok: false, problem: `state: not an array of the ${STATE_KEYS.length} fields` };
+    const built: Record<string, unknown> = {};
+    STATE_KEYS.forEach((key, i) => {
+      const value: unknown = stateRow[i];
+      built[key] = i === ADDRESS_COLUMN && value === raw ? raw : SHARED_STATE_COLUMNS.has(i) ? pooled(pool, value) : value;
+    });
+    state = built;
+  }
+  const record: Record<string, unknown> =
+    row.length === 6
+      ? { raw, state, addressBook, metadata, fetchedAt, upstream: pooled(pool, upstream) }
+      : { raw, state, addressBook, fetchedAt, upstream: pooled(pool, upstream) };
+  // The record was built here, its keys in the schema's order: only the values need checking.
+  if (isRowAsParsed(raw, fetchedAt, upstream, stateRow, addressBook)) return { ok: true, record: record as unknown as WalletRecord };
+  const parsed = walletRecordSchema.safeParse(record);
+  return parsed.success ? { ok: true, record: parsed.data as WalletRecord } : { ok: false, problem: issueText(parsed.error.issues[0]) };
+}
+
+/** isRecordAsParsed for the values of a record line (metadata takes anything). */
+function isRowAsParsed(raw: unknown, fetchedAt: unknown, upstream: unknown, state: unknown, addressBook: unknown): boolean {
+  if (typeof raw !== 'string' || !isNumber(fetchedAt) || typeof upstream !== 'string') return false;
+  if (addressBook !== null && !isBookAsParsed(addressBook)) return false;
+  if (state === null) return true;
+  if (!Array.isArray(state)) return false;
+  for (let i = 0; i < WALLET_FIELD_CHECKS.length; i += 1) {
+    const { required, check } = WALLET_FIELD_CHECKS[i] as (typeof WALLET_FIELD_CHECKS)[number];
+    const field: unknown = state[i];
+    if (!(required ? check(field) : field === null || check(field))) return false;
+  }
+  return true;
+}
+
+function issueText(issue: { path: PropertyKey[]; message: string } | undefined): string {
+  return issue === undefined ? 'invalid' : `${issue.path.map(String).join('.')} ${issue.message}`.trim();
+}
 const RECORD_KEYS = ['raw', 'state', 'addressBook', 'metadata', 'fetchedAt', 'upstream'];
 const RECORD_KEYS_WITHOUT_METADATA = RECORD_KEYS.filter((key) => key !== 'metadata');
 

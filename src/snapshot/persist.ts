@@ -1,15 +1,15 @@
 import type { Logger } from 'pino';
-import type { ZodSafeParseResult } from 'zod';
 import { readIfPresent, setAside, writeAtomically } from './atomic-file.js';
-import { decodeQueueFile, decodeWalletsFile, FORMAT, VERSION } from './file-format.js';
+import { decodeQueueFile, decodeWalletRow, decodeWalletsFirstLine, FORMAT, VERSION, walletRowLine, walletsHeaderLine, type StringPool } from './file-format.js';
 import type { QueueSizesSnapshot, Snapshot, WalletRecord, WalletsSnapshot } from './types.js';
 
 /**
  * The snapshot on disk: two files, each written atomically and only when its part
  * changed. `snapshot.file` holds the queue sizes (rewritten every few seconds, a few
  * hundred bytes); `<name>.wallets.json` beside it holds the wallets (megabytes, rewritten
- * once per wallet cycle). A broken or foreign file found at start is renamed aside
- * (`<file>.broken-<time>`) and reported; the other part still loads.
+ * once per wallet cycle, a record per line: file-format.ts). A broken or foreign file
+ * found at start is renamed aside (`<file>.broken-<time>`) and reported; the other part
+ * still loads.
  */
 
 export interface SnapshotPersister {
@@ -32,21 +32,69 @@ export function walletsFileOf(file: string): string {
 
 /** Records per encoded piece of the wallets file. */
 const RECORDS_PER_PART = 1000;
+/** Record lines decoded between two turns of the event loop while the wallets file loads. */
+const LINES_PER_TURN = 2000;
 
 /**
  * The wallets file, encoded a thousand records at a time: it runs to tens of megabytes,
  * and one string of all of it would be built, then encoded, whole.
  */
 function encodeWallets(wallets: WalletsSnapshot): Buffer[] {
-  const records = [...wallets.wallets.values()];
-  const parts = [Buffer.from(`{"format":"${FORMAT}","version":${VERSION},"part":"wallets","wallets":{"fetchedAt":${wallets.fetchedAt},"records":[`)];
-  for (let start = 0; start < records.length; start += RECORDS_PER_PART) {
-    const json = JSON.stringify(records.slice(start, start + RECORDS_PER_PART));
-    // Without the brackets; pieces after the first start with a comma.
-    parts.push(Buffer.from(`${start === 0 ? '' : ','}${json.slice(1, -1)}`));
+  const parts = [Buffer.from(`${walletsHeaderLine(wallets.fetchedAt, wallets.wallets.size)}\n`)];
+  let lines: string[] = [];
+  for (const record of wallets.wallets.values()) {
+    lines.push(walletRowLine(record));
+    if (lines.length === RECORDS_PER_PART) {
+      parts.push(Buffer.from(`${lines.join('\n')}\n`));
+      lines = [];
+    }
   }
-  parts.push(Buffer.from(']}}\n'));
+  if (lines.length > 0) parts.push(Buffer.from(`${lines.join('\n')}\n`));
   return parts;
+}
+
+/**
+ * The records of a wallets file's bytes, or why not. A version 3 file is decoded a line at
+ * a time, letting the event loop turn every LINES_PER_TURN lines, so that served requests
+ * are answered while 100,000 records load; a version 2 file (one document) in one go.
+ */
+async function decodeWalletsBytes(bytes: Buffer): Promise<{ ok: true; wallets: WalletsSnapshot } | { ok: false; problem: string }> {
+  let end = bytes.indexOf(10);
+  if (end === -1) end = bytes.length;
+  let first: ReturnType<typeof decodeWalletsFirstLine>;
+  try {
+    first = decodeWalletsFirstLine(JSON.parse(bytes.toString('utf8', 0, end)));
+  } catch (err) {
+    return { ok: false, problem: `not valid JSON on line 1: ${(err as Error).message}` };
+  }
+  if ('problem' in first) return { ok: false, problem: `not a ${FORMAT} wallets file: ${first.problem}` };
+  if (first.version === 2) {
+    const { fetchedAt, records } = first.file.wallets;
+    return { ok: true, wallets: { fetchedAt, wallets: new Map(records.map((r) => [r.raw, r as WalletRecord])) } };
+  }
+  const records = new Map<string, WalletRecord>();
+  const pool: StringPool = new Map();
+  let line = 1;
+  let rows = 0;
+  for (let start = end + 1; start < bytes.length; start = end + 1) {
+    end = bytes.indexOf(10, start);
+    if (end === -1) end = bytes.length;
+    line += 1;
+    if (end === start) continue;
+    let row: unknown;
+    try {
+      row = JSON.parse(bytes.toString('utf8', start, end));
+    } catch (err) {
+      return { ok: false, problem: `not valid JSON on line ${line}: ${(err as Error).message}` };
+    }
+    const decoded = decodeWalletRow(row, pool);
+    if (!decoded.ok) return { ok: false, problem: `line ${line}: ${decoded.problem}` };
+    records.set(decoded.record.raw, decoded.record);
+    rows += 1;
+    if (rows % LINES_PER_TURN === 0) await new Promise((resolve) => setImmediate(resolve));
+  }
+  if (rows !== first.header.records) return { ok: false, problem: `the header announces ${first.header.records} records, the file holds ${rows}` };
+  return { ok: true, wallets: { fetchedAt: first.header.fetchedAt, wallets: records } };
 }
 
 export function createSnapshotPersister(options: { file: string; logger: Logger; now: () => number }): SnapshotPersister {
@@ -80,43 +128,56 @@ export function createSnapshotPersister(options: { file: string; logger: Logger;
     }
   };
 
-  /** Reads and validates one part; a broken or foreign file is set aside. */
-  async function loadPart<T>(target: string, decode: (value: unknown) => ZodSafeParseResult<T>): Promise<T | null> {
-    const read = await readIfPresent(target);
-    if (read.kind === 'absent') return null;
-    if (read.kind === 'unreadable') {
-      logger.error({ err: read.error, file: target }, 'could not read the snapshot file; starting without it');
-      return null;
-    }
-    let problem: string;
-    try {
-      const parsed = decode(JSON.parse(read.text));
-      if (parsed.success) return parsed.data;
-      problem = `not a ${FORMAT} v${VERSION} file: ${parsed.error.issues[0]?.path.join('.') ?? ''} ${parsed.error.issues[0]?.message ?? ''}`;
-    } catch (err) {
-      problem = `not valid JSON: ${(err as Error).message}`;
-    }
+  /** Sets a broken or foreign file aside, and says so. */
+  async function setBrokenAside(target: string, problem: string): Promise<void> {
     try {
       const movedTo = await setAside(target, options.now());
       logger.error({ file: target, movedTo, problem }, 'snapshot file is broken or foreign; moved aside, starting without it');
     } catch (err) {
       logger.error({ err, file: target, problem }, 'snapshot file is broken and could not be moved aside; starting without it');
     }
-    return null;
+  }
+
+  /** The file's bytes; null when absent or unreadable (reported). */
+  async function bytesOf(target: string): Promise<Buffer | null> {
+    const read = await readIfPresent(target);
+    if (read.kind === 'absent') return null;
+    if (read.kind === 'unreadable') {
+      logger.error({ err: read.error, file: target }, 'could not read the snapshot file; starting without it');
+      return null;
+    }
+    return read.bytes;
   }
 
   const loadQueueSizes = async (): Promise<QueueSizesSnapshot | null> => {
-    const queueSizes = (await loadPart(file, decodeQueueFile))?.queueSizes ?? null;
-    // What was just read needs no writing back.
-    if (queueSizes !== null && written.queueSizes === null) written = { ...written, queueSizes };
-    return queueSizes;
+    const bytes = await bytesOf(file);
+    if (bytes === null) return null;
+    let problem: string;
+    try {
+      const parsed = decodeQueueFile(JSON.parse(bytes.toString('utf8')));
+      if (parsed.success) {
+        const { queueSizes } = parsed.data;
+        // What was just read needs no writing back.
+        if (written.queueSizes === null) written = { ...written, queueSizes };
+        return queueSizes;
+      }
+      problem = `not a ${FORMAT} v${VERSION} file: ${parsed.error.issues[0]?.path.join('.') ?? ''} ${parsed.error.issues[0]?.message ?? ''}`;
+    } catch (err) {
+      problem = `not valid JSON: ${(err as Error).message}`;
+    }
+    await setBrokenAside(file, problem);
+    return null;
   };
   const loadWallets = async (): Promise<WalletsSnapshot | null> => {
-    const part = await loadPart(walletsFile, decodeWalletsFile);
-    if (part === null) return null;
-    const wallets: WalletsSnapshot = { fetchedAt: part.wallets.fetchedAt, wallets: new Map(part.wallets.records.map((r) => [r.raw, r as WalletRecord])) };
-    if (written.wallets === null) written = { ...written, wallets };
-    return wallets;
+    const bytes = await bytesOf(walletsFile);
+    if (bytes === null) return null;
+    const decoded = await decodeWalletsBytes(bytes);
+    if (!decoded.ok) {
+      await setBrokenAside(walletsFile, decoded.problem);
+      return null;
+    }
+    if (written.wallets === null) written = { ...written, wallets: decoded.wallets };
+    return decoded.wallets;
   };
 
   return {

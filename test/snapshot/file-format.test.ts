@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { decodeWalletsFile, decodeWalletsFileQuickly, walletsFileSchema } from '../../src/snapshot/file-format.js';
+import { WALLET_STATE_FIELDS } from '../../src/domain/wallet-state.js';
+import {
+  decodeWalletRow,
+  decodeWalletsFile,
+  decodeWalletsFileQuickly,
+  walletRecordSchema,
+  walletRowLine,
+  walletsFileSchema,
+} from '../../src/snapshot/file-format.js';
+import type { WalletRecord } from '../../src/snapshot/types.js';
 import { clone, DELETE, expectAgreement, set, shown } from '../helpers/zod-agreement.js';
 
 /**
@@ -165,5 +174,64 @@ describe('wallets file check', () => {
     expect(cases).toBeGreaterThan(500);
     // Sanity: the fast path does take valid variations, not only the unchanged file.
     expect(fast).toBeGreaterThan(20);
+  });
+});
+
+describe('wallets file, version 3 record lines', () => {
+  const STATE_KEYS = WALLET_STATE_FIELDS.map((field) => field.name);
+  /** The record object a row stands for, built independently of the decoder. */
+  const objectOf = (row: unknown[]): Json => {
+    const [raw, fetchedAt, upstream, state, addressBook, ...metadata] = row;
+    const stateObject = Array.isArray(state) ? Object.fromEntries(STATE_KEYS.map((key, i) => [key, state[i]])) : state;
+    return { raw, state: stateObject, addressBook, ...(metadata.length > 0 ? { metadata: metadata[0] } : {}), fetchedAt, upstream };
+  };
+  const rowsOfFile = FILE.wallets.records.map((record) => JSON.parse(walletRowLine(record as unknown as WalletRecord)) as unknown[]);
+
+  function* rowMutations(): Generator<[string, unknown[]]> {
+    for (const [r, row] of rowsOfFile.entries()) {
+      yield [`row ${r} unchanged`, clone(row)];
+      for (let column = 0; column < row.length; column += 1) {
+        for (const value of ODD_VALUES) {
+          if (value === DELETE || value === undefined) continue;
+          const changed = clone(row);
+          changed[column] = clone(value);
+          yield [`row ${r} column ${column} = ${shown(value)}`, changed];
+        }
+      }
+      const state = row[3];
+      if (!Array.isArray(state)) continue;
+      for (let field = 0; field < state.length; field += 1) {
+        for (const value of ODD_VALUES) {
+          if (value === DELETE || value === undefined) continue;
+          const changed = clone(row);
+          (changed[3] as unknown[])[field] = clone(value);
+          yield [`row ${r} state field ${STATE_KEYS[field]} = ${shown(value)}`, changed];
+        }
+      }
+    }
+  }
+
+  it('writes each record so that it reads back as the zod schema reads the record', () => {
+    for (const [i, record] of FILE.wallets.records.entries()) {
+      const decoded = decodeWalletRow(rowsOfFile[i], new Map());
+      expect(decoded).toStrictEqual({ ok: true, record: walletRecordSchema.parse(clone(record)) });
+    }
+  });
+
+  it('agrees with the zod schema on every changed column and state field, and keeps one copy of repeated strings', () => {
+    let cases = 0;
+    for (const [name, row] of rowMutations()) {
+      cases += 1;
+      const reference = walletRecordSchema.safeParse(objectOf(clone(row)));
+      const decoded = decodeWalletRow(clone(row), new Map());
+      expect(decoded.ok, name).toBe(reference.success);
+      if (decoded.ok && reference.success) {
+        expect(decoded.record, name).toStrictEqual(reference.data);
+        expect(JSON.stringify(decoded.record), name).toBe(JSON.stringify(reference.data));
+      }
+    }
+    expect(cases).toBeGreaterThan(400);
+    expect(decodeWalletRow([1, 2], new Map())).toMatchObject({ ok: false, problem: expect.stringMatching(/5 or 6 columns/) });
+    expect(decodeWalletRow(['0:AB', 1, 'x', [1, 2], null], new Map())).toMatchObject({ ok: false, problem: expect.stringMatching(/12 fields/) });
   });
 });

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { mkdtemp, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -41,7 +41,7 @@ describe('snapshot persistence', () => {
     expect((await readdir(join(dir, 'nested'))).sort()).toEqual(['snapshot.json', 'snapshot.wallets.json']);
   });
 
-  it.each([0, 1000, 1001, 2500])('round-trips %d wallets, written in pieces, as one valid JSON file', async (count) => {
+  it.each([0, 1000, 1001, 2500])('round-trips %d wallets, written in pieces, a header line then a JSON line per record', async (count) => {
     const { p, file } = persister();
     const records = Array.from({ length: count }, (_, i) => {
       const raw = rawAddress(i);
@@ -55,7 +55,11 @@ describe('snapshot persistence', () => {
       };
     });
     await p.save({ queueSizes: null, wallets: { fetchedAt: 9, wallets: new Map(records.map((r) => [r.raw, r])) } });
-    expect(() => JSON.parse(readFileSync(walletsFileOf(file), 'utf8')) as unknown).not.toThrow();
+    const lines = readFileSync(walletsFileOf(file), 'utf8').split('\n');
+    expect(lines.pop()).toBe('');
+    expect(lines).toHaveLength(count + 1);
+    expect(JSON.parse(lines[0] ?? '')).toMatchObject({ format: 'tonwatch-snapshot', version: 3, part: 'wallets', fetchedAt: 9, records: count });
+    for (const line of lines.slice(1)) expect(Array.isArray(JSON.parse(line))).toBe(true);
     const loaded = await persister(file).p.load();
     expect(loaded?.wallets?.fetchedAt).toBe(9);
     expect([...(loaded?.wallets?.wallets.values() ?? [])]).toEqual(records.map((r) => JSON.parse(JSON.stringify(r)) as unknown));
@@ -84,6 +88,63 @@ describe('snapshot persistence', () => {
     const loaded = await persister(file).p.load();
     expect(loaded?.queueSizes).toEqual(queueSnapshot());
     expect(loaded?.wallets).toBeNull();
+  });
+
+  it('reads a version 2 wallets file (one document), as earlier versions wrote it', async () => {
+    const { file } = persister();
+    const raw = rawAddress(1);
+    const record = { raw, state: walletState(raw, { seqno: 3 }), addressBook: null, fetchedAt: 5, upstream: 'x' };
+    await mkdir(join(dir, 'nested'), { recursive: true });
+    await writeFile(
+      walletsFileOf(file),
+      `${JSON.stringify({ format: 'tonwatch-snapshot', version: 2, part: 'wallets', wallets: { fetchedAt: 5, records: [record] } })}\n`,
+    );
+    const loaded = await persister(file).p.loadWallets();
+    expect([...(loaded?.wallets.values() ?? [])]).toEqual([record]);
+  });
+
+  it.each([
+    ['a record line that is not JSON', (lines: string[]) => [...lines.slice(0, 2), '["0:AB",', ...lines.slice(3)], /not valid JSON on line 3/],
+    ['a record of the wrong shape', (lines: string[]) => [...lines.slice(0, 2), '{"raw":"0:AB"}', ...lines.slice(3)], /line 3: not a record/],
+    ['a field of the wrong kind', (lines: string[]) => [lines[0] ?? '', (lines[1] ?? '').replace('"x"', '7'), ...lines.slice(2)], /line 2: upstream/],
+    ['fewer records than the header announces', (lines: string[]) => lines.slice(0, -1), /announces 3 records, the file holds 2/],
+    [
+      'columns of another version',
+      (lines: string[]) => [(lines[0] ?? '').replace('"metadata"', '"meta"'), ...lines.slice(1)],
+      /columns written by another version/,
+    ],
+  ])('sets aside a wallets file with %s, saying where', async (_name, damage, message) => {
+    const { p, file } = persister();
+    const records = [1, 2, 3].map((i) => ({
+      raw: rawAddress(i),
+      state: walletState(rawAddress(i)),
+      addressBook: null,
+      metadata: undefined,
+      fetchedAt: 5,
+      upstream: 'x',
+    }));
+    await p.save({ queueSizes: null, wallets: { fetchedAt: 5, wallets: new Map(records.map((r) => [r.raw, r])) } });
+    const lines = (await readFile(walletsFileOf(file), 'utf8')).split('\n').slice(0, -1);
+    await writeFile(walletsFileOf(file), `${damage(lines).join('\n')}\n`);
+    const { p: again, log } = persister(file);
+    expect(await again.loadWallets()).toBeNull();
+    expect(log.text()).toMatch(message);
+    expect((await readdir(join(dir, 'nested'))).some((f) => f.startsWith('snapshot.wallets.json.broken-'))).toBe(true);
+  });
+
+  it('keeps a state whose address is not the record key as it was written', async () => {
+    const { p, file } = persister();
+    const raw = rawAddress(1);
+    const record = {
+      raw,
+      state: walletState(rawAddress(2)),
+      addressBook: { user_friendly: null, domain: 'a.ton', more: [1] },
+      metadata: null,
+      fetchedAt: 5,
+      upstream: 'x',
+    };
+    await p.save({ queueSizes: null, wallets: { fetchedAt: 5, wallets: new Map([[raw, record]]) } });
+    expect([...((await persister(file).p.loadWallets())?.wallets.values() ?? [])]).toEqual([record]);
   });
 
   it('coalesces concurrent saves so the newest wins', async () => {
