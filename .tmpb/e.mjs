@@ -1,1 +1,0 @@
-import * as z from 'zod'; globalThis.x = z.object({ a: z.string(), b: z.number().int(), c: z.array(z.union([z.literal('x'), z.boolean()])), d: z.record(z.string(), z.string()) }); console.log(globalThis.x.safeParse({a:1}).error.issues[0].message)

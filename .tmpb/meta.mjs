@@ -1,3 +1,0 @@
-import { build } from 'esbuild';
-const r = await build({ entryPoints: { tonwatch: '/work/main/dist/main.js' }, outdir: '/tmp/prof/b', chunkNames: 'c-[name]-[hash]', bundle: true, splitting: true, format: 'esm', platform: 'node', metafile: true, write: false, logLevel: 'error' });
-for (const [out, o] of Object.entries(r.metafile.outputs)) { if (!out.endsWith('.js')) continue; const by = new Map(); for (const [inp, v] of Object.entries(o.inputs)) { const m = inp.match(/node_modules\/((?:@[^/]+\/)?[^/]+)/); const k = m ? m[1] : 'own'; by.set(k, (by.get(k) ?? 0) + v.bytesInOutput); } console.log(out, o.bytes, [...by].sort((a,b)=>b[1]-a[1]).slice(0,10).map(([k,v])=>`${k}:${(v/1024).toFixed(0)}K`).join(' ')); }
