@@ -101,10 +101,9 @@ export function createDaemon(deps: DaemonDeps): Daemon {
     store,
     status,
     walletsLoaded: () => walletsLoaded,
-    // Fresh persisted queue sizes are served until the first tick: polling at once would
-    // only load the HTTP client and compete with the first answers for the event loop.
-    // (The wallet poll waits for the wallets file, and runs as soon as it is read; the lag
-    // check goes with the queue poll.)
+    // Fresh persisted queue sizes (and so the lag check) wait for the first tick: polling at
+    // once would load the HTTP client while the first answers wait. The wallet poll waits
+    // for the wallets file instead.
     runAtStart: (query) => query === 'wallets' || !startedFresh(query),
     lag,
     observer: {
@@ -196,8 +195,7 @@ export function createDaemon(deps: DaemonDeps): Daemon {
       // poll waits for it, so its first cycle builds on what was persisted.
       walletsLoading = true;
       walletsLoaded = loadPersistedWallets().finally(() => (walletsLoading = false));
-      // Not yet running while the scheduler starts: runAtStart asks startedFresh, which
-      // holds only at start (a reload's new scheduler polls at once).
+      // Still not `running` here: startedFresh holds at start only (a reload polls at once).
       current.scheduler.start();
       running = true;
       return address;
