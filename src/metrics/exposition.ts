@@ -1,30 +1,33 @@
 import { isFresh } from '../snapshot/freshness.js';
 import type { QueueSizesSnapshot, Snapshot } from '../snapshot/types.js';
-import { createGzipMembers } from './gzip-members.js';
+import { compress, createGzipMembers, inflateParts, type GzipPart } from './gzip-members.js';
 import { renderQueueSeries } from './queue-series.js';
 import type { SelfMetrics } from './registry.js';
 
 /**
- * Renders the chain series for the wallets part of a snapshot, as encoded chunks; the same
+ * Renders the chain series for the wallets part of a snapshot, as gzip members; the same
  * array (by identity) as long as nothing changed.
  */
 export interface WalletSeriesRenderer {
-  render(snapshot: Snapshot, now: number): readonly Buffer[];
+  render(snapshot: Snapshot, now: number): Promise<readonly GzipPart[]>;
 }
 
-/** A /metrics body: parts sent in order, gzip members when `encoding` is gzip. */
-export interface MetricsBody {
-  readonly encoding: 'gzip' | 'identity';
-  readonly parts: readonly Buffer[];
-}
+/**
+ * A /metrics body. gzip: members sent in order. identity: `length` bytes, made as they are
+ * sent (the wallet series are kept compressed only, and decompressed a member at a time).
+ */
+export type MetricsBody =
+  | { readonly encoding: 'gzip'; readonly parts: readonly Buffer[] }
+  | { readonly encoding: 'identity'; readonly length: number; stream(): AsyncIterable<Buffer> };
 
 export interface MetricsExposition {
   readonly contentType: string;
   /**
-   * The whole /metrics body: chain series (pre-rendered and pre-encoded per snapshot), then
+   * The whole /metrics body: chain series (pre-rendered and compressed per snapshot), then
    * self metrics. With `gzip`, each pre-rendered block (and Node's process metrics, made
-   * at most once a second) is compressed once, when first sent after it changed; only
-   * tonwatch's own small part is compressed per scrape.
+   * at most once a second) is compressed once after it changed; only tonwatch's own
+   * small part is compressed per scrape. Without, the wallet members are decompressed as
+   * the body is sent.
    */
   render(gzip: boolean): Promise<MetricsBody>;
 }
@@ -62,22 +65,34 @@ export function createMetricsExposition(deps: MetricsExpositionDeps): MetricsExp
       const snapshot = deps.snapshot();
       const queue = snapshot.queueSizes && isFresh(snapshot.queueSizes.fetchedAt, now, deps.maxAgeSeconds()) ? queueSeries(snapshot.queueSizes) : '';
       if (queue !== encodedQueue.text) encodedQueue = { text: queue, buffer: Buffer.from(queue) };
-      const chain = [encodedQueue.buffer, ...(deps.wallets ? deps.wallets.render(snapshot, now) : [])].filter((part) => part.length > 0);
+      const queuePart = encodedQueue.buffer;
+      const wallets = deps.wallets ? await deps.wallets.render(snapshot, now) : [];
       const [own, processPart] = await deps.self.texts();
-      const body: MetricsBody = gzip
-        ? {
-            encoding: 'gzip',
-            parts: [
-              ...(await Promise.all([...chain, processPart].filter((part) => part.length > 0).map((part) => gzipMembers.kept(part)))),
-              await gzipMembers.once(own),
-            ],
-          }
-        : { encoding: 'identity', parts: [...chain, processPart, own] };
-      deps.self.metricsRendered(
-        body.encoding,
-        (performance.now() - started) / 1000,
-        body.parts.reduce((sum, part) => sum + part.length, 0),
-      );
+      let body: MetricsBody;
+      let bytes: number;
+      if (gzip) {
+        const [queueMember, processMember, ownMember] = await Promise.all([
+          queuePart.length > 0 ? gzipMembers.kept(queuePart) : queuePart,
+          gzipMembers.kept(processPart),
+          compress(own),
+        ]);
+        const parts = [queueMember, ...wallets.map((part) => part.gzip), processMember, ownMember].filter((part) => part.length > 0);
+        body = { encoding: 'gzip', parts };
+        bytes = parts.reduce((sum, part) => sum + part.length, 0);
+      } else {
+        bytes = queuePart.length + wallets.reduce((sum, part) => sum + part.length, 0) + processPart.length + own.length;
+        body = {
+          encoding: 'identity',
+          length: bytes,
+          async *stream() {
+            if (queuePart.length > 0) yield queuePart;
+            yield* inflateParts(wallets);
+            yield processPart;
+            yield own;
+          },
+        };
+      }
+      deps.self.metricsRendered(body.encoding, (performance.now() - started) / 1000, bytes);
       return body;
     },
   };

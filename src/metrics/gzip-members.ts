@@ -1,4 +1,4 @@
-import { gzip } from 'node:zlib';
+import { gunzip, gzip, gzipSync } from 'node:zlib';
 
 /**
  * gzip for /metrics, one member per pre-rendered block. Concatenated gzip members are one
@@ -12,39 +12,81 @@ import { gzip } from 'node:zlib';
 const LEVEL = 1;
 
 /**
- * At most this many compressions at once. Each holds a deflate state of a few hundred KiB
- * for as long as it waits in the thread pool; a first scrape at 100,000 wallets asks for
- * hundreds of members together, and the allocator keeps what they all took.
+ * At most this many compressions at once, process-wide. Each holds a deflate state of a
+ * few hundred KiB for as long as it waits in the thread pool; a first render at 100,000
+ * wallets asks for hundreds of members together, and the allocator keeps what they all took.
  */
 const AT_ONCE = 2;
+
+/** A block of text kept only compressed: its gzip member and the length of the text it holds. */
+export interface GzipPart {
+  readonly gzip: Buffer;
+  /** Bytes of the text once decompressed (what an identity body sends for it). */
+  readonly length: number;
+}
+
+export const EMPTY_PART: GzipPart = { gzip: Buffer.alloc(0), length: 0 };
+
+let running = 0;
+const waiting: (() => void)[] = [];
+
+/** One gzip member of `buffer`, made in the thread pool, at most AT_ONCE at a time. */
+export async function compress(buffer: Buffer): Promise<Buffer> {
+  if (running >= AT_ONCE) await new Promise<void>((resolve) => waiting.push(resolve));
+  running += 1;
+  try {
+    const member = await new Promise<Buffer>((resolve, reject) => gzip(buffer, { level: LEVEL }, (err, out) => (err ? reject(err) : resolve(out))));
+    // zlib hands a short output as a slice of its 16 KiB output buffer: kept for long, it
+    // would hold the whole buffer.
+    return member.byteLength + 1024 < member.buffer.byteLength ? Buffer.from(member) : member;
+  } finally {
+    running -= 1;
+    waiting.shift()?.();
+  }
+}
+
+/** A text's part, compressed now on the event loop: for small constant texts (family headers) only. */
+export function compressSmall(text: Buffer): GzipPart {
+  return { gzip: gzipSync(text, { level: LEVEL }), length: text.length };
+}
+
+/** A text's part, compressed in the thread pool; nothing to compress for an empty text. */
+export async function compressPart(text: Buffer): Promise<GzipPart> {
+  return text.length === 0 ? EMPTY_PART : { gzip: await compress(text), length: text.length };
+}
+
+/**
+ * The texts of parts, one part at a time, the next one decompressing while the current
+ * one is sent: an identity body is made from the kept members without holding it whole.
+ */
+export async function* inflateParts(parts: readonly GzipPart[]): AsyncGenerator<Buffer> {
+  const inflate = (part: GzipPart | undefined): Promise<Buffer> | null => {
+    if (part === undefined) return null;
+    const text = new Promise<Buffer>((resolve, reject) => gunzip(part.gzip, (err, out) => (err ? reject(err) : resolve(out))));
+    // Awaited below; a client gone before then must not leave it unhandled.
+    text.catch(() => undefined);
+    return text;
+  };
+  let next = inflate(parts[0]);
+  for (let i = 0; next !== null; i += 1) {
+    const text = await next;
+    next = inflate(parts[i + 1]);
+    if (text.length > 0) yield text;
+  }
+}
 
 export interface GzipMembers {
   /** The member for a kept block: compressed once, keyed by the buffer itself (a block replaced is a new buffer; the old one's member goes with it). */
   kept(buffer: Buffer): Promise<Buffer>;
-  /** A member for a part made per scrape, not kept. */
-  once(buffer: Buffer): Promise<Buffer>;
 }
 
 export function createGzipMembers(): GzipMembers {
   const members = new WeakMap<Buffer, Promise<Buffer>>();
-  let running = 0;
-  const waiting: (() => void)[] = [];
-  const once = async (buffer: Buffer): Promise<Buffer> => {
-    if (running >= AT_ONCE) await new Promise<void>((resolve) => waiting.push(resolve));
-    running += 1;
-    try {
-      return await new Promise<Buffer>((resolve, reject) => gzip(buffer, { level: LEVEL }, (err, out) => (err ? reject(err) : resolve(out))));
-    } finally {
-      running -= 1;
-      waiting.shift()?.();
-    }
-  };
   return {
-    once,
     kept(buffer) {
       let member = members.get(buffer);
       if (member === undefined) {
-        member = once(buffer);
+        member = compress(buffer);
         members.set(buffer, member);
         // A failure is not kept: the next scrape tries again.
         member.catch(() => members.delete(buffer));

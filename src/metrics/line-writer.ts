@@ -31,6 +31,13 @@ export interface LineWriter {
   size(): number;
   /** The bytes written since the last take(), in a buffer of their own; the writer starts over. */
   take(): Buffer;
+  /**
+   * The bytes written since the last take() or clear(), not copied: a view of the writer's
+   * own buffer, good until the next write after a clear().
+   */
+  written(): Buffer;
+  /** Starts over, keeping the buffer: what written() returned is overwritten by the next writes. */
+  clear(): void;
 }
 
 const BACKSLASH = 0x5c;
@@ -162,6 +169,10 @@ export function createLineWriter(initialBytes = 256 * 1024): LineWriter {
       buffer.copy(out, 0, 0, position);
       position = 0;
       return out;
+    },
+    written: () => buffer.subarray(0, position),
+    clear() {
+      position = 0;
     },
   };
 }

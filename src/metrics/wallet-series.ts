@@ -3,6 +3,7 @@ import { isFresh, staleFrom } from '../snapshot/freshness.js';
 import type { AddressBookEntry } from '../domain/wallet-state.js';
 import type { Snapshot, WalletRecord, WalletsSnapshot } from '../snapshot/types.js';
 import type { WalletSeriesRenderer } from './exposition.js';
+import { compressPart, compressSmall, type GzipPart } from './gzip-members.js';
 import { createLineWriter, type LineWriter } from './line-writer.js';
 import type { MetricFamily } from './registry.js';
 import { familyHeader } from './text-format.js';
@@ -12,8 +13,10 @@ import { ABSENT, UNKNOWN, WALLET_FAMILIES, type LineInput, type WalletData, writ
 const CHUNK_WALLETS = 1000;
 
 /**
- * One block of watched wallets, rendered and encoded: per family of WALLET_FAMILIES, the
- * lines of these wallets. The block is kept whole while every wallet in it, its state
+ * One block of watched wallets, rendered and compressed: per family of WALLET_FAMILIES,
+ * the lines of these wallets as a gzip member. Only the member is kept: at 100,000 wallets
+ * the text is about 100 MB and its members a quarter of that, and a block's text is
+ * dropped as soon as it is compressed, so all of it is never held at once. The block is kept whole while every wallet in it, its state
  * object and its address-book name are the same as when it was rendered; when some
  * changed, each family's part is kept if its lines would come out the same (a balance
  * change re-renders the balance, seqno and lt lines of the block, not its status or info).
@@ -21,7 +24,7 @@ const CHUNK_WALLETS = 1000;
 interface Chunk {
   readonly inputs: readonly LineInput[];
   readonly testnet: boolean;
-  readonly families: readonly Buffer[];
+  readonly families: readonly GzipPart[];
 }
 
 /** Caches shared across renders: encoded blocks of output, with their wallets' encoded labels. */
@@ -67,14 +70,14 @@ function encodedLabels(wallets: readonly WatchedWallet[], previous: Chunk | unde
   return bases;
 }
 
-function renderChunk(
+async function renderChunk(
   wallets: readonly WatchedWallet[],
   books: readonly (AddressBookEntry | null)[],
   data: readonly WalletData[],
   testnet: boolean,
   previous: Chunk | undefined,
   caches: WalletSeriesCaches,
-): Chunk {
+): Promise<Chunk> {
   const bases = encodedLabels(wallets, previous, caches.writer);
   const inputs: LineInput[] = wallets.map((wallet, i) => ({
     wallet,
@@ -89,30 +92,40 @@ function renderChunk(
     previous.testnet === testnet &&
     previous.inputs.length === inputs.length &&
     inputs.every((input, i) => previous.inputs[i]?.wallet === input.wallet);
+  // Every family's new lines go into the writer's one buffer, compressed from there: no
+  // text buffer per block, and nothing written until all are compressed.
   const out = caches.writer;
-  const families = WALLET_FAMILIES.map((family, f) => {
+  const spans = WALLET_FAMILIES.map((family, f): GzipPart | [number, number] => {
     const kept = comparable ? previous.families[f] : undefined;
     if (kept !== undefined && inputs.every((input, i) => family.same(previous?.inputs[i] ?? input, input))) return kept;
+    const start = out.size();
     for (const input of inputs) family.write(out, input);
-    return out.take();
+    return [start, out.size()];
   });
-  return { inputs, testnet, families };
+  const text = out.written();
+  try {
+    const families = await Promise.all(spans.map((span) => (Array.isArray(span) ? compressPart(text.subarray(span[0], span[1])) : span)));
+    return { inputs, testnet, families };
+  } finally {
+    out.clear();
+  }
 }
 
 /**
- * The per-wallet series of one snapshot, in the text format, as encoded chunks. Pure (the
- * caches only hold what the same inputs would produce again). Wallets whose data is older
+ * The per-wallet series of one snapshot, in the text format, as gzip members (family
+ * headers included) in the order of the text. Pure (the caches only hold what the same
+ * inputs would produce again); one render at a time per caches. Wallets whose data is older
  * than maxAgeSeconds have no data series; those unknown to the upstream have only
  * `ton_wallet_status{status="unknown"}`.
  */
-export function renderWalletSeries(options: {
+export async function renderWalletSeries(options: {
   wallets: WalletsSnapshot | null;
   watchlist: readonly WatchedWallet[];
   now: number;
   maxAgeSeconds: number;
   testnet: boolean;
   caches?: WalletSeriesCaches;
-}): Buffer[] {
+}): Promise<GzipPart[]> {
   const caches = options.caches ?? createWalletSeriesCaches();
   const { watchlist, testnet } = options;
   const chunks: Chunk[] = [];
@@ -134,26 +147,25 @@ export function renderWalletSeries(options: {
         const before = previous.inputs[i];
         return before !== undefined && before.wallet === w && before.data === data[i] && before.addressBook?.user_friendly === books[i]?.user_friendly;
       });
-    chunks.push(unchanged ? previous : renderChunk(wallets, books, data, testnet, previous, caches));
+    // One block rendered and compressed before the next: its text is dropped before the next one's is written.
+    chunks.push(unchanged ? previous : await renderChunk(wallets, books, data, testnet, previous, caches));
   }
   caches.chunks = chunks;
-  const out: Buffer[] = [];
+  const out: GzipPart[] = [];
   WALLET_FAMILIES.forEach(({ family }, f) => {
-    const parts = chunks.map((c) => c.families[f] ?? EMPTY).filter((b) => b.length > 0);
+    const parts = chunks.map((c) => c.families[f]).filter((part): part is GzipPart => part !== undefined && part.length > 0);
     if (parts.length === 0) return;
     out.push(headerOf(family), ...parts);
   });
   return out;
 }
 
-const EMPTY = Buffer.alloc(0);
-
-/** Each family's HELP and TYPE lines, encoded once: the same buffer every render, so its gzip member is made once too. */
-const HEADERS = new Map<MetricFamily, Buffer>();
-function headerOf(family: MetricFamily): Buffer {
+/** Each family's HELP and TYPE lines, compressed once. */
+const HEADERS = new Map<MetricFamily, GzipPart>();
+function headerOf(family: MetricFamily): GzipPart {
   let header = HEADERS.get(family);
   if (header === undefined) {
-    header = Buffer.from(familyHeader(family));
+    header = compressSmall(Buffer.from(familyHeader(family)));
     HEADERS.set(family, header);
   }
   return header;
@@ -180,7 +192,8 @@ function createRecordLookup(records: ReadonlyMap<string, WalletRecord> | undefin
 
 /**
  * Renders the wallet series once per (snapshot, watchlist) and again only when a wallet's
- * data turns stale, never per scrape.
+ * data turns stale, never per scrape. Renders run one after the other: scrapes that come
+ * while one runs wait for it, and then find its result.
  */
 export function createWalletSeriesRenderer(settings: {
   watchlist: () => readonly WatchedWallet[];
@@ -194,32 +207,39 @@ export function createWalletSeriesRenderer(settings: {
     maxAge: number;
     testnet: boolean;
     validUntil: number;
-    text: readonly Buffer[];
+    parts: readonly GzipPart[];
   } | null = null;
+  let running: Promise<unknown> = Promise.resolve();
+  const current = (snapshot: Snapshot, now: number): readonly GzipPart[] | null =>
+    cached !== null &&
+    cached.wallets === snapshot.wallets &&
+    cached.watchlist === settings.watchlist() &&
+    cached.maxAge === settings.maxAgeSeconds() &&
+    cached.testnet === settings.testnet() &&
+    now < cached.validUntil
+      ? cached.parts
+      : null;
+  const render = async (snapshot: Snapshot, now: number): Promise<readonly GzipPart[]> => {
+    const watchlist = settings.watchlist();
+    const maxAge = settings.maxAgeSeconds();
+    const testnet = settings.testnet();
+    const parts = await renderWalletSeries({ wallets: snapshot.wallets, watchlist, now, maxAgeSeconds: maxAge, testnet, caches });
+    // The text stays right until the oldest fresh record turns stale.
+    let validUntil = Infinity;
+    for (const record of snapshot.wallets?.wallets.values() ?? []) {
+      const staleAt = staleFrom(record.fetchedAt, maxAge);
+      if (staleAt > now && staleAt < validUntil) validUntil = staleAt;
+    }
+    cached = { wallets: snapshot.wallets, watchlist, maxAge, testnet, validUntil, parts };
+    return parts;
+  };
   return {
-    render(snapshot: Snapshot, now: number): readonly Buffer[] {
-      const watchlist = settings.watchlist();
-      const maxAge = settings.maxAgeSeconds();
-      const testnet = settings.testnet();
-      if (
-        cached &&
-        cached.wallets === snapshot.wallets &&
-        cached.watchlist === watchlist &&
-        cached.maxAge === maxAge &&
-        cached.testnet === testnet &&
-        now < cached.validUntil
-      ) {
-        return cached.text;
-      }
-      const text = renderWalletSeries({ wallets: snapshot.wallets, watchlist, now, maxAgeSeconds: maxAge, testnet, caches });
-      // The text stays right until the oldest fresh record turns stale.
-      let validUntil = Infinity;
-      for (const record of snapshot.wallets?.wallets.values() ?? []) {
-        const staleAt = staleFrom(record.fetchedAt, maxAge);
-        if (staleAt > now && staleAt < validUntil) validUntil = staleAt;
-      }
-      cached = { wallets: snapshot.wallets, watchlist, maxAge, testnet, validUntil, text };
-      return text;
+    render(snapshot, now) {
+      const parts = current(snapshot, now);
+      if (parts !== null) return Promise.resolve(parts);
+      const next = running.then(() => current(snapshot, now) ?? render(snapshot, now));
+      running = next.catch(() => undefined);
+      return next;
     },
   };
 }

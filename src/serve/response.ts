@@ -3,14 +3,28 @@ export interface ServedResponse {
   readonly status: number;
   readonly headers: Readonly<Record<string, string>>;
   /** A list of buffers is written in order: pre-encoded parts are sent without copying. */
-  readonly body: string | Buffer | readonly Buffer[];
+  readonly body: string | Buffer | readonly Buffer[] | StreamedBody;
+}
+
+/**
+ * A body made as it is sent, with backpressure: the next part is asked for only once the
+ * socket took the last one. Its length is known beforehand (it is sent with Content-Length).
+ */
+export interface StreamedBody {
+  readonly length: number;
+  stream(): AsyncIterable<Buffer>;
 }
 
 /** Body length in bytes. */
 export function bodyLength(body: ServedResponse['body']): number {
   if (typeof body === 'string') return Buffer.byteLength(body);
   if (Buffer.isBuffer(body)) return body.length;
+  if (isStreamed(body)) return body.length;
   return body.reduce((sum, part) => sum + part.length, 0);
+}
+
+export function isStreamed(body: ServedResponse['body']): body is StreamedBody {
+  return typeof body === 'object' && 'stream' in body;
 }
 
 export const JSON_TYPE = 'application/json; charset=utf-8';

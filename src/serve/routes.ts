@@ -100,7 +100,7 @@ export function createRoutes(deps: RoutesDeps): ReadonlyMap<string, Route> {
           const body = await deps.metrics.render(request.acceptsGzip());
           const headers: Record<string, string> = { 'content-type': deps.metrics.contentType, vary: 'Accept-Encoding' };
           if (body.encoding === 'gzip') headers['content-encoding'] = 'gzip';
-          return { status: 200, headers, body: body.parts };
+          return { status: 200, headers, body: body.encoding === 'gzip' ? body.parts : body };
         }),
         maxInFlight: () => settings().maxMetricsRequests,
         ...(deps.onMetricsInFlight === undefined ? {} : { onInFlight: deps.onMetricsInFlight }),

@@ -1,9 +1,10 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { Readable, pipeline } from 'node:stream';
 import type { Logger } from 'pino';
 import type { WebConfig } from '../domain/web-config.js';
 import { createBasicAuth, type AuthVerdict } from './basic-auth.js';
-import { bodyLength, jsonResponse, type ServedResponse } from './response.js';
+import { bodyLength, isStreamed, jsonResponse, type ServedResponse } from './response.js';
 import { createTlsServer } from './tls.js';
 
 /**
@@ -170,7 +171,13 @@ export function createHttpServer(deps: HttpServerDeps): Server {
     res.writeHead(response.status, headers['content-length'] === undefined ? { ...headers, 'content-length': String(bodyLength(body)) } : headers);
     if (req.method === 'HEAD') res.end();
     else if (typeof body === 'string' || Buffer.isBuffer(body)) res.end(body);
-    else {
+    else if (isStreamed(body)) {
+      // One part at a time: the next is made once the socket took the last.
+      pipeline(Readable.from(body.stream(), { highWaterMark: 1 }), res, (err) => {
+        // A client that went away is not an error; a part that could not be made is (the response is cut short).
+        if (err && err.code !== 'ERR_STREAM_PREMATURE_CLOSE') logger.error({ err, endpoint }, 'streamed response failed');
+      });
+    } else {
       for (const part of body) res.write(part);
       res.end();
     }

@@ -6,5 +6,5 @@ import { measure, processingWorkload } from './processing.mjs';
 const total = Number(process.argv[2] ?? 100_000);
 const { answers, newRenderer, cycle } = processingWorkload(total, 1);
 // Building the bodies and the watchlist (as loading the watchlist would) is not measured.
-const seconds = measure(() => cycle(answers[0], undefined, newRenderer()));
+const seconds = await measure(() => cycle(answers[0], undefined, newRenderer()));
 process.stdout.write(`${JSON.stringify({ seconds })}\n`);

@@ -8,10 +8,10 @@ import { decodeWalletStates } from '../../dist/upstream/wallet-states.js';
 import { spawn } from 'node:child_process';
 import { rawAddress, walletStatesBody } from './fixtures.mjs';
 
-/** CPU seconds (user + system, all threads) that `work` takes. */
-export function measure(work) {
+/** CPU seconds (user + system, all threads: compression runs in libuv's pool) that `work` takes. */
+export async function measure(work) {
   const before = process.cpuUsage();
-  work();
+  await work();
   const used = process.cpuUsage(before);
   return (used.user + used.system) / 1e6;
 }
@@ -35,7 +35,7 @@ export function processingWorkload(total, generations = 2) {
   });
   // As in the daemon: one renderer for the process, labels cached per watched wallet.
   const newRenderer = () => createWalletSeriesRenderer({ watchlist: () => watchlist, maxAgeSeconds: () => 300, testnet: () => false });
-  const cycle = (bodies, previous, renderer) => {
+  const cycle = async (bodies, previous, renderer) => {
     const found = new Map();
     for (const b of bodies) {
       const asked = watchlist.slice(b.from, b.from + 1000).map((w) => w.raw);
@@ -44,14 +44,14 @@ export function processingWorkload(total, generations = 2) {
       matchWalletAnswer(asked, decoded.data, { fetchedAt: Date.now(), upstream: 'bench' }, previous?.wallets, found);
     }
     const snapshot = assembleWalletsSnapshot(watchlist, found, previous?.wallets, Date.now());
-    renderer.render({ queueSizes: null, wallets: snapshot }, Date.now());
+    await renderer.render({ queueSizes: null, wallets: snapshot }, Date.now());
     return snapshot;
   };
   return { answers, watchlist, newRenderer, cycle };
 }
 
 /** The in-process micro-benchmark of poll processing: states per CPU-second, nothing cached, steady, every wallet changed. */
-export function pollProcessing(total) {
+export async function pollProcessing(total) {
   const { answers: generations, newRenderer, cycle: run } = processingWorkload(total);
   const renderer = newRenderer();
   // Cycles use the process's one renderer unless given a new one; the previous cycle's
@@ -60,39 +60,39 @@ export function pollProcessing(total) {
   const [first, second] = generations;
   // A daemon runs cycle after cycle: warm up first (the code compiled, as in a daemon
   // past its first minutes).
-  cycle(first, undefined, newRenderer());
-  measure(() => first.forEach((b) => JSON.parse(b.text)));
+  await cycle(first, undefined, newRenderer());
+  const parseAll = () => first.forEach((b) => JSON.parse(b.text));
+  await measure(parseAll);
   // Baseline: JSON.parse alone, the floor of any processing.
-  const baseline = Math.min(...[0, 1, 2].map(() => measure(() => first.forEach((b) => JSON.parse(b.text)))));
+  let baseline = Infinity;
+  for (let i = 0; i < 3; i += 1) baseline = Math.min(baseline, await measure(parseAll));
   // Each kind is measured over three consecutive cycles after one of the same kind, so the
   // garbage collector's debt from one kind does not land on the other, and each cycle's
   // share of it is counted. The best of three such rounds is kept, as with the HTTP runs:
   // other tenants of this shared machine only ever add CPU time.
   const CYCLES = 3;
   const ROUNDS = 3;
-  const averaged = (work) => {
-    work();
+  const averaged = async (work) => {
+    await work();
     let best = Infinity;
     for (let round = 0; round < ROUNDS; round += 1) {
-      best = Math.min(
-        best,
-        measure(() => {
-          for (let i = 0; i < CYCLES; i += 1) work();
-        }) / CYCLES,
-      );
+      const seconds = await measure(async () => {
+        for (let i = 0; i < CYCLES; i += 1) await work();
+      });
+      best = Math.min(best, seconds / CYCLES);
     }
     return best;
   };
   // Nothing cached, as in the first cycle after a start without a snapshot: no previous
   // states to compare with, nothing rendered or encoded yet, and nothing else held
   // (measured first, before any cycle's snapshot is kept) …
-  const cold = averaged(() => cycle(first, undefined, newRenderer()));
+  const cold = await averaged(() => cycle(first, undefined, newRenderer()));
   // … the steady state: wallets that did not change keep their state and metric lines …
-  let previous = cycle(first, undefined);
-  const steady = averaged(() => (previous = cycle(first, previous)));
+  let previous = await cycle(first, undefined);
+  const steady = await averaged(async () => (previous = await cycle(first, previous)));
   // … and every wallet changed since the last cycle (generations alternate).
   let turn = 0;
-  const changed = averaged(() => (previous = cycle((turn += 1) % 2 === 1 ? second : first, previous)));
+  const changed = await averaged(async () => (previous = await cycle((turn += 1) % 2 === 1 ? second : first, previous)));
   return { total, steady: total / steady, changed: total / changed, cold: total / cold, jsonParseOnly: total / baseline };
 }
 

@@ -124,7 +124,7 @@ if (runs('calls')) {
 }
 
 if (runs('processing')) {
-  const processing = pollProcessing(100_000);
+  const processing = await pollProcessing(100_000);
   const processed = (rate) => `${fmt(rate)} ${verdict(rate >= 100_000)}`;
   console.log(
     `Poll processing, in-process micro-benchmark (parse, validate, snapshot, metrics), ${fmt(processing.total)} wallet states, states per CPU-second (target ≥ 100,000):`,

@@ -76,4 +76,20 @@ describe('line writer', () => {
     expect(first.toString()).toBe('first');
     expect(out.take().length).toBe(0);
   });
+
+  it('lends what it has written without copying, and after clear() writes over it in the same buffer', () => {
+    const out = writer();
+    out.text('one,');
+    out.text('two');
+    const lent = out.written();
+    expect(lent.toString()).toBe('one,two');
+    expect(out.size()).toBe(7);
+    out.clear();
+    expect(out.size()).toBe(0);
+    out.text('six');
+    // The same memory: what was lent now begins with the new bytes.
+    expect(lent.toString()).toBe('six,two');
+    expect(out.written().buffer).toBe(lent.buffer);
+    expect(out.take().toString()).toBe('six');
+  });
 });

@@ -1,4 +1,6 @@
+import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import type { GzipPart } from '../../src/metrics/gzip-members.js';
 import { createLineWriter } from '../../src/metrics/line-writer.js';
 import { writeTons } from '../../src/metrics/wallet-lines.js';
 import { createWalletSeriesCaches, createWalletSeriesRenderer, renderWalletSeries } from '../../src/metrics/wallet-series.js';
@@ -8,9 +10,10 @@ import type { WalletRecord } from '../../src/snapshot/types.js';
 import { ADDR, record, walletState, walletsSnapshot, watched } from '../helpers/wallets.js';
 import { rawAddress } from '../helpers/addresses.js';
 
-const text = (chunks: readonly Buffer[]) => Buffer.concat(chunks).toString('utf8');
-const samples = (chunks: readonly Buffer[]) =>
-  text(chunks)
+/** The text of rendered parts: one gzip stream of concatenated members. */
+const text = (parts: readonly GzipPart[]) => (parts.length === 0 ? '' : gunzipSync(Buffer.concat(parts.map((part) => part.gzip))).toString('utf8'));
+const samples = async (parts: Promise<readonly GzipPart[]>) =>
+  text(await parts)
     .split('\n')
     .filter((l) => l !== '' && !l.startsWith('#'));
 
@@ -31,7 +34,7 @@ describe('wallet snapshot → metrics', () => {
     expect(out.take().toString()).toBe(tons);
   });
 
-  it("exports every wallet series with the entry's labels", () => {
+  it("exports every wallet series with the entry's labels", async () => {
     const a = watched(ADDR.a, { name: 'hot-1', labels: { team: 'payments', env: 'prod' }, minBalanceTons: 100 });
     const rendered = renderWalletSeries({
       wallets: walletsSnapshot([record(ADDR.a, walletState(ADDR.a, { extra_currencies: { '100': '42' } }))]),
@@ -41,7 +44,7 @@ describe('wallet snapshot → metrics', () => {
       testnet: false,
     });
     const base = `address="${ADDR.a}",name="hot-1",env="prod",team="payments"`;
-    expect(samples(rendered)).toEqual([
+    expect(await samples(rendered)).toEqual([
       `ton_wallet_min_balance_tons{${base}} 100`,
       `ton_wallet_status{${base},status="active"} 1`,
       `ton_wallet_balance_tons{${base}} 1.5`,
@@ -52,7 +55,7 @@ describe('wallet snapshot → metrics', () => {
     ]);
   });
 
-  it('exports only status "unknown" for an account the upstream does not know, and nothing for stale data', () => {
+  it('exports only status "unknown" for an account the upstream does not know, and nothing for stale data', async () => {
     const rendered = renderWalletSeries({
       wallets: walletsSnapshot([record(ADDR.a, null), record(ADDR.b, walletState(ADDR.b), 1_000_000 - 301_000)]),
       watchlist: [watched(ADDR.a), watched(ADDR.b)],
@@ -60,12 +63,12 @@ describe('wallet snapshot → metrics', () => {
       maxAgeSeconds: 300,
       testnet: false,
     });
-    expect(samples(rendered)).toEqual([`ton_wallet_status{address="${ADDR.a}",name="0:2902",status="unknown"} 1`]);
+    expect(await samples(rendered)).toEqual([`ton_wallet_status{address="${ADDR.a}",name="0:2902",status="unknown"} 1`]);
   });
 
-  it('leaves out seqno and wallet fields for uninit accounts', () => {
+  it('leaves out seqno and wallet fields for uninit accounts', async () => {
     const state = walletState(ADDR.b, { status: 'uninit', is_wallet: false, seqno: null, wallet_type: null, wallet_id: null, code_hash: null });
-    const rendered = renderWalletSeries({
+    const rendered = await renderWalletSeries({
       wallets: walletsSnapshot([record(ADDR.b, state)]),
       watchlist: [watched(ADDR.b)],
       now: 1_000_000,
@@ -78,7 +81,7 @@ describe('wallet snapshot → metrics', () => {
     expect(text(rendered)).toMatch(/user_friendly="0Q[^"]+",wallet_type="",wallet_id=""/);
   });
 
-  it("finds every wallet's record when the snapshot is not in watchlist order", () => {
+  it("finds every wallet's record when the snapshot is not in watchlist order", async () => {
     const a = watched(ADDR.a);
     const b = watched(ADDR.b);
     const c = watched(ADDR.c);
@@ -86,28 +89,28 @@ describe('wallet snapshot → metrics', () => {
       record(ADDR.c, walletState(ADDR.c, { balance: '3000000000' })),
       record(ADDR.a, walletState(ADDR.a, { balance: '1000000000' })),
     ]);
-    const rendered = samples(renderWalletSeries({ wallets: snapshot, watchlist: [a, b, c], now: 1_000_000, maxAgeSeconds: 300, testnet: false }));
+    const rendered = await samples(renderWalletSeries({ wallets: snapshot, watchlist: [a, b, c], now: 1_000_000, maxAgeSeconds: 300, testnet: false }));
     expect(rendered.filter((l) => l.startsWith('ton_wallet_balance_tons'))).toEqual([
       `ton_wallet_balance_tons{address="${ADDR.a}",name="${a.name}"} 1`,
       `ton_wallet_balance_tons{address="${ADDR.c}",name="${c.name}"} 3`,
     ]);
   });
 
-  it('follows wallets being added, changed and removed, re-rendering only when something changed', () => {
+  it('follows wallets being added, changed and removed, re-rendering only when something changed', async () => {
     let watchlist = [watched(ADDR.a)];
     let snapshot = { queueSizes: null, wallets: walletsSnapshot([record(ADDR.a, walletState(ADDR.a))]) };
     const renderer = createWalletSeriesRenderer({ watchlist: () => watchlist, maxAgeSeconds: () => 300, testnet: () => false });
-    let previous: readonly Buffer[] | null = null;
+    let previous: readonly GzipPart[] | null = null;
     /** Renders at `at`: a new rendering after each change, and the very same one when asked again with nothing changed. */
-    const r = (at: number) => {
-      const rendered = renderer.render(snapshot, at);
+    const r = async (at: number) => {
+      const rendered = await renderer.render(snapshot, at);
       expect(rendered).not.toBe(previous);
-      expect(renderer.render(snapshot, at + 1)).toBe(rendered);
-      expect(renderer.render(snapshot, at + 250)).toBe(rendered);
+      expect(await renderer.render(snapshot, at + 1)).toBe(rendered);
+      expect(await renderer.render(snapshot, at + 250)).toBe(rendered);
       previous = rendered;
       return text(rendered);
     };
-    expect(r(1_000_000)).toContain(`ton_wallet_balance_tons{address="${ADDR.a}",name="0:2902"} 1.5`);
+    expect(await r(1_000_000)).toContain(`ton_wallet_balance_tons{address="${ADDR.a}",name="0:2902"} 1.5`);
 
     // Added
     watchlist = [watched(ADDR.a), watched(ADDR.b)];
@@ -115,21 +118,21 @@ describe('wallet snapshot → metrics', () => {
       queueSizes: null,
       wallets: walletsSnapshot([record(ADDR.a, walletState(ADDR.a)), record(ADDR.b, walletState(ADDR.b, { balance: '2000000000' }))]),
     };
-    expect(r(1_001_000)).toContain(`ton_wallet_balance_tons{address="${ADDR.b}",name="0:1111"} 2`);
+    expect(await r(1_001_000)).toContain(`ton_wallet_balance_tons{address="${ADDR.b}",name="0:1111"} 2`);
     // Changed
     snapshot = { queueSizes: null, wallets: walletsSnapshot([record(ADDR.a, walletState(ADDR.a, { balance: '1' })), record(ADDR.b, walletState(ADDR.b))]) };
-    expect(r(1_002_000)).toContain(`ton_wallet_balance_tons{address="${ADDR.a}",name="0:2902"} 0.000000001`);
+    expect(await r(1_002_000)).toContain(`ton_wallet_balance_tons{address="${ADDR.a}",name="0:2902"} 0.000000001`);
     // Removed from the watchlist: gone at once, even before the next poll prunes the snapshot.
     watchlist = [watched(ADDR.b)];
-    const removed = r(1_003_000);
+    const removed = await r(1_003_000);
     expect(removed).not.toContain(ADDR.a);
     // Turned stale: gone once maxAgeSeconds pass, and only then re-rendered.
-    expect(renderer.render(snapshot, 1_000_000 + 300_000)).toBe(previous);
-    expect(text(renderer.render(snapshot, 1_000_000 + 300_000))).toContain(ADDR.b);
-    expect(r(1_000_000 + 300_001)).not.toContain('ton_wallet_balance_tons');
+    expect(await renderer.render(snapshot, 1_000_000 + 300_000)).toBe(previous);
+    expect(text(await renderer.render(snapshot, 1_000_000 + 300_000))).toContain(ADDR.b);
+    expect(await r(1_000_000 + 300_001)).not.toContain('ton_wallet_balance_tons');
   });
 
-  it('renders with its caches byte for byte what it renders without them, through random changes', () => {
+  it('renders with its caches byte for byte what it renders without them, through random changes', async () => {
     const random = createRandom(11);
     const pick = <T>(values: readonly T[]): T => random.pick(values);
     // 2,500 wallets: three blocks, the last one partial.
@@ -183,8 +186,8 @@ describe('wallet snapshot → metrics', () => {
       if (round % 17 === 16) current = current.filter((_, i) => i !== round * 13);
       const testnet = round % 23 === 22;
       const options = { wallets: { wallets: records, fetchedAt: 1_000_000 }, watchlist: current, now: 1_000_000, maxAgeSeconds: 300, testnet };
-      const rendered = text(renderWalletSeries({ ...options, caches }));
-      expect(rendered, `round ${round}`).toBe(text(renderWalletSeries(options)));
+      const rendered = text(await renderWalletSeries({ ...options, caches }));
+      expect(rendered, `round ${round}`).toBe(text(await renderWalletSeries(options)));
       if (round === 0) expect(rendered).toContain('name="кошелёк 1005",team="t\\"1",zone="eu"');
     }
   });

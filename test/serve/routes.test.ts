@@ -7,7 +7,7 @@ import type { Route } from '../../src/serve/server.js';
 import type { QueryName } from '../../src/domain/queries.js';
 import type { Snapshot } from '../../src/snapshot/types.js';
 import { queueSnapshot } from '../helpers/fixtures.js';
-import { bodyText } from '../helpers/response.js';
+import { bodyText, readBody } from '../helpers/response.js';
 import { ADDR, record, walletState, walletsSnapshot } from '../helpers/wallets.js';
 import { healthStub } from '../helpers/health.js';
 import { createLogSink } from '../helpers/log.js';
@@ -129,7 +129,7 @@ describe('routes', () => {
     const { call } = routesWith({ snapshot: FULL, settings: SETTINGS });
     const metrics = await call('/metrics');
     expect(metrics.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);
-    expect(bodyText(metrics)).toContain('ton_out_msg_queue_size{workchain="0",shard="4000000000000000"} 2000');
+    expect((await readBody(metrics)).toString()).toContain('ton_out_msg_queue_size{workchain="0",shard="4000000000000000"} 2000');
     const post = await call('/metrics', 'POST');
     expect(post.status).toBe(405);
     expect(post.headers['allow']).toBe('GET, HEAD');
@@ -146,7 +146,7 @@ describe('routes', () => {
     // One gzip stream of concatenated members; the chain series come out byte for byte.
     const text = gunzipSync(Buffer.concat(gzipped.body as Buffer[])).toString('utf8');
     const chain = (body: string) => body.slice(0, body.indexOf('# HELP tonwatch_'));
-    expect(chain(text)).toBe(chain(bodyText(identity)));
+    expect(chain(text)).toBe(chain((await readBody(identity)).toString()));
     expect(chain(text)).toContain('ton_out_msg_queue_size{workchain="0",shard="4000000000000000"} 2000');
     expect(text).toContain('tonwatch_metrics_response_size_bytes{encoding="identity"}');
   });

@@ -139,6 +139,56 @@ describe('HTTP server', () => {
     expect(await head.text()).toBe('');
   });
 
+  it('sends a streamed body a part at a time as the client reads it, and stops making parts when the client goes away', async () => {
+    const PART = 256 * 1024;
+    const PARTS = 64;
+    let made = 0;
+    let finished = false;
+    let failing = false;
+    const stream = async function* () {
+      try {
+        for (let i = 0; i < PARTS; i += 1) {
+          if (failing && i === 3) throw new Error('part could not be made');
+          made += 1;
+          yield Buffer.alloc(PART, 97 + (i % 26));
+        }
+      } finally {
+        finished = true;
+      }
+    };
+    const t = await start([
+      ['/stream', { endpoint: 'stream', handle: () => ({ status: 200, headers: { 'content-type': 'text/plain' }, body: { length: PART * PARTS, stream } }) }],
+    ]);
+    // Whole, with its length, and nothing for HEAD.
+    const get = await fetch(`${t.url}/stream`);
+    expect(get.headers.get('content-length')).toBe(String(PART * PARTS));
+    const body = Buffer.from(await get.arrayBuffer());
+    expect(body.length).toBe(PART * PARTS);
+    expect(body[PART * 27]).toBe(98);
+    made = 0;
+    const head = await fetch(`${t.url}/stream`, { method: 'HEAD' });
+    expect(await head.text()).toBe('');
+    expect(made).toBe(0);
+
+    // A client that reads nothing: parts stop being made once the socket's buffers are full.
+    finished = false;
+    const socket = connect(t.port, '127.0.0.1', () => socket.write('GET /stream HTTP/1.1\r\nhost: x\r\n\r\n'));
+    socket.pause();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(made).toBeGreaterThan(0);
+    expect(made).toBeLessThan(PARTS);
+    socket.destroy();
+    await expect.poll(() => finished).toBe(true);
+    expect(made).toBeLessThan(PARTS);
+    expect(t.log.lines().filter((l) => l['msg'] === 'streamed response failed')).toEqual([]);
+
+    // A part that cannot be made cuts the response short, and is logged.
+    failing = true;
+    await expect(fetch(`${t.url}/stream`).then((r) => r.arrayBuffer())).rejects.toThrow();
+    await expect.poll(() => t.log.lines().find((l) => l['msg'] === 'streamed response failed')).toMatchObject({ endpoint: 'stream' });
+    expect((await fetch(`${t.url}/stream`, { method: 'HEAD' })).status).toBe(200);
+  });
+
   it('refuses headers past the bound with 431 and malformed requests with 400, both in JSON', async () => {
     const t = await start([['/a', { endpoint: 'a', handle: () => jsonResponse(200, {}) }]]);
     const huge = await rawRequest(t.port, `GET /a?${'x'.repeat(MAX_HEADER_BYTES + 10)} HTTP/1.1\r\nHost: x\r\n\r\n`);
