@@ -104,7 +104,7 @@ async function renderChunk(
   });
   const text = out.written();
   try {
-    const families = await Promise.all(spans.map((span) => (Array.isArray(span) ? compressPart(text.subarray(span[0], span[1])) : span)));
+    const families = await Promise.all(spans.map((span) => (Array.isArray(span) ? compressPart(text.subarray(span[0], span[1])) : Promise.resolve(span))));
     return { inputs, testnet, families };
   } finally {
     out.clear();
