@@ -11,7 +11,7 @@ import { createReadThrough } from './poll/read-through.js';
 import { createRoutes } from './serve/routes.js';
 import { closeServer, listen } from './serve/lifecycle.js';
 import { createHttpServer } from './serve/server.js';
-import { ageSeconds, isFresh } from './snapshot/freshness.js';
+import { ageSeconds, freshForAll, isFresh } from './snapshot/freshness.js';
 import { createSnapshotStore } from './snapshot/store.js';
 import { createQueueHistory } from './status/history.js';
 import { createUpstreamHealth } from './status/upstream-health.js';
@@ -100,10 +100,10 @@ export function createDaemon(deps: DaemonDeps): Daemon {
     self,
     store,
     status,
-    walletsLoaded: () => walletsLoaded,
+    walletPollDue,
     // Fresh persisted queue sizes (and so the lag check) wait for the first tick: polling at
-    // once would load the HTTP client while the first answers wait. The wallet poll waits
-    // for the wallets file instead.
+    // once would load the HTTP client while the first answers wait. The wallet poll at start
+    // decides once the wallets file is read (walletPollDue).
     runAtStart: (query) => query === 'wallets' || !startedFresh(query),
     lag,
     observer: {
@@ -126,6 +126,22 @@ export function createDaemon(deps: DaemonDeps): Daemon {
     } catch (err) {
       logger.error({ err }, 'could not load the persisted wallet states; starting without them');
     }
+  }
+
+  /**
+   * Whether a wallet poll is due: always, but for the poll at start when the persisted
+   * states cover the watchlist and stay fresh until the first tick (a restart does not ask
+   * the upstream again for 100,000 states it has just given).
+   */
+  async function walletPollDue(): Promise<boolean> {
+    await walletsLoaded;
+    if (walletStartDecided) return true;
+    walletStartDecided = true;
+    const until = current.scheduler.nextRunAt('wallets') ?? now();
+    const raws = current.config.watchlist.map((w) => w.raw);
+    if (!freshForAll(raws, store.current().wallets?.wallets, until, current.config.snapshot.maxAgeSeconds)) return true;
+    logger.info({ nextPollAt: new Date(until).toISOString() }, 'persisted wallet states stay fresh until the first tick; not polled at start');
+    return false;
   }
 
   /** Whether the part of `query` was loaded from disk at start and is still fresh. */
@@ -178,6 +194,8 @@ export function createDaemon(deps: DaemonDeps): Daemon {
   /** True while the persisted wallets file is being read at start. */
   let walletsLoading = false;
   let walletsLoaded: Promise<void> = Promise.resolve();
+  /** Set by the first wallet poll after start: whether it could wait was decided then. */
+  let walletStartDecided = false;
   let running = false;
   let stopping: Promise<void> | null = null;
 

@@ -39,8 +39,12 @@ export interface GenerationDeps {
   readonly self: SelfMetrics;
   readonly store: SnapshotStore;
   readonly status: PollStatus;
-  /** Resolves once the persisted wallets file has been read: the wallet poll waits for it. */
-  readonly walletsLoaded: () => Promise<void>;
+  /**
+   * Asked before each wallet poll: waits for the persisted wallets file to be read, then
+   * says whether the poll is due (false only for the poll at start, when the wallet states
+   * read from the file stay fresh until the first tick).
+   */
+  readonly walletPollDue: () => Promise<boolean>;
   /** Whether a query's poll runs at once when the scheduler starts, or waits for its first tick. */
   readonly runAtStart: (query: QueryName) => boolean;
   /** Receives every upstream request (metrics and the status page's upstream health). */
@@ -57,13 +61,19 @@ export function createGenerations(deps: GenerationDeps): (config: Config, previo
   const { logger, now, self, store, status } = deps;
   const pollLogger = logger.child({ module: 'poll' });
 
-  /** A scheduled poll: timed, its outcome recorded (unless it was cut short by a stop). */
-  function pollJob(query: QueryName, cron: string, poll: (signal: AbortSignal) => Promise<{ ok: true } | { ok: false; error: string }>): ScheduledJob {
+  /** A scheduled poll: timed, its outcome recorded (unless it was cut short by a stop, or `due` said it was not due). */
+  function pollJob(
+    query: QueryName,
+    cron: string,
+    poll: (signal: AbortSignal) => Promise<{ ok: true } | { ok: false; error: string }>,
+    due?: () => Promise<boolean>,
+  ): ScheduledJob {
     return {
       name: query,
       cron,
       runAtStart: () => deps.runAtStart(query),
       async run(signal) {
+        if (due !== undefined && !(await due())) return;
         const started = now();
         const outcome = await poll(signal);
         self.observePoll(query, (now() - started) / 1000);
@@ -109,29 +119,33 @@ export function createGenerations(deps: GenerationDeps): (config: Config, previo
     ];
     if (config.watchlist.length > 0) {
       jobs.push(
-        pollJob('wallets', config.schedule.wallets, async (signal) => {
-          await deps.walletsLoaded();
-          // One turn of the event loop first: requests that waited for the wallets file are
-          // answered before the poll loads the HTTP client and encodes its first batch.
-          await new Promise((resolve) => setImmediate(resolve));
-          return pollWallets(
-            {
-              client,
-              logger: pollLogger,
-              now,
-              watchlist: config.watchlist,
-              batchSize,
-              // The primary upstream's budget: failover is the exception.
-              concurrency: walletConcurrency(config.upstreams[0]?.rps ?? 1),
-              previous: () => store.current().wallets,
-              publish(snapshot) {
-                store.replaceWallets(snapshot);
-                persist();
+        pollJob(
+          'wallets',
+          config.schedule.wallets,
+          async (signal) => {
+            // One turn of the event loop first: requests that waited for the wallets file are
+            // answered before the poll loads the HTTP client and encodes its first batch.
+            await new Promise((resolve) => setImmediate(resolve));
+            return pollWallets(
+              {
+                client,
+                logger: pollLogger,
+                now,
+                watchlist: config.watchlist,
+                batchSize,
+                // The primary upstream's budget: failover is the exception.
+                concurrency: walletConcurrency(config.upstreams[0]?.rps ?? 1),
+                previous: () => store.current().wallets,
+                publish(snapshot) {
+                  store.replaceWallets(snapshot);
+                  persist();
+                },
               },
-            },
-            signal,
-          );
-        }),
+              signal,
+            );
+          },
+          deps.walletPollDue,
+        ),
       );
     }
     const lagCron = lagCheckCron(config.lagCheck.everySeconds);

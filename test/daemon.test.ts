@@ -38,13 +38,18 @@ describe('createDaemon: start, reload, stop', () => {
   });
 
   const daemonWith = (config: Config, logger: Logger): Daemon => createDaemon({ config, logger, now: () => Date.now(), version: 't', nodeVersion: 'v20' });
-  const configWith = (upstreamName: string, snapshotFile: string, watchlist: readonly string[] = [], queueSchedule = '* * * * * *'): Promise<Config> =>
+  const configWith = (
+    upstreamName: string,
+    snapshotFile: string,
+    watchlist: readonly string[] = [],
+    { queueSchedule = '* * * * * *', walletSchedule = '*/2 * * * * *', maxAgeSeconds = 60 } = {},
+  ): Promise<Config> =>
     configFrom(`
 listen: { host: 127.0.0.1, port: 0 }
 upstreams: [ { name: ${upstreamName}, url: "${sim.url}", rps: 100, timeoutMs: 2000 } ]
-schedule: { queueSizes: "${queueSchedule}", wallets: "*/2 * * * * *" }
+schedule: { queueSizes: "${queueSchedule}", wallets: "${walletSchedule}" }
 retry: { attempts: 1, baseDelayMs: 10, maxDelayMs: 50 }
-snapshot: { file: "${join(dir, snapshotFile)}", maxAgeSeconds: 60 }
+snapshot: { file: "${join(dir, snapshotFile)}", maxAgeSeconds: ${maxAgeSeconds} }
 watchlist: [${watchlist.map((a) => `{ address: "${a}" }`).join(', ')}]
 log: { level: debug }
 `);
@@ -128,7 +133,7 @@ log: { level: debug }
     const before = v2Asked();
 
     // Queue sizes due once a year: only a poll at start could ask for them.
-    const config = await configWith('sim', 'snapshot.json', watchlist, '0 0 0 1 1 *');
+    const config = await configWith('sim', 'snapshot.json', watchlist, { queueSchedule: '0 0 0 1 1 *' });
     daemon = daemonWith(config, createLogSink().logger);
     const url = `http://127.0.0.1:${(await daemon.start()).port}`;
     expect((await text(`${url}/api/v2/getOutMsgQueueSizes`)).status).toBe(200);
@@ -138,6 +143,36 @@ log: { level: debug }
 
     await daemon.applyConfig(config);
     await eventually(async () => (v2Asked() === before + 1 ? true : undefined), 10_000, 'the poll after a reload');
+  });
+
+  it('does not poll at start persisted wallet states that cover the watchlist and stay fresh until the first tick; polls at once for a wallet they miss', async () => {
+    const accounts = sim.sim.wallets.accounts().map((a) => a.raw);
+    const watchlist = accounts.slice(0, 3);
+    const first = daemonWith(await configWith('sim', 'snapshot.json', watchlist), createLogSink().logger);
+    const firstUrl = `http://127.0.0.1:${(await first.start()).port}`;
+    await eventually(async () => ((await text(`${firstUrl}/readyz`)).status === 200 ? true : undefined), 10_000, 'ready');
+    await first.stop();
+    const walletsAsked = () => sim.sim.http.requestsByPath()['/api/v3/walletStates'] ?? 0;
+    const before = walletsAsked();
+    const yearlyQueueHourlyWallets = { queueSchedule: '0 0 0 1 1 *', walletSchedule: '0 0 * * * *', maxAgeSeconds: 7200 };
+
+    // Wallets due once an hour: the persisted states (2 h max age) stay fresh until then.
+    const log = createLogSink();
+    daemon = daemonWith(await configWith('sim', 'snapshot.json', watchlist, yearlyQueueHourlyWallets), log.logger);
+    const url = `http://127.0.0.1:${(await daemon.start()).port}`;
+    const notPolled = 'persisted wallet states stay fresh until the first tick; not polled at start';
+    await eventually(async () => (log.lines().some((l) => l['msg'] === notPolled) ? true : undefined), 10_000, 'the decision at start');
+    const served = await text(`${url}/api/v3/walletStates?address=${watchlist.join(',')}`);
+    expect(JSON.parse(served.body).wallets).toHaveLength(3);
+    expect(walletsAsked()).toBe(before);
+    await daemon.stop();
+
+    // One more watched wallet, not in the file: polled at start.
+    const fourth = createLogSink();
+    daemon = daemonWith(await configWith('sim', 'snapshot.json', accounts.slice(0, 4), yearlyQueueHourlyWallets), fourth.logger);
+    await daemon.start();
+    await eventually(async () => (walletsAsked() > before ? true : undefined), 10_000, 'the wallet poll at start');
+    expect(fourth.lines().some((l) => l['msg'] === notPolled)).toBe(false);
   });
 
   it('stops: persists, closes the server, and a second stop is the same stop', async () => {

@@ -17,3 +17,17 @@ export function staleFrom(fetchedAt: number, maxAgeSeconds: number): number {
 export function isFresh(fetchedAt: number, now: number, maxAgeSeconds: number): boolean {
   return now < staleFrom(fetchedAt, maxAgeSeconds);
 }
+
+/** Whether every watched raw address has a record that is still fresh at `until`. */
+export function freshForAll(
+  raws: Iterable<string>,
+  records: ReadonlyMap<string, { readonly fetchedAt: number }> | undefined,
+  until: number,
+  maxAgeSeconds: number,
+): boolean {
+  for (const raw of raws) {
+    const record = records?.get(raw);
+    if (record === undefined || !isFresh(record.fetchedAt, until, maxAgeSeconds)) return false;
+  }
+  return true;
+}
