@@ -86,8 +86,7 @@ export async function loadConfig(path: string | null, deps: ConfigLoadDeps, over
       problems.push({ path: `watchlistFiles.${i}`, message: `cannot read ${listFile}: ${errorMessage(cause)}` });
       continue;
     }
-    // Appended in place: spreading 150,000 lines into push() overflows the stack.
-    for (const source of parseWatchlistFile(listFile, text, problems)) sources.push(source);
+    sources.push(parseWatchlistFile(listFile, text, problems));
   }
   const upstreams: UpstreamSettings[] = [];
   for (const [i, upstream] of file.upstreams.entries()) {

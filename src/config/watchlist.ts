@@ -8,16 +8,26 @@ export interface FileLine {
   readonly line: number;
 }
 
-export interface WatchlistSource {
+/** An entry of the config's `watchlist:` list, with its config path (`watchlist.3`). */
+export interface ListedSource {
   readonly entry: WatchlistEntry;
-  /**
-   * Where the entry came from, for messages: a config path (`watchlist.3`) or a file line,
-   * made into text (`wallets.txt:12`) only when a message needs it.
-   */
-  readonly origin: string | FileLine;
-  /** The canonical key, already parsed (files), so the address is not parsed twice. */
-  readonly raw?: string;
+  readonly origin: string;
 }
+
+/**
+ * A watchlist file, parsed: its wallets already made (and frozen) in file order, with the
+ * line each came from and whether the line named it. A file may hold 100,000 lines: one
+ * object per line, not an entry, an origin and a source each.
+ */
+export interface FileSource {
+  readonly file: string;
+  readonly wallets: readonly WatchedWallet[];
+  readonly lines: readonly number[];
+  /** 1 where the line gave a name (`address,name`), 0 where the name is the address. */
+  readonly named: Uint8Array;
+}
+
+export type WatchlistSource = ListedSource | FileSource;
 
 /** `watchlist.3`, or `wallets.txt:12`. */
 export function originText(origin: string | FileLine): string {
@@ -33,8 +43,10 @@ const NO_LABELS: Readonly<Record<string, string>> = Object.freeze({});
  * A loop over the text rather than split and regexes: a file may hold 100,000 lines, read
  * at every start and reload.
  */
-export function parseWatchlistFile(file: string, text: string, problems: ConfigProblem[]): WatchlistSource[] {
-  const sources: WatchlistSource[] = [];
+export function parseWatchlistFile(file: string, text: string, problems: ConfigProblem[]): FileSource {
+  const wallets: WatchedWallet[] = [];
+  const lines: number[] = [];
+  const named: number[] = [];
   let line = 0;
   // The next '#' at or after the line's start, found again only once passed (one scan of the text in all).
   let hash = -2;
@@ -60,49 +72,70 @@ export function parseWatchlistFile(file: string, text: string, problems: ConfigP
       }
       raw = parsed.value.raw;
     }
-    sources.push({ origin: { file, line }, raw, entry: name === '' ? { address, labels: NO_LABELS } : { address, labels: NO_LABELS, name } });
+    wallets.push(watchedWallet(raw, name === '' ? address : name, NO_LABELS, undefined));
+    lines.push(line);
+    named.push(name === '' ? 0 : 1);
   }
-  return sources;
+  return { file, wallets, lines, named: Uint8Array.from(named) };
+}
+
+/** A watched wallet, frozen; its labels must be frozen already. Every one is made here, so all share one shape. */
+function watchedWallet(raw: string, name: string, labels: Readonly<Record<string, string>>, minBalanceTons: number | undefined): WatchedWallet {
+  return Object.freeze({ raw, name, labels, minBalanceTons });
 }
 
 /**
  * Merges the watchlist sources into one list keyed by canonical address, in first-seen
  * order. A duplicate (the same account in any form) is merged into the first entry: the
  * first name and threshold win, labels are united; each merge is reported as a warning.
- * Each watched wallet and its labels are frozen as they are made.
+ * Each watched wallet and its labels are frozen as they are made; a file's wallets are
+ * taken as they are unless merged.
  */
 export function buildWatchlist(sources: readonly WatchlistSource[], warnings: string[]): WatchedWallet[] {
-  /** Index into `wallets` (and `origins`, `named`) of each canonical address. */
+  /** Index into `wallets` (and `named`, `firstSeen`) of each canonical address. */
   const byRaw = new Map<string, number>();
   const wallets: WatchedWallet[] = [];
-  const origins: (string | FileLine)[] = [];
   const named: boolean[] = [];
-  for (const { entry, origin, raw: known } of sources) {
-    let raw = known;
-    if (raw === undefined) {
+  /** Where each wallet was first seen: a config path, or a file source and the index of its line. */
+  const firstSeen: (string | FileSource)[] = [];
+  const firstIndex: number[] = [];
+  const originAt = (at: number): string => {
+    const source = firstSeen[at] ?? '';
+    return typeof source === 'string' ? source : `${source.file}:${source.lines[firstIndex[at] ?? 0] ?? 0}`;
+  };
+  const add = (wallet: WatchedWallet, hasName: boolean, source: string | FileSource, index: number): void => {
+    const at = byRaw.get(wallet.raw);
+    if (at === undefined) {
+      byRaw.set(wallet.raw, wallets.length);
+      wallets.push(wallet);
+      named.push(hasName);
+      firstSeen.push(source);
+      firstIndex.push(index);
+      return;
+    }
+    const origin = typeof source === 'string' ? source : `${source.file}:${source.lines[index] ?? 0}`;
+    warnings.push(`${origin}: duplicate of ${originAt(at)} (${wallet.raw}); merged`);
+    const kept = wallets[at] as WatchedWallet;
+    const takeName = !named[at] && hasName;
+    named[at] ||= takeName;
+    wallets[at] = watchedWallet(
+      kept.raw,
+      takeName ? wallet.name : kept.name,
+      Object.freeze({ ...wallet.labels, ...kept.labels }),
+      kept.minBalanceTons ?? wallet.minBalanceTons,
+    );
+  };
+  for (const source of sources) {
+    if ('entry' in source) {
+      const { entry } = source;
       const parsed = parseAddress(entry.address);
-      if (!parsed.ok) continue; // reported by the schema or the file parser
-      raw = parsed.value.raw;
+      if (!parsed.ok) continue; // reported by the schema
+      const labels = Object.isFrozen(entry.labels) ? entry.labels : Object.freeze({ ...entry.labels });
+      add(watchedWallet(parsed.value.raw, entry.name ?? entry.address.trim(), labels, entry.minBalanceTons), entry.name !== undefined, source.origin, 0);
+    } else {
+      const { wallets: fileWallets, named: fileNamed } = source;
+      for (let i = 0; i < fileWallets.length; i += 1) add(fileWallets[i] as WatchedWallet, fileNamed[i] === 1, source, i);
     }
-    const at = byRaw.get(raw);
-    if (at !== undefined) {
-      warnings.push(`${originText(origin)}: duplicate of ${originText(origins[at] ?? '')} (${raw}); merged`);
-      const kept = wallets[at] as WatchedWallet;
-      const takeName = !named[at] && entry.name !== undefined;
-      named[at] ||= takeName;
-      wallets[at] = Object.freeze({
-        ...kept,
-        name: takeName && entry.name !== undefined ? entry.name : kept.name,
-        labels: Object.freeze({ ...entry.labels, ...kept.labels }),
-        minBalanceTons: kept.minBalanceTons ?? entry.minBalanceTons,
-      });
-      continue;
-    }
-    byRaw.set(raw, wallets.length);
-    origins.push(origin);
-    named.push(entry.name !== undefined);
-    const labels = Object.isFrozen(entry.labels) ? entry.labels : Object.freeze({ ...entry.labels });
-    wallets.push(Object.freeze({ raw, name: entry.name ?? entry.address.trim(), labels, minBalanceTons: entry.minBalanceTons }));
   }
   return wallets;
 }

@@ -6,8 +6,15 @@ import { parseAddress } from '../../src/ton/address.js';
 import { rawAddress } from '../helpers/addresses.js';
 
 /** The file format as plainly as it can be read: split into lines, cut at '#', trim, cut at ','. */
-function reference(file: string, text: string): { sources: { line: string; address: string; name?: string }[]; problems: ConfigProblem[] } {
-  const sources: { line: string; address: string; name?: string }[] = [];
+interface ReadLine {
+  line: string;
+  raw: string;
+  name: string;
+  named: boolean;
+}
+
+function reference(file: string, text: string): { sources: ReadLine[]; problems: ConfigProblem[] } {
+  const sources: ReadLine[] = [];
   const problems: ConfigProblem[] = [];
   text.split(/\r?\n/).forEach((line, index) => {
     const content = (line.split('#', 1)[0] ?? '').trim();
@@ -15,11 +22,13 @@ function reference(file: string, text: string): { sources: { line: string; addre
     const comma = content.indexOf(',');
     const address = (comma === -1 ? content : content.slice(0, comma)).trim();
     const name = comma === -1 ? '' : content.slice(comma + 1).trim();
-    if (!parseAddress(address).ok) {
+    const parsed = parseAddress(address);
+    if (!parsed.ok) {
       problems.push({ path: `${file}:${index + 1}`, message: expect.stringContaining(`invalid address "${address}"`) });
       return;
     }
-    sources.push({ line: `${file}:${index + 1}`, address, ...(name === '' ? {} : { name }) });
+    // A line without a name is named by its address as written.
+    sources.push({ line: `${file}:${index + 1}`, raw: parsed.value.raw, name: name === '' ? address : name, named: name !== '' });
   });
   return { sources, problems };
 }
@@ -42,9 +51,15 @@ describe('watchlist files', () => {
       const expected = reference('w.txt', text);
       expect(problems, text).toEqual(expected.problems);
       expect(
-        parsed.map((s) => ({ line: originText(s.origin), address: s.entry.address, ...(s.entry.name === undefined ? {} : { name: s.entry.name }) })),
+        parsed.wallets.map((w, i) => ({
+          line: originText({ file: parsed.file, line: parsed.lines[i] ?? 0 }),
+          raw: w.raw,
+          name: w.name,
+          named: parsed.named[i] === 1,
+        })),
         text,
       ).toEqual(expected.sources);
+      parsed.wallets.forEach((w) => expect(Object.isFrozen(w)).toBe(true));
     }
   });
 
@@ -52,7 +67,7 @@ describe('watchlist files', () => {
     const wallets = buildWatchlist(
       [
         { entry: { address: rawAddress(1), labels: { team: 'a' } }, origin: 'watchlist.0' },
-        { entry: { address: rawAddress(1), labels: { tier: 'hot' }, name: 'late' }, origin: { file: 'w.txt', line: 4 } },
+        { entry: { address: rawAddress(1), labels: { tier: 'hot' }, name: 'late' }, origin: 'watchlist.1' },
       ],
       [],
     );
@@ -60,5 +75,22 @@ describe('watchlist files', () => {
     expect(Object.isFrozen(wallets[0])).toBe(true);
     expect(Object.isFrozen(wallets[0]?.labels)).toBe(true);
     expect(wallets[0]).toMatchObject({ name: 'late', labels: { team: 'a', tier: 'hot' } });
+  });
+
+  it("merges a later file's line into an earlier file's: the first name given wins, and the warning gives both lines", () => {
+    const problems: ConfigProblem[] = [];
+    const first = parseWatchlistFile('a.txt', `# list a\n\n${rawAddress(1)}\n${rawAddress(2)},two\n`, problems);
+    const second = parseWatchlistFile('b.txt', `${rawAddress(1)}, one\n${rawAddress(2)},deux\n`, problems);
+    const warnings: string[] = [];
+    const wallets = buildWatchlist([first, second], warnings);
+    expect(problems).toEqual([]);
+    expect(wallets.map((w) => [w.raw, w.name])).toEqual([
+      [rawAddress(1), 'one'],
+      [rawAddress(2), 'two'],
+    ]);
+    expect(wallets.every((w) => Object.isFrozen(w))).toBe(true);
+    expect(warnings).toEqual([`b.txt:1: duplicate of a.txt:3 (${rawAddress(1)}); merged`, `b.txt:2: duplicate of a.txt:4 (${rawAddress(2)}); merged`]);
+    // Unmerged, a file's wallets are taken as they are.
+    expect(buildWatchlist([first], [])[1]).toBe(first.wallets[1]);
   });
 });
