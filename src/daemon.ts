@@ -137,9 +137,10 @@ export function createDaemon(deps: DaemonDeps): Daemon {
     await walletsLoaded;
     if (walletStartDecided) return true;
     walletStartDecided = true;
+    // Requests that waited for the wallets file go first.
+    await new Promise((resolve) => setImmediate(resolve));
     const until = current.scheduler.nextRunAt('wallets') ?? now();
-    const raws = current.config.watchlist.map((w) => w.raw);
-    if (!freshForAll(raws, store.current().wallets?.wallets, until, current.config.snapshot.maxAgeSeconds)) return true;
+    if (!freshForAll(current.config.watchlist, store.current().wallets?.wallets, until, current.config.snapshot.maxAgeSeconds)) return true;
     logger.info({ nextPollAt: new Date(until).toISOString() }, 'persisted wallet states stay fresh until the first tick; not polled at start');
     return false;
   }

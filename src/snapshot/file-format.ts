@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import type { ZodSafeParseResult } from 'zod';
 import { isObject, isPlainRecord, walletFieldsShape, WALLET_FIELD_CHECKS } from '../domain/wallet-field-checks.js';
-import { WALLET_STATE_FIELDS } from '../domain/wallet-state.js';
+import { WALLET_STATE_FIELDS, type WalletFieldName } from '../domain/wallet-state.js';
 import type { WalletRecord } from './types.js';
 
 /**
@@ -113,23 +113,61 @@ export function walletRowLine(record: WalletRecord): string {
   return JSON.stringify(row);
 }
 
-/** Indexes of the state columns whose values repeat across wallets (code hash, status, wallet type). */
-const SHARED_STATE_COLUMNS = new Set(['code_hash', 'status', 'wallet_type'].map((name) => STATE_KEYS.indexOf(name)));
-const ADDRESS_COLUMN = STATE_KEYS.indexOf('address');
+/** Each state field's column in a record line's state array. */
+const COLUMN = Object.fromEntries(STATE_KEYS.map((name, i) => [name, i])) as Record<WalletFieldName, number>;
 
 /**
  * Strings seen before, to keep one copy of each: JSON.parse makes a new string for every
  * value, and 100,000 wallets repeat a few code hashes, statuses, wallet types and upstream
  * names. Used for one load, then dropped.
  */
-export type StringPool = Map<string, string>;
-const pooled = (pool: StringPool, value: unknown): unknown => {
+export interface StringPool {
+  readonly seen: Map<string, string>;
+  /** The last value kept for each pooled column: wallets in a row mostly repeat it, and comparing costs less than hashing. */
+  readonly last: (string | undefined)[];
+}
+
+export function createStringPool(): StringPool {
+  return { seen: new Map(), last: [] };
+}
+
+const pooled = (pool: StringPool, column: number, value: unknown): unknown => {
   if (typeof value !== 'string') return value;
-  const known = pool.get(value);
-  if (known !== undefined) return known;
-  pool.set(value, value);
-  return value;
+  const last = pool.last[column];
+  if (value === last) return last;
+  let known = pool.seen.get(value);
+  if (known === undefined) {
+    known = value;
+    pool.seen.set(value, value);
+  }
+  pool.last[column] = known;
+  return known;
 };
+/** Pool columns: the upstream's, after the state's. */
+const UPSTREAM_POOL = STATE_KEYS.length;
+
+/**
+ * A state as walletStateSchema makes it, from its columns: one object literal, its keys
+ * in WALLET_STATE_FIELDS order (a test holds the two together; a field missing here does
+ * not compile). The address repeats the record's raw key: the same string is kept.
+ */
+function stateOfRow(row: readonly unknown[], raw: unknown, pool: StringPool): Record<WalletFieldName, unknown> {
+  const address = row[COLUMN.address];
+  return {
+    address: address === raw ? raw : address,
+    balance: row[COLUMN.balance],
+    code_hash: pooled(pool, COLUMN.code_hash, row[COLUMN.code_hash]),
+    extra_currencies: row[COLUMN.extra_currencies],
+    is_signature_allowed: row[COLUMN.is_signature_allowed],
+    is_wallet: row[COLUMN.is_wallet],
+    last_transaction_hash: row[COLUMN.last_transaction_hash],
+    last_transaction_lt: row[COLUMN.last_transaction_lt],
+    seqno: row[COLUMN.seqno],
+    status: pooled(pool, COLUMN.status, row[COLUMN.status]),
+    wallet_id: row[COLUMN.wallet_id],
+    wallet_type: pooled(pool, COLUMN.wallet_type, row[COLUMN.wallet_type]),
+  };
+}
 
 /**
  * A record line, parsed, as the record it holds; or why not. The record is what
@@ -143,17 +181,12 @@ export function decodeWalletRow(row: unknown, pool: StringPool): { ok: true; rec
   let state: unknown = stateRow;
   if (Array.isArray(stateRow)) {
     if (stateRow.length !== STATE_KEYS.length) return { ok: false, problem: `state: not an array of the ${STATE_KEYS.length} fields` };
-    const built: Record<string, unknown> = {};
-    STATE_KEYS.forEach((key, i) => {
-      const value: unknown = stateRow[i];
-      built[key] = i === ADDRESS_COLUMN && value === raw ? raw : SHARED_STATE_COLUMNS.has(i) ? pooled(pool, value) : value;
-    });
-    state = built;
+    state = stateOfRow(stateRow, raw, pool);
   }
   const record: Record<string, unknown> =
     row.length === 6
-      ? { raw, state, addressBook, metadata, fetchedAt, upstream: pooled(pool, upstream) }
-      : { raw, state, addressBook, fetchedAt, upstream: pooled(pool, upstream) };
+      ? { raw, state, addressBook, metadata, fetchedAt, upstream: pooled(pool, UPSTREAM_POOL, upstream) }
+      : { raw, state, addressBook, fetchedAt, upstream: pooled(pool, UPSTREAM_POOL, upstream) };
   // The record was built here, its keys in the schema's order: only the values need checking.
   if (isRowAsParsed(raw, fetchedAt, upstream, stateRow, addressBook)) return { ok: true, record: record as unknown as WalletRecord };
   const parsed = walletRecordSchema.safeParse(record);

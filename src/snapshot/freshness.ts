@@ -18,15 +18,16 @@ export function isFresh(fetchedAt: number, now: number, maxAgeSeconds: number): 
   return now < staleFrom(fetchedAt, maxAgeSeconds);
 }
 
-/** Whether every watched raw address has a record that is still fresh at `until`. */
+/** Whether every watched wallet has a record that is still fresh at `until`. */
 export function freshForAll(
-  raws: Iterable<string>,
+  watchlist: readonly { readonly raw: string }[],
   records: ReadonlyMap<string, { readonly fetchedAt: number }> | undefined,
   until: number,
   maxAgeSeconds: number,
 ): boolean {
-  for (const raw of raws) {
-    const record = records?.get(raw);
+  if (records === undefined) return watchlist.length === 0;
+  for (const { raw } of watchlist) {
+    const record = records.get(raw);
     if (record === undefined || !isFresh(record.fetchedAt, until, maxAgeSeconds)) return false;
   }
   return true;

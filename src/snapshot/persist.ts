@@ -1,6 +1,15 @@
 import type { Logger } from 'pino';
 import { readIfPresent, setAside, writeAtomically } from './atomic-file.js';
-import { decodeQueueFile, decodeWalletRow, decodeWalletsFirstLine, FORMAT, VERSION, walletRowLine, walletsHeaderLine, type StringPool } from './file-format.js';
+import {
+  createStringPool,
+  decodeQueueFile,
+  decodeWalletRow,
+  decodeWalletsFirstLine,
+  FORMAT,
+  VERSION,
+  walletRowLine,
+  walletsHeaderLine,
+} from './file-format.js';
 import type { QueueSizesSnapshot, Snapshot, WalletRecord, WalletsSnapshot } from './types.js';
 
 /**
@@ -73,7 +82,7 @@ async function decodeWalletsBytes(bytes: Buffer): Promise<{ ok: true; wallets: W
     return { ok: true, wallets: { fetchedAt, wallets: new Map(records.map((r) => [r.raw, r as WalletRecord])) } };
   }
   const records = new Map<string, WalletRecord>();
-  const pool: StringPool = new Map();
+  const pool = createStringPool();
   let line = 1;
   let rows = 0;
   for (let start = end + 1; start < bytes.length; start = end + 1) {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { WALLET_STATE_FIELDS } from '../../src/domain/wallet-state.js';
 import {
+  createStringPool,
   decodeWalletRow,
   decodeWalletsFile,
   decodeWalletsFileQuickly,
@@ -213,7 +214,7 @@ describe('wallets file, version 3 record lines', () => {
 
   it('writes each record so that it reads back as the zod schema reads the record', () => {
     for (const [i, record] of FILE.wallets.records.entries()) {
-      const decoded = decodeWalletRow(rowsOfFile[i], new Map());
+      const decoded = decodeWalletRow(rowsOfFile[i], createStringPool());
       expect(decoded).toStrictEqual({ ok: true, record: walletRecordSchema.parse(clone(record)) });
     }
   });
@@ -223,7 +224,7 @@ describe('wallets file, version 3 record lines', () => {
     for (const [name, row] of rowMutations()) {
       cases += 1;
       const reference = walletRecordSchema.safeParse(objectOf(clone(row)));
-      const decoded = decodeWalletRow(clone(row), new Map());
+      const decoded = decodeWalletRow(clone(row), createStringPool());
       expect(decoded.ok, name).toBe(reference.success);
       if (decoded.ok && reference.success) {
         expect(decoded.record, name).toStrictEqual(reference.data);
@@ -231,7 +232,7 @@ describe('wallets file, version 3 record lines', () => {
       }
     }
     expect(cases).toBeGreaterThan(400);
-    expect(decodeWalletRow([1, 2], new Map())).toMatchObject({ ok: false, problem: expect.stringMatching(/5 or 6 columns/) });
-    expect(decodeWalletRow(['0:AB', 1, 'x', [1, 2], null], new Map())).toMatchObject({ ok: false, problem: expect.stringMatching(/12 fields/) });
+    expect(decodeWalletRow([1, 2], createStringPool())).toMatchObject({ ok: false, problem: expect.stringMatching(/5 or 6 columns/) });
+    expect(decodeWalletRow(['0:AB', 1, 'x', [1, 2], null], createStringPool())).toMatchObject({ ok: false, problem: expect.stringMatching(/12 fields/) });
   });
 });
