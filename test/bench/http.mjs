@@ -4,16 +4,15 @@
 // process. Each side is run `rounds` times, alternating, and its best run kept: neighbours
 // on a shared machine only ever take CPU away.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { exited, freePort, getWhenUp, persistedDataDir, spawnTonwatch, wrk } from './support.mjs';
+import { benchDir, exited, freePort, getWhenUp, persistedDataDir, spawnTonwatch, wrk } from './support.mjs';
 
 const query = (addresses) => addresses.map((a) => `address=${encodeURIComponent(a)}`).join('&');
 
 /** Starts the bare server on `answers` ([{ path, acceptEncoding, headers, body }]); resolves with its process. */
 async function startBare(answers) {
-  const dir = mkdtempSync(join(tmpdir(), 'tonwatch-bench-bare-'));
+  const dir = benchDir('tonwatch-bench-bare-');
   const list = answers.map(({ path, acceptEncoding, headers, body }, i) => {
     const bodyFile = join(dir, `body-${i}`);
     writeFileSync(bodyFile, body);

@@ -2,17 +2,16 @@
 // PATH (default the v2 endpoint; with `gzip`, asking for a gzip body) under wrk's load, on a persisted snapshot of 10,000 wallets;
 // prints the functions with the most self time, as the README's profile tables show them.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { exited, freePort, getWhenUp, MAIN, NODE_FLAGS, persistedDataDir, wrk } from './support.mjs';
+import { benchDir, exited, freePort, getWhenUp, MAIN, NODE_FLAGS, persistedDataDir, wrk } from './support.mjs';
 
 const path = process.argv[2] ?? '/api/v2/getOutMsgQueueSizes';
 const headers = process.argv[3] === 'gzip' ? { 'accept-encoding': 'gzip' } : {};
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const port = await freePort();
 const data = await persistedDataDir(10_000, port);
-const profiles = mkdtempSync(join(tmpdir(), 'tonwatch-profile-'));
+const profiles = benchDir('tonwatch-profile-');
 const daemon = spawn(process.execPath, [...NODE_FLAGS, '--cpu-prof', '--cpu-prof-dir', profiles, MAIN, '--config', data.config], { stdio: 'ignore' });
 const url = `http://127.0.0.1:${port}${path}`;
 while ((await getWhenUp(url, headers)).status !== 200) await new Promise((r) => setTimeout(r, 20));

@@ -1,7 +1,7 @@
 // What the benchmarks share: the real tonwatch process, a persisted snapshot to start it
 // on, the load generator (wrk, in its own process), and readings from /proc. Loopback only.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -55,6 +55,15 @@ export function spawnTonwatch(args, ready) {
 /** Resolves with the exit code once the child exits. */
 export const exited = (child) => (child.exitCode !== null ? Promise.resolve(child.exitCode) : new Promise((resolve) => child.once('exit', resolve)));
 
+/** Folders made by this run, removed when it exits: a 100,000-wallet folder is about 50 MB. */
+const madeDirs = [];
+process.once('exit', () => madeDirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+export function benchDir(prefix) {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  madeDirs.push(dir);
+  return dir;
+}
+
 /**
  * A folder with everything `tonwatch --config <dir>/tonwatch.yml` needs to start on a
  * persisted snapshot of `wallets` watched wallets: the two snapshot files (fetched now,
@@ -62,7 +71,7 @@ export const exited = (child) => (child.exitCode !== null ? Promise.resolve(chil
  * but the persisted snapshot is served while the real scheduler keeps ticking.
  */
 export async function persistedDataDir(wallets, port) {
-  const dir = mkdtempSync(join(tmpdir(), 'tonwatch-bench-'));
+  const dir = benchDir('tonwatch-bench-');
   const now = Date.now();
   const records = new Map();
   for (let from = 0; from < wallets; from += 1000) {
@@ -95,7 +104,7 @@ export async function persistedDataDir(wallets, port) {
  * as the config's schedule line, debug logs (the benchmarks read the cycle ends from them).
  */
 export async function simulatorSetup(wallets, simArgs, { rps, schedule }) {
-  const dir = mkdtempSync(join(tmpdir(), 'tonwatch-bench-sim-'));
+  const dir = benchDir('tonwatch-bench-sim-');
   const simPort = await freePort();
   const sim = await spawnTonwatch(['simulate', '--port', String(simPort), '--accounts', String(wallets), '--seed', '5', ...simArgs], /listening/);
   const accounts = await (await fetch(`http://127.0.0.1:${simPort}/_sim/accounts`)).json();
