@@ -10,17 +10,24 @@ import type { WalletRecord } from './types.js';
  * allocates nothing), and anything that check cannot vouch for goes to zod, which decides
  * and words the error. A property test holds the two to agreeing.
  *
- * The queue-size file is version 2: one JSON document. The wallets file is version 3:
+ * The queue-size file is version 2: one JSON document. The wallets file is version 4:
  * JSON lines, a header line then one line per record, each record an array of columns
  * (WALLET_COLUMNS; its state an array of the twelve fields): no key repeated 100,000
  * times, and read a line at a time, so loading never holds the whole file as one string
- * or the whole file's objects at once. Version 2 wallets files (one document of
- * objects) are still read; they are rewritten as version 3 at the next wallet cycle.
+ * or the whole file's objects at once. Values that repeat across wallets (the upstream,
+ * code hash, status, wallet type, and the address book entry's fields beyond
+ * user_friendly and domain) are written in full once and then as the number of that
+ * first writing (references count up from 0 in file order); a state's address equal to
+ * the record's key is written as null. Version 3 files (the same without references)
+ * and version 2 files (one document of objects) are still read; either is rewritten as
+ * version 4 at the next wallet cycle.
  */
 
 export const FORMAT = 'tonwatch-snapshot';
 export const VERSION = 2;
-export const WALLETS_VERSION = 3;
+export const WALLETS_VERSION = 4;
+/** Wallets file versions read as JSON lines. */
+const LINE_VERSIONS = [3, 4] as const;
 /** A record line's columns, in order; `metadata` is left off when there is none. */
 export const WALLET_COLUMNS = ['raw', 'fetchedAt', 'upstream', 'state', 'addressBook', 'metadata'] as const;
 
@@ -75,11 +82,13 @@ export function decodeWalletsFile(value: unknown): ZodSafeParseResult<WalletsFil
 }
 
 const STATE_KEYS: readonly string[] = WALLET_STATE_FIELDS.map((field) => field.name);
+/** Each state field's column in a record line's state array. */
+const COLUMN = Object.fromEntries(STATE_KEYS.map((name, i) => [name, i])) as Record<WalletFieldName, number>;
 
-/** The header line of a version 3 wallets file: what follows it, and how many records. */
+/** The header line of a version 3 or 4 wallets file: what follows it, and how many records. */
 const walletsHeaderSchema = z.object({
   format: z.literal(FORMAT),
-  version: z.literal(WALLETS_VERSION),
+  version: z.literal(LINE_VERSIONS),
   part: z.literal('wallets'),
   fetchedAt: z.number(),
   records: z.number().int().nonnegative(),
@@ -93,28 +102,107 @@ export function walletsHeaderLine(fetchedAt: number, records: number): string {
 }
 
 /**
- * The first line of a wallets file, parsed: a version 3 header, or a whole version 2 file
+ * The first line of a wallets file, parsed: a version 3 or 4 header, or a whole version 2 file
  * (written on one line). Throws on a line that is not JSON.
  */
-export function decodeWalletsFirstLine(value: unknown): { version: 3; header: WalletsHeader } | { version: 2; file: WalletsFile } | { problem: string } {
+export function decodeWalletsFirstLine(value: unknown): { version: 3 | 4; header: WalletsHeader } | { version: 2; file: WalletsFile } | { problem: string } {
   if (isObject(value) && (value as { version?: unknown }).version === VERSION) {
     const v2 = decodeWalletsFile(value);
     return v2.success ? { version: 2, file: v2.data } : { problem: issueText(v2.error.issues[0]) };
   }
   const header = walletsHeaderSchema.safeParse(value);
-  return header.success ? { version: 3, header: header.data } : { problem: issueText(header.error.issues[0]) };
+  return header.success ? { version: header.data.version, header: header.data } : { problem: issueText(header.error.issues[0]) };
 }
 
-/** One record as a line of a version 3 wallets file (without the newline). */
-export function walletRowLine(record: WalletRecord): string {
-  const state = record.state === null ? null : WALLET_STATE_FIELDS.map((field) => record.state?.[field.name] ?? null);
-  const row: unknown[] = [record.raw, record.fetchedAt, record.upstream, state, record.addressBook];
-  if (record.metadata !== undefined) row.push(record.metadata);
-  return JSON.stringify(row);
+/** State columns written by reference (values that repeat across wallets). */
+const REFERENCED_STATE_FIELDS: readonly WalletFieldName[] = ['code_hash', 'status', 'wallet_type'];
+
+/**
+ * The record lines of one version 4 file, in order: each call gives one record's line
+ * (without the newline), writing a repeated value in full the first time and by
+ * reference after.
+ */
+export function createWalletRowWriter(): (record: WalletRecord) => string {
+  let next = 0;
+  const strings = new Map<string, number>();
+  const extras = new Map<string, number>();
+  const stringRef = (value: string | null): string | number | null => {
+    if (value === null) return null;
+    const known = strings.get(value);
+    if (known !== undefined) return known;
+    strings.set(value, next++);
+    return value;
+  };
+  const extrasRef = (value: Record<string, unknown>): Record<string, unknown> | number => {
+    const key = JSON.stringify(value);
+    const known = extras.get(key);
+    if (known !== undefined) return known;
+    extras.set(key, next++);
+    return value;
+  };
+  return (record) => {
+    const { raw, state: fields, addressBook } = record;
+    // References are numbered in the order the reader meets the values: column by column.
+    const upstream = stringRef(record.upstream);
+    let state: unknown[] | null = null;
+    if (fields !== null) {
+      state = WALLET_STATE_FIELDS.map((field) => fields[field.name] ?? null);
+      if (state[COLUMN.address] === raw) state[COLUMN.address] = null;
+      for (const name of REFERENCED_STATE_FIELDS) state[COLUMN[name]] = stringRef(fields[name] as string | null);
+    }
+    let book: unknown[] | null = null;
+    if (addressBook !== null) {
+      const { user_friendly: friendly, domain, ...rest } = addressBook;
+      book = [friendly, domain, extrasRef(rest)];
+    }
+    const row: unknown[] = [raw, record.fetchedAt, upstream, state, book];
+    if (record.metadata !== undefined) row.push(record.metadata);
+    return JSON.stringify(row);
+  };
 }
 
-/** Each state field's column in a record line's state array. */
-const COLUMN = Object.fromEntries(STATE_KEYS.map((name, i) => [name, i])) as Record<WalletFieldName, number>;
+/**
+ * Turns the record lines of one version 4 file, parsed, in order, into version 3 rows, in
+ * place: references replaced by what they stand for, a null state address by the key, the
+ * address book entry back into an object. Returns what is wrong with a line, or null
+ * (a line of the wrong shape is left for decodeWalletRow to refuse).
+ */
+export function createRowExpander(): (row: unknown) => string | null {
+  const values: unknown[] = [];
+  const resolve = (value: unknown, kept: (value: unknown) => boolean): unknown => {
+    if (typeof value === 'number') {
+      if (!Number.isInteger(value) || value < 0 || value >= values.length) throw new Error(`${value} refers to no value written before`);
+      return values[value];
+    }
+    if (kept(value)) values.push(value);
+    return value;
+  };
+  const isString = (value: unknown): boolean => typeof value === 'string';
+  return (line) => {
+    if (!Array.isArray(line) || line.length < 5) return null;
+    const row = line as unknown[];
+    try {
+      row[2] = resolve(row[2], isString);
+      const state: unknown = row[3];
+      if (Array.isArray(state) && state.length === STATE_KEYS.length) {
+        const columns = state as unknown[];
+        if (columns[COLUMN.address] === null) columns[COLUMN.address] = row[0];
+        for (const name of REFERENCED_STATE_FIELDS) columns[COLUMN[name]] = resolve(columns[COLUMN[name]], isString);
+      }
+      const book: unknown = row[4];
+      if (book !== null) {
+        if (!Array.isArray(book) || book.length !== 3) return 'addressBook: not null or [user_friendly, domain, the other fields]';
+        const [friendly, domain, others] = book as unknown[];
+        const rest = resolve(others, isPlainRecord);
+        if (!isPlainRecord(rest)) return "addressBook: the entry's other fields are not an object";
+        row[4] = { user_friendly: friendly, domain, ...rest };
+      }
+      return null;
+    } catch (err) {
+      return (err as Error).message;
+    }
+  };
+}
 
 /**
  * Strings seen before, to keep one copy of each: JSON.parse makes a new string for every

@@ -1,13 +1,14 @@
 import type { Logger } from 'pino';
 import { readIfPresent, setAside, writeAtomically } from './atomic-file.js';
 import {
+  createRowExpander,
   createStringPool,
+  createWalletRowWriter,
   decodeQueueFile,
   decodeWalletRow,
   decodeWalletsFirstLine,
   FORMAT,
   VERSION,
-  walletRowLine,
   walletsHeaderLine,
 } from './file-format.js';
 import type { QueueSizesSnapshot, Snapshot, WalletRecord, WalletsSnapshot } from './types.js';
@@ -50,9 +51,10 @@ const LINES_PER_TURN = 2000;
  */
 function encodeWallets(wallets: WalletsSnapshot): Buffer[] {
   const parts = [Buffer.from(`${walletsHeaderLine(wallets.fetchedAt, wallets.wallets.size)}\n`)];
+  const rowLine = createWalletRowWriter();
   let lines: string[] = [];
   for (const record of wallets.wallets.values()) {
-    lines.push(walletRowLine(record));
+    lines.push(rowLine(record));
     if (lines.length === RECORDS_PER_PART) {
       parts.push(Buffer.from(`${lines.join('\n')}\n`));
       lines = [];
@@ -63,7 +65,7 @@ function encodeWallets(wallets: WalletsSnapshot): Buffer[] {
 }
 
 /**
- * The records of a wallets file's bytes, or why not. A version 3 file is decoded a line at
+ * The records of a wallets file's bytes, or why not. A version 4 or 3 file is decoded a line at
  * a time, letting the event loop turn every LINES_PER_TURN lines, so that served requests
  * are answered while 100,000 records load; a version 2 file (one document) in one go.
  */
@@ -83,6 +85,7 @@ async function decodeWalletsBytes(bytes: Buffer): Promise<{ ok: true; wallets: W
   }
   const records = new Map<string, WalletRecord>();
   const pool = createStringPool();
+  const expand = first.version === 4 ? createRowExpander() : null;
   let line = 1;
   let rows = 0;
   for (let start = end + 1; start < bytes.length; start = end + 1) {
@@ -96,6 +99,8 @@ async function decodeWalletsBytes(bytes: Buffer): Promise<{ ok: true; wallets: W
     } catch (err) {
       return { ok: false, problem: `not valid JSON on line ${line}: ${(err as Error).message}` };
     }
+    const wrong = expand?.(row) ?? null;
+    if (wrong !== null) return { ok: false, problem: `line ${line}: ${wrong}` };
     const decoded = decodeWalletRow(row, pool);
     if (!decoded.ok) return { ok: false, problem: `line ${line}: ${decoded.problem}` };
     records.set(decoded.record.raw, decoded.record);

@@ -1,15 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { WALLET_STATE_FIELDS } from '../../src/domain/wallet-state.js';
 import {
+  createRowExpander,
   createStringPool,
+  createWalletRowWriter,
   decodeWalletRow,
   decodeWalletsFile,
   decodeWalletsFileQuickly,
   walletRecordSchema,
-  walletRowLine,
   walletsFileSchema,
 } from '../../src/snapshot/file-format.js';
 import type { WalletRecord } from '../../src/snapshot/types.js';
+import { createRandom } from '../../src/sim/random.js';
 import { clone, DELETE, expectAgreement, set, shown } from '../helpers/zod-agreement.js';
 
 /**
@@ -178,6 +180,20 @@ describe('wallets file check', () => {
   });
 });
 
+/** A record as a version 3 line held it: the columns, the state's fields in order, the address book entry as an object. */
+function v3RowOf(record: WalletRecord): unknown[] {
+  const { state } = record;
+  const row: unknown[] = [
+    record.raw,
+    record.fetchedAt,
+    record.upstream,
+    state === null ? null : WALLET_STATE_FIELDS.map((f) => state[f.name] ?? null),
+    record.addressBook,
+  ];
+  if (record.metadata !== undefined) row.push(record.metadata);
+  return JSON.parse(JSON.stringify(row)) as unknown[];
+}
+
 describe('wallets file, version 3 record lines', () => {
   const STATE_KEYS = WALLET_STATE_FIELDS.map((field) => field.name);
   /** The record object a row stands for, built independently of the decoder. */
@@ -186,7 +202,7 @@ describe('wallets file, version 3 record lines', () => {
     const stateObject = Array.isArray(state) ? Object.fromEntries(STATE_KEYS.map((key, i) => [key, state[i]])) : state;
     return { raw, state: stateObject, addressBook, ...(metadata.length > 0 ? { metadata: metadata[0] } : {}), fetchedAt, upstream };
   };
-  const rowsOfFile = FILE.wallets.records.map((record) => JSON.parse(walletRowLine(record as unknown as WalletRecord)) as unknown[]);
+  const rowsOfFile = FILE.wallets.records.map((record) => v3RowOf(record as unknown as WalletRecord));
 
   function* rowMutations(): Generator<[string, unknown[]]> {
     for (const [r, row] of rowsOfFile.entries()) {
@@ -234,5 +250,104 @@ describe('wallets file, version 3 record lines', () => {
     expect(cases).toBeGreaterThan(400);
     expect(decodeWalletRow([1, 2], createStringPool())).toMatchObject({ ok: false, problem: expect.stringMatching(/5 or 6 columns/) });
     expect(decodeWalletRow(['0:AB', 1, 'x', [1, 2], null], createStringPool())).toMatchObject({ ok: false, problem: expect.stringMatching(/12 fields/) });
+  });
+});
+
+describe('wallets file, version 4 record lines', () => {
+  /** Records written by one writer, then read back in order as loading reads them. */
+  const roundTrip = (records: readonly WalletRecord[]) => {
+    const write = createWalletRowWriter();
+    const lines = records.map((record) => write(record));
+    const expand = createRowExpander();
+    const pool = createStringPool();
+    const read = lines.map((line) => {
+      const row: unknown = JSON.parse(line);
+      expect(expand(row)).toBeNull();
+      return decodeWalletRow(row, pool);
+    });
+    return { lines, read };
+  };
+
+  it('reads back every record as the zod schema reads it, key order included, with repeated values written once', () => {
+    const records = FILE.wallets.records as unknown as WalletRecord[];
+    // Each record three times: the second and third write the repeated values by reference.
+    const thrice = [...records, ...records, ...records];
+    const { lines, read } = roundTrip(thrice);
+    read.forEach((decoded, i) => {
+      const reference = walletRecordSchema.parse(clone(thrice[i]));
+      expect(decoded).toStrictEqual({ ok: true, record: reference });
+      if (decoded.ok) expect(JSON.stringify(decoded.record)).toBe(JSON.stringify(reference));
+    });
+    const [first = '', , , again = ''] = lines;
+    expect(first).toContain('"toncenter"');
+    expect(first).toContain('"wallet v5 r1"');
+    expect(again).not.toContain('toncenter');
+    expect(again).not.toContain('wallet v5 r1');
+    expect(again).not.toContain('interfaces');
+    // The state's address, the record's key, is written once.
+    expect(again.split(records[0]?.raw ?? '?')).toHaveLength(2);
+  });
+
+  it('reads back random records: shared and distinct values, nulls, address book entries with and without other fields, metadata', () => {
+    const random = createRandom(17);
+    const pick = <T>(values: readonly T[]): T => random.pick(values);
+    for (let round = 0; round < 30; round += 1) {
+      const records = Array.from({ length: random.int(1, 40) }, (_, i): WalletRecord => {
+        const raw = `0:${(round * 100 + i).toString(16).toUpperCase().padStart(64, '0')}`;
+        const state = random.chance(0.1)
+          ? null
+          : {
+              address: random.chance(0.9) ? raw : `0:${'A'.repeat(64)}`,
+              balance: pick(['0', '15', null]),
+              code_hash: pick([HASH, 'bm90IGEgaGFzaA==', null, `h${random.int(0, 3)}`]),
+              extra_currencies: pick([{}, { '100': '5' }]),
+              is_signature_allowed: pick([true, false, null]),
+              is_wallet: pick([true, false]),
+              last_transaction_hash: pick([HASH, null]),
+              last_transaction_lt: pick(['7', null]),
+              seqno: pick([0, 12, null]),
+              status: pick(['active', 'uninit', 'frozen', 'nonexist']),
+              wallet_id: pick([698983191, null]),
+              wallet_type: pick(['wallet v4 r2', 'wallet v5 r1', null]),
+            };
+        const addressBook = pick([
+          null,
+          { user_friendly: `UQ${i}`, domain: null },
+          { user_friendly: `EQ${i}`, domain: pick(['a.ton', null]), interfaces: [pick(['wallet_v4r2', 'wallet_v5r1'])] },
+        ]);
+        return {
+          raw,
+          state,
+          addressBook,
+          ...(random.chance(0.2) ? { metadata: { note: pick(['x', 'y']) } } : {}),
+          fetchedAt: 1795000000000 + random.int(0, 5),
+          upstream: pick(['toncenter', 'mirror']),
+        } as WalletRecord;
+      });
+      const { read } = roundTrip(records);
+      read.forEach((decoded, i) => {
+        const reference = walletRecordSchema.parse(clone(records[i]));
+        expect(decoded.ok && JSON.stringify(decoded.record), `round ${round} record ${i}`).toBe(JSON.stringify(reference));
+      });
+    }
+  });
+
+  it('says what is wrong with a reference or an address book entry, and leaves other mistakes to the record check', () => {
+    const expand = createRowExpander();
+    const state = ['0:AB', '1', 'hash', {}, null, true, null, null, null, 'active', null, null];
+    expect(expand(['0:AB', 1, 'up', [...state], null])).toBeNull();
+    // 0 is 'up', 1 'hash', 2 'active'; nothing was written as 3.
+    expect(expand(['0:CD', 1, 3, [...state], null])).toBe('3 refers to no value written before');
+    expect(expand(['0:CD', 1, 0.5, [...state], null])).toBe('0.5 refers to no value written before');
+    expect(expand(['0:CD', 1, 0, [...state], ['UQ', null]])).toMatch(/addressBook: not null or \[user_friendly, domain/);
+    expect(expand(['0:CD', 1, 0, [...state], ['UQ', null, 'text']])).toMatch(/other fields are not an object/);
+    // A reference to a value of the wrong kind reads as that value: the record check refuses it.
+    const row = ['0:CD', 1, 0, [...state.slice(0, 9), 0, null, null], null];
+    expect(expand(row)).toBeNull();
+    expect(decodeWalletRow(row, createStringPool())).toMatchObject({ ok: true });
+    const wrongKind = ['0:EF', 1, 0, [null, '1', null, {}, null, true, null, null, null, 1, null, null], ['UQ', null, {}]];
+    expect(expand(wrongKind)).toBeNull();
+    // status 1 is 'hash': a string, so the record reads; a book's other fields referring to a string are refused.
+    expect(expand(['0:EF', 1, 0, null, ['UQ', null, 0]])).toMatch(/other fields are not an object/);
   });
 });

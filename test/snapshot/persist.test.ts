@@ -3,6 +3,7 @@ import { mkdir, mkdtemp, readdir, readFile, stat, writeFile } from 'node:fs/prom
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { WALLET_STATE_FIELDS } from '../../src/domain/wallet-state.js';
 import { createSnapshotPersister, walletsFileOf } from '../../src/snapshot/persist.js';
 import type { Snapshot } from '../../src/snapshot/types.js';
 import { queueSnapshot } from '../helpers/fixtures.js';
@@ -58,7 +59,7 @@ describe('snapshot persistence', () => {
     const lines = readFileSync(walletsFileOf(file), 'utf8').split('\n');
     expect(lines.pop()).toBe('');
     expect(lines).toHaveLength(count + 1);
-    expect(JSON.parse(lines[0] ?? '')).toMatchObject({ format: 'tonwatch-snapshot', version: 3, part: 'wallets', fetchedAt: 9, records: count });
+    expect(JSON.parse(lines[0] ?? '')).toMatchObject({ format: 'tonwatch-snapshot', version: 4, part: 'wallets', fetchedAt: 9, records: count });
     for (const line of lines.slice(1)) expect(Array.isArray(JSON.parse(line))).toBe(true);
     const loaded = await persister(file).p.load();
     expect(loaded?.wallets?.fetchedAt).toBe(9);
@@ -103,10 +104,43 @@ describe('snapshot persistence', () => {
     expect([...(loaded?.wallets.values() ?? [])]).toEqual([record]);
   });
 
+  it('reads a version 3 wallets file (no references), as the previous version wrote it', async () => {
+    const { file } = persister();
+    const records = [1, 2].map((i) => {
+      const raw = rawAddress(i);
+      return {
+        raw,
+        state: walletState(raw, { seqno: i }),
+        addressBook: { user_friendly: `UQ${i}`, domain: null, interfaces: ['wallet_v4r2'] },
+        fetchedAt: 5,
+        upstream: 'x',
+      };
+    });
+    const header = {
+      format: 'tonwatch-snapshot',
+      version: 3,
+      part: 'wallets',
+      fetchedAt: 5,
+      records: 2,
+      columns: ['raw', 'fetchedAt', 'upstream', 'state', 'addressBook', 'metadata'],
+      stateColumns: WALLET_STATE_FIELDS.map((f) => f.name),
+    };
+    const rows = records.map((r) => [r.raw, r.fetchedAt, r.upstream, WALLET_STATE_FIELDS.map((f) => r.state[f.name]), r.addressBook]);
+    await mkdir(join(dir, 'nested'), { recursive: true });
+    await writeFile(walletsFileOf(file), [header, ...rows].map((line) => `${JSON.stringify(line)}\n`).join(''));
+    const loaded = await persister(file).p.loadWallets();
+    expect([...(loaded?.wallets.values() ?? [])]).toEqual(records);
+  });
+
   it.each([
     ['a record line that is not JSON', (lines: string[]) => [...lines.slice(0, 2), '["0:AB",', ...lines.slice(3)], /not valid JSON on line 3/],
     ['a record of the wrong shape', (lines: string[]) => [...lines.slice(0, 2), '{"raw":"0:AB"}', ...lines.slice(3)], /line 3: not a record/],
-    ['a field of the wrong kind', (lines: string[]) => [lines[0] ?? '', (lines[1] ?? '').replace('"x"', '7'), ...lines.slice(2)], /line 2: upstream/],
+    ['a field of the wrong kind', (lines: string[]) => [lines[0] ?? '', (lines[1] ?? '').replace('"x"', 'true'), ...lines.slice(2)], /line 2: upstream/],
+    [
+      'a reference to no value written before',
+      (lines: string[]) => [...lines.slice(0, 2), (lines[2] ?? '').replace(',5,0,', ',5,9,'), ...lines.slice(3)],
+      /line 3: 9 refers to no value written before/,
+    ],
     ['fewer records than the header announces', (lines: string[]) => lines.slice(0, -1), /announces 3 records, the file holds 2/],
     [
       'columns of another version',
