@@ -10,6 +10,7 @@ import type { PollStatus } from './poll/status.js';
 import { pollWallets, walletConcurrency } from './poll/wallets.js';
 import { checkLag, type LagState } from './poll/lag.js';
 import { lagCheckCron } from './config/schema.js';
+import { watchlistKeys } from './config/watchlist.js';
 import type { ServeSettings } from './serve/routes.js';
 import { createSnapshotPersister, type SnapshotPersister } from './snapshot/persist.js';
 import type { SnapshotStore } from './snapshot/store.js';
@@ -176,7 +177,7 @@ export function createGenerations(deps: GenerationDeps): (config: Config, previo
     const serve: ServeSettings = {
       maxAgeSeconds: config.snapshot.maxAgeSeconds,
       testnet: config.testnet,
-      watched: new Set(config.watchlist.map((w) => w.raw)),
+      watched: watchlistKeys(config.watchlist),
       upstreams: config.upstreams.map((u) => ({ name: u.name, url: u.kind === 'http' ? redactUrl(u.url) : upstreamLocation(u) })),
       maxMetricsRequests: config.listen.maxMetricsRequests,
       readThrough: { enabled: config.readThrough.enabled, ttlSeconds: config.readThrough.ttlSeconds },

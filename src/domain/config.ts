@@ -154,3 +154,9 @@ export interface Config {
   /** TLS, basic auth and headers from listen.webConfigFile or --web.config.file; null: none. */
   readonly web: WebConfig | null;
 }
+
+/** The raw keys of a watchlist, for lookups (a set, or the watchlist's index). */
+export interface WatchedKeys {
+  has(raw: string): boolean;
+  readonly size: number;
+}

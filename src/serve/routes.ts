@@ -1,3 +1,4 @@
+import type { WatchedKeys } from '../domain/config.js';
 import type { MetricsExposition } from '../metrics/exposition.js';
 import type { Snapshot } from '../snapshot/types.js';
 import type { QueryName } from '../domain/queries.js';
@@ -17,7 +18,7 @@ export interface ServeSettings {
   /** Locally computed user-friendly forms get the testnet flag. */
   readonly testnet: boolean;
   /** Raw keys of the watchlist. */
-  readonly watched: ReadonlySet<string>;
+  readonly watched: WatchedKeys;
   /** Upstreams in failover order, for the status page, with credentials in URLs already redacted. */
   readonly upstreams: readonly { readonly name: string; readonly url: string }[];
   /** listen.maxMetricsRequests: /metrics requests at once before 503; 0 = no limit. */

@@ -1,3 +1,4 @@
+import type { WatchedKeys } from '../domain/config.js';
 import { addressBookEntry } from '../snapshot/address-book.js';
 import { isFresh, staleFrom } from '../snapshot/freshness.js';
 import type { WalletRecord, WalletsSnapshot } from '../snapshot/types.js';
@@ -22,8 +23,8 @@ export interface WalletStatesRequest {
   readonly maxAgeSeconds: number;
   readonly nextPollDueAt: number | null;
   readonly testnet: boolean;
-  /** Raw keys of the watchlist; a new set per config. */
-  readonly watched: ReadonlySet<string>;
+  /** Raw keys of the watchlist; new ones per config. */
+  readonly watched: WatchedKeys;
   /** The persisted wallets file is still being read. */
   readonly loading?: boolean;
   /** With readThrough.enabled: where addresses that are not watched are looked up. */
@@ -57,7 +58,7 @@ interface Fragments {
 
 export function createWalletStatesHandler(): WalletStatesHandler {
   const fragments = new WeakMap<WalletRecord, Fragments>();
-  let cacheKey: { snapshot: WalletsSnapshot | null; watched: ReadonlySet<string>; testnet: boolean; maxAge: number } | null = null;
+  let cacheKey: { snapshot: WalletsSnapshot | null; watched: WatchedKeys; testnet: boolean; maxAge: number } | null = null;
   const respond = createSnapshotResponder();
   const answers = new Map<string, { body: Buffer; validUntil: number }>();
   let cachedBytes = 0;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildWatchlist, originText, parseWatchlistFile } from '../../src/config/watchlist.js';
+import { buildWatchlist, originText, parseWatchlistFile, watchlistKeys } from '../../src/config/watchlist.js';
 import type { ConfigProblem } from '../../src/config/problems.js';
 import { createRandom } from '../../src/sim/random.js';
 import { parseAddress } from '../../src/ton/address.js';
@@ -92,5 +92,21 @@ describe('watchlist files', () => {
     expect(warnings).toEqual([`b.txt:1: duplicate of a.txt:3 (${rawAddress(1)}); merged`, `b.txt:2: duplicate of a.txt:4 (${rawAddress(2)}); merged`]);
     // Unmerged, a file's wallets are taken as they are.
     expect(buildWatchlist([first], [])[1]).toBe(first.wallets[1]);
+  });
+
+  it("keys a built watchlist by raw address with each wallet's place, from the index made while merging", () => {
+    const problems: ConfigProblem[] = [];
+    const file = parseWatchlistFile('a.txt', [1, 2, 1, 3].map((i) => rawAddress(i)).join('\n'), problems);
+    const wallets = buildWatchlist([file], []);
+    const keys = watchlistKeys(wallets);
+    expect([...keys]).toEqual([
+      [rawAddress(1), 0],
+      [rawAddress(2), 1],
+      [rawAddress(3), 2],
+    ]);
+    expect(watchlistKeys(wallets)).toBe(keys);
+    // A watchlist made elsewhere is keyed on first use.
+    const copy = [...wallets];
+    expect([...watchlistKeys(copy)]).toEqual([...keys]);
   });
 });

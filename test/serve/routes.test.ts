@@ -50,7 +50,12 @@ function routesWith(options: {
       snapshot: options.snapshot,
       maxAgeSeconds: settings.maxAgeSeconds,
       testnet: settings.testnet,
-      watchlist: [...settings.watched].map((raw) => ({ raw, name: `wallet-${raw.slice(2, 6)}`, labels: {}, minBalanceTons: undefined })),
+      watchlist: [...(settings.watched as ReadonlySet<string>)].map((raw) => ({
+        raw,
+        name: `wallet-${raw.slice(2, 6)}`,
+        labels: {},
+        minBalanceTons: undefined,
+      })),
       upstreams: settings.upstreams,
       upstreamHealth: createUpstreamHealth(),
       lags: new Map(),
