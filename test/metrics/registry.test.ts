@@ -25,4 +25,33 @@ describe('self metrics', () => {
     expect(process3).not.toBe(process1);
     expect(process3.toString()).toMatch(/^process_resident_memory_bytes \d+/m);
   });
+
+  it('counts served requests by endpoint and status across scrapes, each request once', async () => {
+    const self = createSelfMetrics({ version: 't', nodeVersion: 'v20', health: healthStub() });
+    const served = async () =>
+      (await self.texts())[0]
+        .toString()
+        .split('\n')
+        .filter((line) => line.startsWith('tonwatch_served_requests_total{'));
+    expect(await served()).toEqual([]);
+    self.servedRequest('queue_sizes', 200);
+    self.servedRequest('queue_sizes', 200);
+    self.servedRequest('wallet_states', 503);
+    expect(await served()).toEqual([
+      'tonwatch_served_requests_total{endpoint="queue_sizes",code="200"} 2',
+      'tonwatch_served_requests_total{endpoint="wallet_states",code="503"} 1',
+    ]);
+    // Nothing new: the same totals, not counted twice.
+    expect(await served()).toEqual([
+      'tonwatch_served_requests_total{endpoint="queue_sizes",code="200"} 2',
+      'tonwatch_served_requests_total{endpoint="wallet_states",code="503"} 1',
+    ]);
+    self.servedRequest('queue_sizes', 200);
+    self.servedRequest('queue_sizes', 404);
+    expect(await served()).toEqual([
+      'tonwatch_served_requests_total{endpoint="queue_sizes",code="200"} 3',
+      'tonwatch_served_requests_total{endpoint="wallet_states",code="503"} 1',
+      'tonwatch_served_requests_total{endpoint="queue_sizes",code="404"} 1',
+    ]);
+  });
 });
