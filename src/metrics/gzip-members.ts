@@ -49,7 +49,11 @@ export async function compress(buffer: Buffer): Promise<Buffer> {
   }
 }
 
-/** A text's part, compressed now on the event loop: for small constant texts (family headers) only. */
+/**
+ * A text's part, compressed now on the event loop: for small texts only (family headers,
+ * the self metrics of a scrape), where the thread pool's round trip through a zlib stream
+ * costs more main-thread time than compressing.
+ */
 export function compressSmall(text: Buffer): GzipPart {
   return { gzip: gzipSync(text, OPTIONS), length: text.length };
 }
