@@ -54,6 +54,14 @@ watchlist: [${watchlist.map((a) => `{ address: "${a}" }`).join(', ')}]
 log: { level: debug }
 `);
 
+  /** Runs a daemon on snapshot.json until it is ready (both parts polled and persisted), then stops it. */
+  const persistFirst = async (watchlist: readonly string[]): Promise<void> => {
+    const first = daemonWith(await configWith('sim', 'snapshot.json', watchlist), createLogSink().logger);
+    const firstUrl = `http://127.0.0.1:${(await first.start()).port}`;
+    await eventually(async () => ((await text(`${firstUrl}/readyz`)).status === 200 ? true : undefined), 10_000, 'ready');
+    await first.stop();
+  };
+
   it('serves what it polled once started, and is ready when both snapshots are fresh', async () => {
     const log = createLogSink();
     const watchlist = sim.sim.wallets
@@ -99,10 +107,7 @@ log: { level: debug }
       .accounts()
       .slice(0, 5)
       .map((a) => a.raw);
-    const first = daemonWith(await configWith('sim', 'snapshot.json', watchlist), createLogSink().logger);
-    const firstUrl = `http://127.0.0.1:${(await first.start()).port}`;
-    await eventually(async () => ((await text(`${firstUrl}/readyz`)).status === 200 ? true : undefined), 10_000, 'ready');
-    await first.stop();
+    await persistFirst(watchlist);
     await sim.stop();
     // Restarted with the upstream gone: everything served comes from the files.
     const log = createLogSink();
@@ -125,10 +130,7 @@ log: { level: debug }
       .accounts()
       .slice(0, 3)
       .map((a) => a.raw);
-    const first = daemonWith(await configWith('sim', 'snapshot.json', watchlist), createLogSink().logger);
-    const firstUrl = `http://127.0.0.1:${(await first.start()).port}`;
-    await eventually(async () => ((await text(`${firstUrl}/readyz`)).status === 200 ? true : undefined), 10_000, 'ready');
-    await first.stop();
+    await persistFirst(watchlist);
     const v2Asked = () => sim.sim.http.requestsByPath()['/api/v2/getOutMsgQueueSizes'] ?? 0;
     const before = v2Asked();
 
@@ -137,8 +139,9 @@ log: { level: debug }
     daemon = daemonWith(config, createLogSink().logger);
     const url = `http://127.0.0.1:${(await daemon.start()).port}`;
     expect((await text(`${url}/api/v2/getOutMsgQueueSizes`)).status).toBe(200);
-    // The wallet poll runs at start, after the wallets file; a queue poll at start would have been sent before it.
-    await eventually(async () => (/query="wallets",code="200"/.test(await metricsOf(url)) ? true : undefined), 10_000, 'the wallet poll at start');
+    // The first wallet poll (at its first tick, 2 s at most: the persisted states are fresh) comes after
+    // the wallets file is read; a queue poll at start would have been sent before it.
+    await eventually(async () => (/query="wallets",code="200"/.test(await metricsOf(url)) ? true : undefined), 10_000, 'the first wallet poll');
     expect(v2Asked()).toBe(before);
 
     await daemon.applyConfig(config);
@@ -148,10 +151,7 @@ log: { level: debug }
   it('does not poll at start persisted wallet states that cover the watchlist and stay fresh until the first tick; polls at once for a wallet they miss', async () => {
     const accounts = sim.sim.wallets.accounts().map((a) => a.raw);
     const watchlist = accounts.slice(0, 3);
-    const first = daemonWith(await configWith('sim', 'snapshot.json', watchlist), createLogSink().logger);
-    const firstUrl = `http://127.0.0.1:${(await first.start()).port}`;
-    await eventually(async () => ((await text(`${firstUrl}/readyz`)).status === 200 ? true : undefined), 10_000, 'ready');
-    await first.stop();
+    await persistFirst(watchlist);
     const walletsAsked = () => sim.sim.http.requestsByPath()['/api/v3/walletStates'] ?? 0;
     const before = walletsAsked();
     const yearlyQueueHourlyWallets = { queueSchedule: '0 0 0 1 1 *', walletSchedule: '0 0 * * * *', maxAgeSeconds: 7200 };
