@@ -162,7 +162,7 @@ export function createSelfMetrics(options: {
   });
   const renderDuration = new Histogram({
     name: 'tonwatch_metrics_render_duration_seconds',
-    help: 'Time to make one /metrics body, compression included (pre-rendered blocks are reused, so most scrapes take little).',
+    help: 'Time to make one /metrics body, compression included (pre-rendered blocks are reused, so most scrapes take little); for identity, up to its first byte (its blocks are decompressed as it is sent).',
     labelNames: ['encoding'],
     buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
     registers,
