@@ -67,7 +67,9 @@ export async function compressPart(text: Buffer): Promise<GzipPart> {
  * The texts of parts, one part at a time, the next one decompressing while the current
  * one is sent: an identity body is made from the kept members without holding it whole.
  */
-export async function* inflateParts(parts: readonly GzipPart[]): AsyncGenerator<Buffer> {
+export async function* inflateParts(all: readonly GzipPart[]): AsyncGenerator<Buffer> {
+  // An empty text has no member to decompress.
+  const parts = all.filter((part) => part.length > 0);
   const inflate = (part: GzipPart | undefined): Promise<Buffer> | null => {
     if (part === undefined) return null;
     const text = new Promise<Buffer>((resolve, reject) => gunzip(part.gzip, (err, out) => (err ? reject(err) : resolve(out))));
@@ -79,7 +81,7 @@ export async function* inflateParts(parts: readonly GzipPart[]): AsyncGenerator<
   for (let i = 0; next !== null; i += 1) {
     const text = await next;
     next = inflate(parts[i + 1]);
-    if (text.length > 0) yield text;
+    yield text;
   }
 }
 
