@@ -1,3 +1,4 @@
+import { getMaxListeners, setMaxListeners } from 'node:events';
 import { createTask, type ScheduledTask } from 'node-cron';
 import type { Logger } from 'pino';
 
@@ -28,6 +29,9 @@ export interface Scheduler {
  */
 export function createScheduler(jobs: readonly ScheduledJob[], logger: Logger): Scheduler {
   const controller = new AbortController();
+  // Every request in flight or waiting for its upstream's budget listens to it: eight wallet
+  // batches, a queue poll and a lag check are past Node's default warning at ten.
+  setMaxListeners(Math.max(getMaxListeners(controller.signal), 100), controller.signal);
   const tasks = new Map<string, ScheduledTask>();
   const running = new Map<string, Promise<void>>();
   /** Each scheduled job's next run, ms since epoch, updated at start and at every tick. */

@@ -128,4 +128,25 @@ describe('scheduler', () => {
     expect(log.lines().filter((l) => l['msg'] === 'scheduled job threw')).toHaveLength(3);
     await scheduler.stop();
   });
+
+  it('gives jobs a signal that takes a listener per request in flight without a warning', async () => {
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning);
+    process.on('warning', onWarning);
+    try {
+      const job = controlledJob('many', '0 0 0 1 1 *');
+      const scheduler = createScheduler([job.job], createLogSink().logger);
+      scheduler.start();
+      const [signal] = job.signals;
+      for (let i = 0; i < 40; i += 1) signal?.addEventListener('abort', () => undefined);
+      await vi.advanceTimersByTimeAsync(0);
+      vi.useRealTimers();
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings.filter((w) => w.name === 'MaxListenersExceededWarning')).toEqual([]);
+      job.release();
+      await scheduler.stop();
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
 });
