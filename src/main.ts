@@ -1,9 +1,12 @@
-#!/usr/bin/env -S node --max-semi-space-size=16
+#!/usr/bin/env -S node --max-semi-space-size=16 --min-semi-space-size=16
 /**
  * (The shebang's --max-semi-space-size=16: a wallet poll cycle makes many short-lived
  * objects, and a young generation bigger than Node's default lets most of them die there.
  * 32 MB semi-spaces kept 64 MB resident for no measurable gain in poll processing over
- * 16; the README's Benchmarks section has the figures.)
+ * 16. --min-semi-space-size=16: the young generation at that size from the start, not
+ * grown to it. Grown, the same build served v2 at 16,000-33,000 req/s depending on the
+ * process; fixed, 29,000-34,000 in every process measured, for ~5-15 MiB more RSS at
+ * 10,000 wallets. The README's Benchmarks section has the figures.)
  *
  * The composition root: the only module that reads process.env/argv, installs signal
  * handlers and calls process.exit. Everything else gets these as parameters.

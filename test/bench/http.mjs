@@ -59,6 +59,49 @@ async function v2WithStatusPage(tonwatchUrl, pid, { seconds, rounds }) {
 }
 
 /**
+ * The v2 endpoint in fresh processes, both sides alike: `instances` tonwatch processes
+ * started one after the other on the same persisted snapshot (each serving every part of
+ * it, /readyz 200, as the table's one process does), alternating with as many bare
+ * processes on the same bytes; each warmed up for a second, then loaded for `seconds`.
+ * The table's rows run in one tonwatch process, and the same build's v2 throughput differs
+ * between processes of it: this gives the spread and the medians.
+ */
+export async function v2InFreshProcesses({ instances, seconds }) {
+  const port = await freePort();
+  const data = await persistedDataDir(10_000, port);
+  const url = `http://127.0.0.1:${port}`;
+  const path = '/api/v2/getOutMsgQueueSizes';
+  const runs = { tonwatch: [], bare: [] };
+  let answer;
+  for (let i = 0; i < instances; i += 1) {
+    const daemon = await spawnTonwatch(['--config', data.config]);
+    try {
+      while ((await getWhenUp(`${url}/readyz`)).status !== 200) await new Promise((r) => setTimeout(r, 20));
+      answer ??= await getWhenUp(`${url}${path}`);
+      await wrk(`${url}${path}`, { serverPid: daemon.pid, seconds: 1 });
+      runs.tonwatch.push(await wrk(`${url}${path}`, { serverPid: daemon.pid, seconds }));
+    } finally {
+      daemon.kill('SIGTERM');
+      await exited(daemon);
+    }
+    const bare = await startBare([{ path, headers: { 'content-type': answer.headers['content-type'] }, body: answer.body }]);
+    try {
+      await wrk(`${bare.url}${path}`, { serverPid: bare.child.pid, seconds: 1 });
+      runs.bare.push(await wrk(`${bare.url}${path}`, { serverPid: bare.child.pid, seconds }));
+    } finally {
+      bare.child.kill('SIGTERM');
+      await exited(bare.child);
+    }
+  }
+  const median = (list) => {
+    const sorted = list.map((r) => r.rps).sort((a, b) => a - b);
+    const mid = sorted.length >> 1;
+    return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+  };
+  return { instances, seconds, runs, tonwatch: median(runs.tonwatch), bare: median(runs.bare), ratio: median(runs.tonwatch) / median(runs.bare) };
+}
+
+/**
  * Rows of the endpoint table. `extraLoad`, when given, is a path of tonwatch's loaded at
  * the same time by a second wrk (to show that serving it does not slow the row's path).
  */
@@ -120,4 +163,11 @@ export async function endpointBenchmarks({ seconds = 5, rounds = 2 } = {}) {
     daemon.kill('SIGTERM');
     await exited(daemon);
   }
+}
+
+/** The endpoint table, then the v2 endpoint in fresh processes. */
+export async function httpBenchmarks({ seconds = 5, rounds = 2, instances = 5 } = {}) {
+  const table = await endpointBenchmarks({ seconds, rounds });
+  const fresh = await v2InFreshProcesses({ instances, seconds: Math.min(seconds, 3) });
+  return { ...table, fresh };
 }

@@ -14,7 +14,7 @@ import { queueSnapshot, rawAddress, walletStatesBody } from './fixtures.mjs';
 
 export const MAIN = new URL('../../dist/tonwatch.js', import.meta.url).pathname;
 /** As the package runs it (`npm start`, the bin's shebang). */
-export const NODE_FLAGS = ['--max-semi-space-size=16'];
+export const NODE_FLAGS = ['--max-semi-space-size=16', '--min-semi-space-size=16'];
 
 export const freePort = () =>
   new Promise((resolve) => {
