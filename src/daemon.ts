@@ -44,6 +44,8 @@ const NOTHING_LOADING: readonly QueryName[] = [];
 
 /** How long in-flight served requests get to finish at shutdown. */
 const DRAIN_MS = 3_000;
+/** How long after the persisted snapshot is in the upstream client's code is loaded (clear of the start-up answers). */
+const PREPARE_AFTER_MS = 1_000;
 
 /**
  * The daemon: snapshot store, pollers, metrics and the HTTP server, wired together. Long-
@@ -214,6 +216,17 @@ export function createDaemon(deps: DaemonDeps): Daemon {
       // poll waits for it, so its first cycle builds on what was persisted.
       walletsLoading = true;
       walletsLoaded = loadPersistedWallets().finally(() => (walletsLoading = false));
+      // The code the first poll needs (undici, @ton/core) is loaded soon after start, not by
+      // that poll while requests are being served; a poll due sooner loads it itself.
+      void walletsLoaded.then(() => {
+        setTimeout(() => {
+          if (stopping !== null) return;
+          current.client.prepare().then(
+            () => logger.debug('loaded the upstream client ahead of the first poll'),
+            (err: unknown) => logger.warn({ err }, 'could not load the upstream client ahead of the first poll'),
+          );
+        }, PREPARE_AFTER_MS).unref();
+      });
       // Still not `running` here: startedFresh holds at start only (a reload polls at once).
       current.scheduler.start();
       running = true;

@@ -10,6 +10,11 @@ import type { Address } from '@ton/core';
 let tonCore: typeof TonCore | undefined;
 const core = (): typeof TonCore => (tonCore ??= createRequire(import.meta.url)('@ton/core') as typeof TonCore);
 
+/** Loads @ton/core now, if it is not loaded yet: the upstream client does it before its first walletStates request. */
+export function loadAddressCodec(): void {
+  core();
+}
+
 /**
  * Account addresses, parsed and formatted by @ton/core only (no hand-written CRC16 or
  * base64). Every accepted form (raw `wc:hex` either case, user-friendly base64 or

@@ -118,6 +118,12 @@ export function createUpstreamClient(deps: UpstreamClientDeps): UpstreamClient {
       for (const calls of upstreamCalls.values()) void calls.then((c) => c.close());
       upstreamCalls.clear();
     },
+    async prepare() {
+      for (const upstream of deps.upstreams) {
+        await (await callsOf(upstream)).prepare();
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    },
   };
   return client;
 }

@@ -2,7 +2,7 @@ import type { Dispatcher, request as undiciRequestFn } from 'undici';
 import type { ZodSafeParseResult } from 'zod';
 import type { HttpUpstreamSettings } from '../domain/config.js';
 import type { Result, UpstreamQuery } from '../domain/upstream.js';
-import { compactForm } from '../ton/address.js';
+import { compactForm, loadAddressCodec } from '../ton/address.js';
 import type { RequestPriority } from './budget.js';
 import type { UpstreamCalls, UpstreamCallsDeps } from './calls.js';
 import { classifyStatus, classifyThrown, parseRetryAfter, UpstreamError } from './errors.js';
@@ -172,5 +172,11 @@ export function createHttpUpstream(deps: HttpUpstreamDeps): UpstreamCalls {
       return { upstream: upstream.name, seqno: v2.ok ? v2.value.result.last.seqno : null, indexerSeqno: v3.ok ? v3.value.last.seqno : null };
     },
     close: () => undefined,
+    async prepare() {
+      await loadRequest();
+      // A turn of the event loop between the two, so their pauses do not add up.
+      await new Promise((resolve) => setImmediate(resolve));
+      loadAddressCodec();
+    },
   };
 }

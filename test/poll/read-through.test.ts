@@ -43,6 +43,7 @@ function harness(sim: RunningSim, settings: Partial<ReadThroughSettings> = {}, u
     fetchTips: (signal) => real.fetchTips(signal),
     fetchQueueSizes: (signal) => real.fetchQueueSizes(signal),
     close: () => real.close(),
+    prepare: () => real.prepare(),
     fetchWalletStates: (addresses, signal, purpose) => {
       calls.push(addresses.length);
       return real.fetchWalletStates(addresses, signal, purpose);

@@ -42,6 +42,7 @@ describe('wallet poller against the simulator', () => {
       fetchTips: (signal) => upstream.fetchTips(signal),
       fetchQueueSizes: (signal) => upstream.fetchQueueSizes(signal),
       close: () => upstream.close(),
+      prepare: () => upstream.prepare(),
       async fetchWalletStates(addresses, signal) {
         const result = await upstream.fetchWalletStates(addresses, signal);
         if (result.ok) accepted.push(addresses.length);
@@ -172,6 +173,7 @@ describe('wallet poller concurrency', () => {
       fetchTips: () => Promise.reject(new Error('not used')),
       fetchQueueSizes: () => Promise.reject(new Error('not used')),
       close: () => undefined,
+      prepare: () => Promise.resolve(),
       fetchWalletStates: async (batch: readonly string[]) => {
         inFlight += 1;
         most = Math.max(most, inFlight);
@@ -215,6 +217,7 @@ describe('wallet poller progress', () => {
       fetchTips: () => Promise.reject(new Error('not used')),
       fetchQueueSizes: () => Promise.reject(new Error('not used')),
       close: () => undefined,
+      prepare: () => Promise.resolve(),
       fetchWalletStates: (batch: readonly string[]) => {
         clock += 4_000;
         return Promise.resolve({
