@@ -1,6 +1,6 @@
 // The baseline of the HTTP benchmarks: a bare node:http server, in its own process,
-// answering each path with fixed bytes (the very bytes tonwatch answered it with) and the
-// two headers a client needs. `node bare-server.mjs PORT ANSWERS.json`.
+// answering each path with fixed bytes: the very body and headers tonwatch answered it
+// with (http.mjs picks which headers). `node bare-server.mjs PORT ANSWERS.json`.
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 

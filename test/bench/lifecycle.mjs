@@ -71,21 +71,43 @@ export async function stopAfterCycle(wallets) {
   }
 }
 
-/** RSS of a daemon serving `wallets` wallets from its persisted snapshot, after scrapes in both encodings and a walletStates query. */
-export async function memoryAfterScrapes(wallets) {
-  const port = await freePort();
-  const data = await persistedDataDir(wallets, port);
-  const daemon = await spawnTonwatch(['--config', data.config]);
+/**
+ * RSS of the daemon as users run it: polling the simulator (`wallets` accounts, every one
+ * watched; queue sizes every 5 s, wallet states every 10 s, so several cycles fall in the
+ * window), scraped with gzip every 2 s as Prometheus does (its default is every 15 s),
+ * with an identity scrape and a 1024-address walletStates query every 10 s. Sampled every
+ * second for `seconds` once the first wallet cycle is done; resolves with the samples
+ * (bytes). The peak is what a memory limit has to allow.
+ */
+export async function memoryWhilePolling(wallets, seconds = 30) {
+  const { sim, port, config, addresses } = await simulatorSetup(wallets, ['--max-url-bytes', '1000000'], {
+    rps: 200,
+    schedule: '{ queueSizes: "*/5 * * * * *", wallets: "*/10 * * * * *" }',
+  });
   try {
-    const base = `http://127.0.0.1:${port}`;
-    await msUntil200(`${base}/api/v3/walletStates?address=${query(data.addresses(100))}`, process.hrtime.bigint());
-    for (let i = 0; i < 3; i += 1) await getWhenUp(`${base}/metrics`, { 'accept-encoding': 'gzip' });
-    await getWhenUp(`${base}/metrics`);
-    await getWhenUp(`${base}/api/v3/walletStates?address=${query(data.addresses(1024))}`);
-    return rssOf(daemon.pid);
+    const daemon = await spawnTonwatch(['--config', config], /"wallet cycle done"/);
+    // Its debug lines are not read from here on; they must not fill the pipe.
+    daemon.stdout.resume();
+    try {
+      const base = `http://127.0.0.1:${port}`;
+      const samples = [];
+      for (let second = 1; second <= seconds; second += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+        if (second % 2 === 0) await getWhenUp(`${base}/metrics`, { 'accept-encoding': 'gzip' });
+        if (second % 10 === 0) {
+          await getWhenUp(`${base}/metrics`);
+          await getWhenUp(`${base}/api/v3/walletStates?address=${query(addresses.slice(0, 1024))}`);
+        }
+        samples.push(rssOf(daemon.pid));
+      }
+      return samples;
+    } finally {
+      daemon.kill('SIGKILL');
+      await exited(daemon);
+    }
   } finally {
-    daemon.kill('SIGKILL');
-    await exited(daemon);
+    sim.kill('SIGTERM');
+    await exited(sim);
   }
 }
 

@@ -102,6 +102,7 @@ export async function persistedDataDir(wallets, port) {
  * The simulator process with `wallets` accounts (seed 5, plus `simArgs`), and a config
  * pointing a daemon at it with every account watched: `rps` for its budget, `schedule`
  * as the config's schedule line, debug logs (the benchmarks read the cycle ends from them).
+ * Resolves with both, and the accounts' raw addresses.
  */
 export async function simulatorSetup(wallets, simArgs, { rps, schedule }) {
   const dir = benchDir('tonwatch-bench-sim-');
@@ -124,7 +125,7 @@ export async function simulatorSetup(wallets, simArgs, { rps, schedule }) {
       '',
     ].join('\n'),
   );
-  return { sim, port, config };
+  return { sim, port, config, addresses: accounts.map((a) => a.raw) };
 }
 
 /**
