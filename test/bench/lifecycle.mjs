@@ -111,6 +111,30 @@ export async function memoryWhilePolling(wallets, seconds = 30) {
   }
 }
 
+/**
+ * RSS of a daemon serving `wallets` wallets from its persisted snapshot with the upstream
+ * down, after scrapes in both encodings and a walletStates query: no upstream answer parsed,
+ * nothing re-rendered (for information; memoryWhilePolling is the daemon as users run it).
+ */
+export async function memoryAfterScrapes(wallets) {
+  const port = await freePort();
+  const data = await persistedDataDir(wallets, port);
+  const daemon = await spawnTonwatch(['--config', data.config]);
+  try {
+    const base = `http://127.0.0.1:${port}`;
+    await msUntil200(`${base}/api/v3/walletStates?address=${query(data.addresses(100))}`, process.hrtime.bigint());
+    // It loads its upstream client (undici, @ton/core) a second after the wallets file is in; wait for that.
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    for (let i = 0; i < 3; i += 1) await getWhenUp(`${base}/metrics`, { 'accept-encoding': 'gzip' });
+    await getWhenUp(`${base}/metrics`);
+    await getWhenUp(`${base}/api/v3/walletStates?address=${query(data.addresses(1024))}`);
+    return rssOf(daemon.pid);
+  } finally {
+    daemon.kill('SIGKILL');
+    await exited(daemon);
+  }
+}
+
 /** Milliseconds for `tonwatch --version`: Node's own start and loading the code, the floor under any start time. */
 export async function moduleLoadingMs() {
   const started = process.hrtime.bigint();
