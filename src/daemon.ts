@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import type { Config } from './domain/config.js';
@@ -140,7 +141,7 @@ export function createDaemon(deps: DaemonDeps): Daemon {
     if (walletStartDecided) return true;
     walletStartDecided = true;
     // Requests that waited for the wallets file go first.
-    await new Promise((resolve) => setImmediate(resolve));
+    await nextTurn();
     const until = current.scheduler.nextRunAt('wallets') ?? now();
     if (!freshForAll(current.config.watchlist, store.current().wallets?.wallets, until, current.config.snapshot.maxAgeSeconds)) return true;
     logger.info({ nextPollAt: new Date(until).toISOString() }, 'persisted wallet states stay fresh until the first tick; not polled at start');
@@ -202,6 +203,18 @@ export function createDaemon(deps: DaemonDeps): Daemon {
   let running = false;
   let stopping: Promise<void> | null = null;
 
+  /**
+   * Loads the code the first poll needs (undici, @ton/core) soon after start, not in that
+   * poll while requests are being served; a poll due sooner loads it itself.
+   */
+  function prepareUpstream(): void {
+    if (stopping !== null) return;
+    current.client.prepare().then(
+      () => logger.debug('loaded the upstream client ahead of the first poll'),
+      (err: unknown) => logger.warn({ err }, 'could not load the upstream client ahead of the first poll'),
+    );
+  }
+
   return {
     config: () => current.config,
     async start() {
@@ -216,17 +229,7 @@ export function createDaemon(deps: DaemonDeps): Daemon {
       // poll waits for it, so its first cycle builds on what was persisted.
       walletsLoading = true;
       walletsLoaded = loadPersistedWallets().finally(() => (walletsLoading = false));
-      // The code the first poll needs (undici, @ton/core) is loaded soon after start, not by
-      // that poll while requests are being served; a poll due sooner loads it itself.
-      void walletsLoaded.then(() => {
-        setTimeout(() => {
-          if (stopping !== null) return;
-          current.client.prepare().then(
-            () => logger.debug('loaded the upstream client ahead of the first poll'),
-            (err: unknown) => logger.warn({ err }, 'could not load the upstream client ahead of the first poll'),
-          );
-        }, PREPARE_AFTER_MS).unref();
-      });
+      void walletsLoaded.then(() => setTimeout(prepareUpstream, PREPARE_AFTER_MS).unref());
       // Still not `running` here: startedFresh holds at start only (a reload polls at once).
       current.scheduler.start();
       running = true;

@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { redactUrl } from './config/redact.js';
 import { upstreamLocation, type Config } from './domain/config.js';
@@ -126,7 +127,7 @@ export function createGenerations(deps: GenerationDeps): (config: Config, previo
           async (signal) => {
             // One turn of the event loop first: requests that waited for the wallets file are
             // answered before the poll loads the HTTP client and encodes its first batch.
-            await new Promise((resolve) => setImmediate(resolve));
+            await nextTurn();
             return pollWallets(
               {
                 client,

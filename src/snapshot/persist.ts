@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { readIfPresent, setAside, writeAtomically } from './atomic-file.js';
 import {
@@ -105,7 +106,7 @@ async function decodeWalletsBytes(bytes: Buffer): Promise<{ ok: true; wallets: W
     if (!decoded.ok) return { ok: false, problem: `line ${line}: ${decoded.problem}` };
     records.set(decoded.record.raw, decoded.record);
     rows += 1;
-    if (rows % LINES_PER_TURN === 0) await new Promise((resolve) => setImmediate(resolve));
+    if (rows % LINES_PER_TURN === 0) await nextTurn();
   }
   if (rows !== first.header.records) return { ok: false, problem: `the header announces ${first.header.records} records, the file holds ${rows}` };
   return { ok: true, wallets: { fetchedAt: first.header.fetchedAt, wallets: records } };

@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
 import type { RetryPolicy, UpstreamSettings } from '../domain/config.js';
@@ -121,7 +122,7 @@ export function createUpstreamClient(deps: UpstreamClientDeps): UpstreamClient {
     async prepare() {
       for (const upstream of deps.upstreams) {
         await (await callsOf(upstream)).prepare();
-        await new Promise((resolve) => setImmediate(resolve));
+        await nextTurn();
       }
     },
   };

@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Dispatcher, request as undiciRequestFn } from 'undici';
 import type { ZodSafeParseResult } from 'zod';
 import type { HttpUpstreamSettings } from '../domain/config.js';
@@ -175,7 +176,7 @@ export function createHttpUpstream(deps: HttpUpstreamDeps): UpstreamCalls {
     async prepare() {
       await loadRequest();
       // A turn of the event loop between the two, so their pauses do not add up.
-      await new Promise((resolve) => setImmediate(resolve));
+      await nextTurn();
       loadAddressCodec();
     },
   };

@@ -7,7 +7,7 @@
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { benchDir, exited, freePort, getWhenUp, persistedDataDir, spawnTonwatch, wrk } from './support.mjs';
+import { benchDir, exited, freePort, getWhenUp, median, persistedDataDir, spawnTonwatch, wrk } from './support.mjs';
 
 const query = (addresses) => addresses.map((a) => `address=${encodeURIComponent(a)}`).join('&');
 
@@ -113,14 +113,10 @@ export async function v2InFreshProcesses({ instances, seconds }) {
       }
     }
   }
-  const median = (list) => {
-    const sorted = list.map((r) => r.rps).sort((a, b) => a - b);
-    const mid = sorted.length >> 1;
-    return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-  };
-  const tonwatch = median(runs.tonwatch);
-  const bare = median(runs.bare);
-  const bareTypeOnly = median(runs.bareTypeOnly);
+  const rpsMedian = (list) => median(list.map((r) => r.rps));
+  const tonwatch = rpsMedian(runs.tonwatch);
+  const bare = rpsMedian(runs.bare);
+  const bareTypeOnly = rpsMedian(runs.bareTypeOnly);
   return { instances, seconds, runs, tonwatch, bare, bareTypeOnly, ratio: tonwatch / bare, ratioTypeOnly: tonwatch / bareTypeOnly };
 }
 

@@ -11,6 +11,7 @@ import { callsBehindUrlLimit, cycleAgainstSimulator } from './cycle.mjs';
 import { httpBenchmarks } from './http.mjs';
 import { memoryAfterScrapes, memoryWhilePolling, moduleLoadingMs, startTimes, stopAfterCycle, stopUnchanged } from './lifecycle.mjs';
 import { firstCycleInFreshProcess, pollProcessing } from './processing.mjs';
+import { median } from './support.mjs';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const only = process.env.BENCH_ONLY;
@@ -122,10 +123,9 @@ if (runs('lifecycle')) {
     [100_000, 350],
   ]) {
     const samples = await memoryWhilePolling(wallets, 30);
-    const sorted = [...samples].sort((a, b) => a - b);
-    const peak = sorted[sorted.length - 1];
+    const peak = Math.max(...samples);
     console.log(
-      `  ${fmt(wallets)} wallets: peak ${mb(peak)}, median ${mb(sorted[sorted.length >> 1])}, lowest ${mb(sorted[0])} (target < ${targetMb} MB, checked on the peak) ${verdict(peak < targetMb * 1e6)}`,
+      `  ${fmt(wallets)} wallets: peak ${mb(peak)}, median ${mb(median(samples))}, lowest ${mb(Math.min(...samples))} (target < ${targetMb} MB, checked on the peak) ${verdict(peak < targetMb * 1e6)}`,
     );
   }
   const rss10k = await bestOf(2, () => memoryAfterScrapes(10_000));

@@ -24,6 +24,13 @@ export const freePort = () =>
     });
   });
 
+/** The median of a list of numbers (the mean of the middle two for an even count). */
+export function median(numbers) {
+  const sorted = [...numbers].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
 export const rssOf = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) * 1024;
 
 /** CPU seconds a process has used so far (user + system), from /proc. */
