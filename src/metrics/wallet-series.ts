@@ -14,100 +14,94 @@ const CHUNK_WALLETS = 1000;
 
 /**
  * One block of watched wallets, rendered and compressed: per family of WALLET_FAMILIES,
- * the lines of these wallets as a gzip member. Only the member is kept: at 100,000 wallets
- * the text is about 100 MB and its members a quarter of that, and a block's text is
- * dropped as soon as it is compressed, so all of it is never held at once. The block is kept whole while every wallet in it, its state
- * object and its address-book name are the same as when it was rendered; when some
- * changed, each family's part is kept if its lines would come out the same (a balance
- * change re-renders the balance, seqno and lt lines of the block, not its status or info).
+ * the lines of these wallets as a gzip member. Only the members are kept, with what the
+ * lines were written from (three arrays, no object per wallet): at 100,000 wallets the
+ * text is about 100 MB and its members a quarter of that, and a block's text, its
+ * wallets' encoded label sets included, is dropped as soon as it is compressed. The block
+ * is kept whole while every wallet in it, its state object and its address-book name are
+ * the same as when it was rendered; when some changed, each family's part is kept if its
+ * lines would come out the same (a balance change re-renders the balance, seqno and lt
+ * lines of the block, not its status or info).
  */
 interface Chunk {
-  readonly inputs: readonly LineInput[];
+  readonly wallets: readonly WatchedWallet[];
+  readonly data: readonly WalletData[];
+  readonly books: readonly (AddressBookEntry | null)[];
   readonly testnet: boolean;
   readonly families: readonly GzipPart[];
 }
 
-/** Caches shared across renders: encoded blocks of output, with their wallets' encoded labels. */
+/** Caches shared across renders: encoded blocks of output, and the writers they are rendered with. */
 export interface WalletSeriesCaches {
+  /** The lines of the block being rendered. */
   readonly writer: LineWriter;
+  /** The label sets of the block being rendered. */
+  readonly labels: LineWriter;
   chunks: Chunk[];
 }
 
 export function createWalletSeriesCaches(): WalletSeriesCaches {
-  return { writer: createLineWriter(), chunks: [] };
+  return { writer: createLineWriter(), labels: createLineWriter(64 * 1024), chunks: [] };
 }
 
 /**
- * Each wallet's base label set, encoded: taken from the previous block when the same
- * wallet sat at the same place (the watchlist did not change), else written now, all of
- * the block's new ones into one buffer. The writer holds nothing when this is called:
- * every family's lines are taken as soon as they are written.
+ * Each wallet's base label set (`address="…",name="…",…`), escaped and encoded once for
+ * all the block's families: views of `out`, good until it is cleared. Writing them again
+ * at each render costs far less than compressing the block, and keeping them cost two
+ * hundred bytes a wallet for as long as it is watched.
  */
-function encodedLabels(wallets: readonly WatchedWallet[], previous: Chunk | undefined, out: LineWriter): Buffer[] {
-  const bases = new Array<Buffer>(wallets.length);
-  // Where each new label set ends in the writer; -1 for a kept one.
-  const ends: number[] = [];
-  let fresh = 0;
-  wallets.forEach((wallet, i) => {
-    const before = previous?.inputs[i];
-    if (before?.wallet === wallet) {
-      bases[i] = before.base;
-      ends.push(-1);
-      return;
-    }
+function encodedLabels(wallets: readonly WatchedWallet[], out: LineWriter): Buffer[] {
+  const ends = wallets.map((wallet) => {
     writeBaseLabels(out, wallet);
-    ends.push(out.size());
-    fresh += 1;
+    return out.size();
   });
-  if (fresh === 0) return bases;
-  const block = out.take();
-  let start = 0;
-  ends.forEach((end, i) => {
-    if (end < 0) return;
-    bases[i] = block.subarray(start, end);
-    start = end;
-  });
-  return bases;
+  const block = out.written();
+  return ends.map((end, i) => block.subarray(ends[i - 1] ?? 0, end));
 }
 
-async function renderChunk(
-  wallets: readonly WatchedWallet[],
-  books: readonly (AddressBookEntry | null)[],
-  data: readonly WalletData[],
-  testnet: boolean,
-  previous: Chunk | undefined,
-  caches: WalletSeriesCaches,
-): Promise<Chunk> {
-  const bases = encodedLabels(wallets, previous, caches.writer);
-  const inputs: LineInput[] = wallets.map((wallet, i) => ({
-    wallet,
-    base: bases[i] as Buffer,
-    data: data[i] ?? ABSENT,
-    addressBook: books[i] ?? null,
-    testnet,
-  }));
+/** What wallet i of a block was (or is to be) written from; `base` only when it is to be written. */
+function inputOf(block: Pick<Chunk, 'wallets' | 'data' | 'books' | 'testnet'>, i: number, base: Buffer): LineInput {
+  return { wallet: block.wallets[i] as WatchedWallet, base, data: block.data[i] ?? ABSENT, addressBook: block.books[i] ?? null, testnet: block.testnet };
+}
+
+const NO_BYTES = Buffer.alloc(0);
+
+async function renderChunk(block: Omit<Chunk, 'families'>, previous: Chunk | undefined, caches: WalletSeriesCaches): Promise<Chunk> {
+  const { wallets, testnet } = block;
   // Parts of the previous block can be kept only for the very same wallets.
   const comparable =
     previous !== undefined &&
     previous.testnet === testnet &&
-    previous.inputs.length === inputs.length &&
-    inputs.every((input, i) => previous.inputs[i]?.wallet === input.wallet);
+    previous.wallets.length === wallets.length &&
+    wallets.every((wallet, i) => previous.wallets[i] === wallet);
+  const before = comparable ? previous : undefined;
+  const keptPart = (f: number): GzipPart | undefined => {
+    const kept = before?.families[f];
+    if (before === undefined || kept === undefined) return undefined;
+    const family = WALLET_FAMILIES[f] as (typeof WALLET_FAMILIES)[number];
+    for (let i = 0; i < wallets.length; i += 1) if (!family.same(inputOf(before, i, NO_BYTES), inputOf(block, i, NO_BYTES))) return undefined;
+    return kept;
+  };
+  const kept = WALLET_FAMILIES.map((_, f) => keptPart(f));
   // Every family's new lines go into the writer's one buffer, compressed from there: no
   // text buffer per block, and nothing written until all are compressed.
   const out = caches.writer;
-  const spans = WALLET_FAMILIES.map((family, f): GzipPart | [number, number] => {
-    const kept = comparable ? previous.families[f] : undefined;
-    if (kept !== undefined && inputs.every((input, i) => family.same(previous?.inputs[i] ?? input, input))) return kept;
-    const start = out.size();
-    for (const input of inputs) family.write(out, input);
-    return [start, out.size()];
-  });
-  const text = out.written();
   try {
+    const bases = kept.every((part) => part !== undefined) ? [] : encodedLabels(wallets, caches.labels);
+    const inputs = wallets.map((_, i) => inputOf(block, i, bases[i] ?? NO_BYTES));
+    const spans = WALLET_FAMILIES.map((family, f): GzipPart | [number, number] => {
+      const part = kept[f];
+      if (part !== undefined) return part;
+      const start = out.size();
+      for (const input of inputs) family.write(out, input);
+      return [start, out.size()];
+    });
+    const text = out.written();
     const families = await Promise.all(spans.map((span) => (Array.isArray(span) ? compressPart(text.subarray(span[0], span[1])) : Promise.resolve(span))));
-    return { inputs, testnet, families };
+    return { ...block, families };
   } finally {
     out.clear();
+    caches.labels.clear();
   }
 }
 
@@ -142,13 +136,10 @@ export async function renderWalletSeries(options: {
     const unchanged =
       previous !== undefined &&
       previous.testnet === testnet &&
-      previous.inputs.length === wallets.length &&
-      wallets.every((w, i) => {
-        const before = previous.inputs[i];
-        return before !== undefined && before.wallet === w && before.data === data[i] && before.addressBook?.user_friendly === books[i]?.user_friendly;
-      });
+      previous.wallets.length === wallets.length &&
+      wallets.every((w, i) => previous.wallets[i] === w && previous.data[i] === data[i] && previous.books[i]?.user_friendly === books[i]?.user_friendly);
     // One block rendered and compressed before the next: its text is dropped before the next one's is written.
-    chunks.push(unchanged ? previous : await renderChunk(wallets, books, data, testnet, previous, caches));
+    chunks.push(unchanged ? previous : await renderChunk({ wallets, data, books, testnet }, previous, caches));
   }
   caches.chunks = chunks;
   const out: GzipPart[] = [];

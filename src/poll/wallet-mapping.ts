@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import { isCanonicalRaw, parseAddress } from '../ton/address.js';
 import type { AddressBookEntry, ServedWalletState } from '../domain/wallet-state.js';
 import type { WalletRecord, WalletsSnapshot } from '../snapshot/types.js';
@@ -29,14 +30,12 @@ export function matchWalletAnswer(
   const metadata = hasKeys(answer.metadata) ? answer.metadata : null;
   const take = (raw: string, decoded: ServedWalletState): void => {
     const key = decoded.address;
-    // Served under the raw key: toncenter prints it that way, anything else is rewritten.
-    const state = key === raw ? decoded : { ...decoded, address: raw };
     const before = previous?.get(raw);
     found.set(raw, {
       raw,
-      state: before?.state && sameState(before.state, state) ? before.state : state,
+      state: keptState(decoded, raw, before?.state),
       addressBook: keptEntry(answer.address_book[key] ?? (key === raw ? null : (answer.address_book[raw] ?? null)), before?.addressBook),
-      metadata: metadata === null ? undefined : (metadata[key] ?? metadata[raw]),
+      metadata: metadata === null ? undefined : keptMetadata(metadata[key] ?? metadata[raw], before?.metadata),
       fetchedAt: meta.fetchedAt,
       upstream: meta.upstream,
     });
@@ -76,11 +75,64 @@ export function matchWalletAnswer(
 }
 
 /**
+ * The previous state when the new one says the same (kept by identity: everything derived
+ * from it is reused). Otherwise the new one, served under the raw key (toncenter prints it
+ * that way, anything else is rewritten), and holding the watchlist's own copy of it: the
+ * parsed copy would be one more 67-character string per wallet for as long as it is kept.
+ */
+function keptState(decoded: ServedWalletState, raw: string, before: ServedWalletState | null | undefined): ServedWalletState {
+  const printedRaw = decoded.address === raw;
+  const state = printedRaw ? decoded : { ...decoded, address: raw };
+  if (before && sameState(before, state)) return before;
+  return printedRaw ? { ...decoded, address: raw } : state;
+}
+
+/**
  * The previous address book entry when the new one says the same (it rarely changes), so
- * the snapshot keeps one copy and the parsed one dies young.
+ * the snapshot keeps one copy and the parsed one dies young. A new one has its lists of
+ * names (`interfaces`: `["wallet_v4r2"]` on every wallet of that kind) shared.
  */
 function keptEntry(next: AddressBookEntry | null, before: AddressBookEntry | null | undefined): AddressBookEntry | null {
-  return next !== null && before && sameAddressBookEntry(next, before) ? before : next;
+  if (next === null) return null;
+  return before && sameAddressBookEntry(next, before) ? before : withSharedLists(next);
+}
+
+/** The previous metadata entry when the new one is deeply equal (it rarely changes); else the new one. */
+function keptMetadata(next: unknown, before: unknown): unknown {
+  return before !== undefined && next !== undefined && isDeepStrictEqual(next, before) ? before : next;
+}
+
+/**
+ * Lists of strings that repeat across address book entries, one frozen copy of each:
+ * 100,000 wallets hold a handful of arrays instead of 100,000. Bounded like the shared
+ * strings of decoded states: past SHARED_LISTS_LIMIT distinct lists, new ones are kept as
+ * they came.
+ */
+const SHARED_LISTS_LIMIT = 1024;
+const sharedLists = new Map<string, readonly string[]>();
+
+function sharedList(list: readonly unknown[]): readonly unknown[] {
+  if (!list.every((item): item is string => typeof item === 'string')) return list;
+  const key = JSON.stringify(list);
+  const known = sharedLists.get(key);
+  if (known !== undefined) return known;
+  if (sharedLists.size >= SHARED_LISTS_LIMIT) return list;
+  const own = Object.freeze(JSON.parse(key) as string[]);
+  sharedLists.set(key, own);
+  return own;
+}
+
+function withSharedLists(entry: AddressBookEntry): AddressBookEntry {
+  let copy: Record<string, unknown> | null = null;
+  for (const key in entry) {
+    const value = entry[key];
+    if (!Array.isArray(value)) continue;
+    const shared = sharedList(value);
+    if (shared === value) continue;
+    copy ??= { ...entry };
+    copy[key] = shared;
+  }
+  return (copy as AddressBookEntry | null) ?? entry;
 }
 
 function hasKeys(object: object): boolean {

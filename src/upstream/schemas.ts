@@ -100,6 +100,13 @@ function shared(value: string): string {
   return value;
 }
 
+/** An account's extra currencies; `{}` (nearly every account) as one shared object. */
+function currenciesOrNone(currencies: Readonly<Record<string, string>> | null | undefined): Readonly<Record<string, string>> {
+  if (currencies === undefined || currencies === null) return NO_CURRENCIES;
+  for (const key in currencies) if (Object.hasOwn(currencies, key)) return currencies;
+  return NO_CURRENCIES;
+}
+
 const sharedOrNull = (value: string | null | undefined): string | null => (value === undefined || value === null ? null : shared(value));
 
 /**
@@ -113,7 +120,7 @@ export function servedWalletState(state: UpstreamWalletFields): ServedWalletStat
     address: state.address,
     balance: state.balance ?? null,
     code_hash: sharedOrNull(state.code_hash),
-    extra_currencies: state.extra_currencies ?? NO_CURRENCIES,
+    extra_currencies: currenciesOrNone(state.extra_currencies),
     is_signature_allowed: state.is_signature_allowed ?? null,
     is_wallet: state.is_wallet ?? null,
     last_transaction_hash: state.last_transaction_hash ?? null,

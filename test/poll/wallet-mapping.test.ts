@@ -110,6 +110,64 @@ describe('matching a walletStates answer to the addresses asked', () => {
   });
 });
 
+describe('what a kept snapshot holds once per process, not once per wallet', () => {
+  it('shares equal lists of names across address book entries, frozen, and keeps other lists as they are', () => {
+    const book = (raw: string, interfaces: unknown[]) => ({ user_friendly: `UQ${raw.slice(-4)}`, domain: null, interfaces });
+    const found = matchWalletAnswer(
+      [ADDR.a, ADDR.b, ADDR.c],
+      answer({
+        wallets: [upstreamState(ADDR.a), upstreamState(ADDR.b), upstreamState(ADDR.c)],
+        address_book: { [ADDR.a]: book(ADDR.a, ['wallet_v4r2']), [ADDR.b]: book(ADDR.b, ['wallet_v4r2']), [ADDR.c]: book(ADDR.c, [1, 'x']) },
+      }),
+      META,
+    ).found;
+    const listOf = (raw: string) => found.get(raw)?.addressBook?.['interfaces'];
+    expect(listOf(ADDR.a)).toEqual(['wallet_v4r2']);
+    expect(listOf(ADDR.a)).toBe(listOf(ADDR.b));
+    expect(Object.isFrozen(listOf(ADDR.a))).toBe(true);
+    expect(listOf(ADDR.c)).toEqual([1, 'x']);
+    expect(found.get(ADDR.a)?.addressBook?.user_friendly).toBe(`UQ${ADDR.a.slice(-4)}`);
+  });
+
+  it('gives every account without extra currencies the same empty object', () => {
+    const found = matchWalletAnswer(
+      [ADDR.a, ADDR.b, ADDR.c],
+      answer({
+        wallets: [upstreamState(ADDR.a, { extra_currencies: {} }), upstreamState(ADDR.b), upstreamState(ADDR.c, { extra_currencies: { '7': '5' } })],
+      }),
+      META,
+    ).found;
+    expect(found.get(ADDR.a)?.state?.extra_currencies).toEqual({});
+    expect(found.get(ADDR.a)?.state?.extra_currencies).toBe(found.get(ADDR.b)?.state?.extra_currencies);
+    expect(found.get(ADDR.c)?.state?.extra_currencies).toEqual({ '7': '5' });
+  });
+
+  it("holds the asked key itself as a new state's address, and keeps the previous state when an upstream prints another form", () => {
+    // A copy of the key that is not the same string in memory cannot be told apart here;
+    // what can be checked is that the state is served under the key and reused by identity.
+    const lower = ADDR.a.toLowerCase();
+    const first = matchWalletAnswer([ADDR.a], answer({ wallets: [upstreamState(lower)] }), META).found.get(ADDR.a);
+    expect(first?.state?.address).toBe(ADDR.a);
+    const previous = new Map<string, WalletRecord>([[ADDR.a, first as WalletRecord]]);
+    const again = matchWalletAnswer([ADDR.a], answer({ wallets: [upstreamState(lower)] }), META, previous).found.get(ADDR.a);
+    expect(again?.state).toBe(first?.state);
+  });
+
+  it('keeps the previous metadata entry when the new one is equal, and takes a changed one', () => {
+    const meta = { is_indexed: true, token_info: [{ type: 'jetton_masters', name: 'J' }] };
+    const ask = (entry: unknown, previous?: Map<string, WalletRecord>) =>
+      matchWalletAnswer([ADDR.a], answer({ wallets: [upstreamState(ADDR.a)], metadata: { [ADDR.a]: entry } }), META, previous).found.get(
+        ADDR.a,
+      ) as WalletRecord;
+    const first = ask(meta);
+    const previous = new Map<string, WalletRecord>([[ADDR.a, first]]);
+    expect(ask(structuredClone(meta), previous).metadata).toBe(first.metadata);
+    const changed = { ...meta, is_indexed: false };
+    expect(ask(changed, previous).metadata).toEqual(changed);
+    expect(ask(changed, previous).metadata).not.toBe(first.metadata);
+  });
+});
+
 describe("assembling the cycle's snapshot", () => {
   const r = (raw: string, fetchedAt = 5_000) => record(raw, walletState(raw), fetchedAt);
 
