@@ -25,6 +25,11 @@ export interface DaemonDeps {
   readonly now: () => number;
   readonly version: string;
   readonly nodeVersion: string;
+  /**
+   * Called once, a second after the persisted wallets are in: start-up is over. The
+   * composition root tunes the process for a long run from here (main.ts).
+   */
+  readonly startedUp?: (() => void) | undefined;
 }
 
 export interface Daemon {
@@ -209,6 +214,7 @@ export function createDaemon(deps: DaemonDeps): Daemon {
    */
   function prepareUpstream(): void {
     if (stopping !== null) return;
+    deps.startedUp?.();
     current.client.prepare().then(
       () => logger.debug('loaded the upstream client ahead of the first poll'),
       (err: unknown) => logger.warn({ err }, 'could not load the upstream client ahead of the first poll'),

@@ -20,6 +20,8 @@ export interface ProcessDeps {
   readonly terminated: Promise<string>;
   /** Registers the SIGHUP handler. */
   readonly onReloadSignal: (handler: () => void) => void;
+  /** Called once the daemon has started up and loaded its persisted snapshot (DaemonDeps.startedUp). */
+  readonly startedUp?: () => void;
 }
 
 export const EXIT_OK = 0;
@@ -71,7 +73,7 @@ export async function runDaemon(
   if (!loaded) return EXIT_CONFIG;
   const logger = createLogger(loaded.config.log.level, deps.stdout);
   for (const warning of loaded.warnings) logger.warn({ config: loaded.config.configPath }, warning);
-  const daemon = createDaemon({ config: loaded.config, logger, now: deps.now, version: VERSION, nodeVersion: deps.nodeVersion });
+  const daemon = createDaemon({ config: loaded.config, logger, now: deps.now, version: VERSION, nodeVersion: deps.nodeVersion, startedUp: deps.startedUp });
   let address;
   try {
     address = await daemon.start();

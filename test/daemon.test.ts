@@ -37,7 +37,8 @@ describe('createDaemon: start, reload, stop', () => {
     await sim.stop();
   });
 
-  const daemonWith = (config: Config, logger: Logger): Daemon => createDaemon({ config, logger, now: () => Date.now(), version: 't', nodeVersion: 'v20' });
+  const daemonWith = (config: Config, logger: Logger, startedUp?: () => void): Daemon =>
+    createDaemon({ config, logger, now: () => Date.now(), version: 't', nodeVersion: 'v20', startedUp });
   const configWith = (
     upstreamName: string,
     snapshotFile: string,
@@ -160,8 +161,10 @@ log: { level: debug }
 
     // Wallets due once an hour: the persisted states (2 h max age) stay fresh until then.
     const log = createLogSink();
-    daemon = daemonWith(await configWith('sim', 'snapshot.json', watchlist, yearlyQueueHourlyWallets), log.logger);
+    let startedUp = 0;
+    daemon = daemonWith(await configWith('sim', 'snapshot.json', watchlist, yearlyQueueHourlyWallets), log.logger, () => (startedUp += 1));
     const url = `http://127.0.0.1:${(await daemon.start()).port}`;
+    expect(startedUp).toBe(0);
     const notPolled = 'persisted wallet states stay fresh until the first tick; not polled at start';
     await eventually(async () => (log.lines().some((l) => l['msg'] === notPolled) ? true : undefined), 10_000, 'the decision at start');
     const served = await text(`${url}/api/v3/walletStates?address=${watchlist.join(',')}`);
@@ -170,6 +173,8 @@ log: { level: debug }
     const prepared = 'loaded the upstream client ahead of the first poll';
     await eventually(async () => (log.lines().some((l) => l['msg'] === prepared) ? true : undefined), 10_000, 'the upstream client loaded');
     expect(allAsked()).toBe(allBefore);
+    // The composition root is told once that start-up is over (main.ts tunes the collector then).
+    expect(startedUp).toBe(1);
     await daemon.stop();
 
     // One more watched wallet, not in the file: polled at start.

@@ -5,9 +5,10 @@ import { basename, dirname, join } from 'node:path';
 /**
  * Writes a file atomically: temp file in the same folder, fsync, rename, fsync of the
  * folder. A crash at any instant leaves the previous or the new content, never a mix.
- * `content` may come in parts (a large file encoded piece by piece), written in order.
+ * `content` may come in parts, written in order; an iterable that encodes each part as it
+ * is asked for (a large file, piece by piece) holds one part at a time.
  */
-export async function writeAtomically(file: string, content: string | readonly Uint8Array[]): Promise<void> {
+export async function writeAtomically(file: string, content: string | Iterable<Uint8Array>): Promise<void> {
   const folder = dirname(file);
   await mkdir(folder, { recursive: true });
   const temp = join(folder, `.${basename(file)}.${randomBytes(4).toString('hex')}.tmp`);

@@ -47,22 +47,22 @@ const RECORDS_PER_PART = 1000;
 const LINES_PER_TURN = 2000;
 
 /**
- * The wallets file, encoded a thousand records at a time: it runs to tens of megabytes,
- * and one string of all of it would be built, then encoded, whole.
+ * The wallets file, encoded a thousand records at a time as the writer asks for each
+ * part: it runs to tens of megabytes, and neither one string of all of it nor all of its
+ * parts are held at once (the snapshot it is encoded from does not change).
  */
-function encodeWallets(wallets: WalletsSnapshot): Buffer[] {
-  const parts = [Buffer.from(`${walletsHeaderLine(wallets.fetchedAt, wallets.wallets.size)}\n`)];
+function* encodeWallets(wallets: WalletsSnapshot): Generator<Buffer> {
+  yield Buffer.from(`${walletsHeaderLine(wallets.fetchedAt, wallets.wallets.size)}\n`);
   const rowLine = createWalletRowWriter();
   let lines: string[] = [];
   for (const record of wallets.wallets.values()) {
     lines.push(rowLine(record));
     if (lines.length === RECORDS_PER_PART) {
-      parts.push(Buffer.from(`${lines.join('\n')}\n`));
+      yield Buffer.from(`${lines.join('\n')}\n`);
       lines = [];
     }
   }
-  if (lines.length > 0) parts.push(Buffer.from(`${lines.join('\n')}\n`));
-  return parts;
+  if (lines.length > 0) yield Buffer.from(`${lines.join('\n')}\n`);
 }
 
 /**
@@ -119,7 +119,7 @@ export function createSnapshotPersister(options: { file: string; logger: Logger;
   let writing: Promise<void> = Promise.resolve();
   let pending: Snapshot | null = null;
 
-  const writePart = async (target: string, content: string | readonly Uint8Array[]): Promise<boolean> => {
+  const writePart = async (target: string, content: string | Iterable<Uint8Array>): Promise<boolean> => {
     try {
       await writeAtomically(target, content);
       return true;
