@@ -27,4 +27,4 @@ ENV TONWATCH_CONFIG=/etc/tonwatch/tonwatch.yml
 # is for load balancers.
 HEALTHCHECK --interval=15s --timeout=5s --start-period=15s --retries=3 \
   CMD ["node", "dist/tonwatch.js", "healthcheck"]
-ENTRYPOINT ["node", "--max-semi-space-size=16", "--min-semi-space-size=16", "dist/tonwatch.js"]
+ENTRYPOINT ["node", "--max-semi-space-size=8", "dist/tonwatch.js"]

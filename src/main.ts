@@ -1,12 +1,14 @@
-#!/usr/bin/env -S node --max-semi-space-size=16 --min-semi-space-size=16
+#!/usr/bin/env -S node --max-semi-space-size=8
 /**
- * (The shebang's --max-semi-space-size=16: a wallet poll cycle makes many short-lived
- * objects, and a young generation bigger than Node's default lets most of them die there.
- * 32 MB semi-spaces kept 64 MB resident for no measurable gain in poll processing over
- * 16. --min-semi-space-size=16: the young generation at that size from the start, not
- * grown to it. Grown, the same build served v2 at 16,000-33,000 req/s depending on the
- * process; fixed, 29,000-34,000 in every process measured, for ~5-15 MiB more RSS at
- * 10,000 wallets. The README's Benchmarks section has the figures.)
+ * (The shebang's --max-semi-space-size=8: a young generation of 8 MiB semi-spaces, half of
+ * what Node 20 allows on 64-bit systems. A poll cycle's short-lived objects still die there,
+ * and the process keeps 16 MB less resident: RSS of a daemon polling 10,000 wallets peaked
+ * at 138-146 MB against 160-172 MB with 16 MiB semi-spaces, 320-344 against 363 MB at
+ * 100,000; v2 req/s and poll processing were the same within the machine's noise. An
+ * earlier build fixed the semi-spaces at 16 MiB from the start because some processes
+ * served v2 at half speed; the cause was nextTick's inline caches (tick-object.ts), not
+ * the young generation. npm start, npm run demo, the Docker image and the benchmarks pass
+ * the same flags; test/node-flags.test.ts checks that they agree.)
  *
  * The composition root: the only module that reads process.env/argv, installs signal
  * handlers and calls process.exit. Everything else gets these as parameters.

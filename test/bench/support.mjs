@@ -13,8 +13,12 @@ import { decodeWalletStates } from '../../dist/upstream/wallet-states.js';
 import { queueSnapshot, rawAddress, walletStatesBody } from './fixtures.mjs';
 
 export const MAIN = new URL('../../dist/tonwatch.js', import.meta.url).pathname;
-/** As the package runs it (`npm start`, the bin's shebang). */
-export const NODE_FLAGS = ['--max-semi-space-size=16', '--min-semi-space-size=16'];
+/**
+ * The Node flags of the bin's shebang (`#!/usr/bin/env -S node FLAGS`), as `npm start`, the
+ * Docker image and the bin itself run it: read from the built file, so the benchmarks
+ * measure what ships.
+ */
+export const NODE_FLAGS = readFileSync(MAIN, 'utf8').split('\n', 1)[0].replace(/^#!\/usr\/bin\/env -S node\s*/, '').split(/\s+/).filter(Boolean);
 
 export const freePort = () =>
   new Promise((resolve) => {
