@@ -18,7 +18,11 @@ export const MAIN = new URL('../../dist/tonwatch.js', import.meta.url).pathname;
  * Docker image and the bin itself run it: read from the built file, so the benchmarks
  * measure what ships.
  */
-export const NODE_FLAGS = readFileSync(MAIN, 'utf8').split('\n', 1)[0].replace(/^#!\/usr\/bin\/env -S node\s*/, '').split(/\s+/).filter(Boolean);
+export const NODE_FLAGS = readFileSync(MAIN, 'utf8')
+  .split('\n', 1)[0]
+  .replace(/^#!\/usr\/bin\/env -S node\s*/, '')
+  .split(/\s+/)
+  .filter(Boolean);
 
 export const freePort = () =>
   new Promise((resolve) => {
