@@ -1,5 +1,6 @@
 import type { WatchedKeys } from '../domain/config.js';
 import type { MetricsExposition } from '../metrics/exposition.js';
+import { METRICS_ENDPOINT } from '../metrics/registry.js';
 import type { Snapshot } from '../snapshot/types.js';
 import type { QueryName } from '../domain/queries.js';
 import { serveHealthz, serveReadyz } from './health.js';
@@ -97,7 +98,7 @@ export function createRoutes(deps: RoutesDeps): ReadonlyMap<string, Route> {
     [
       '/metrics',
       {
-        ...getOnly('metrics', async (request) => {
+        ...getOnly(METRICS_ENDPOINT, async (request) => {
           const body = await deps.metrics.render(request.acceptsGzip());
           const headers: Record<string, string> = { 'content-type': deps.metrics.contentType, vary: 'Accept-Encoding' };
           if (body.encoding === 'gzip') headers['content-encoding'] = 'gzip';

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { createSelfMetrics, PROCESS_METRICS_EVERY_MS } from '../../src/metrics/registry.js';
+import { Gauge } from 'prom-client';
+import { createSelfMetrics, METRICS_ENDPOINT, OWN_METRICS_REUSE_MS, PROCESS_METRICS_EVERY_MS } from '../../src/metrics/registry.js';
 import { healthStub } from '../helpers/health.js';
 
 describe('self metrics', () => {
-  it("reads tonwatch's own metrics at every scrape, and Node's process metrics at most once a second", async () => {
+  it("reads tonwatch's own metrics again after any change, and Node's process metrics at most once a second", async () => {
     let clock = 1_000_000;
     const self = createSelfMetrics({
       version: 't',
@@ -53,5 +54,77 @@ describe('self metrics', () => {
       'tonwatch_served_requests_total{endpoint="wallet_states",code="503"} 1',
       'tonwatch_served_requests_total{endpoint="queue_sizes",code="404"} 1',
     ]);
+  });
+  describe("a reading of tonwatch's own metrics, reused by the scrapes that follow it", () => {
+    const setup = () => {
+      let clock = 1_000_000;
+      const self = createSelfMetrics({ version: 't', nodeVersion: 'v20', defaultMetrics: false, now: () => clock, health: healthStub() });
+      return { self, own: async () => (await self.texts())[0], advance: (ms: number) => (clock += ms) };
+    };
+
+    it('while nothing but scrapes happened, for up to OWN_METRICS_REUSE_MS; then read again', async () => {
+      const { self, own, advance } = setup();
+      const first = await own();
+      // What a scrape records about itself does not make a new reading …
+      self.servedRequest(METRICS_ENDPOINT, 200);
+      self.metricsRendered('gzip', 0.001, 1234);
+      self.metricsInFlight(1);
+      advance(OWN_METRICS_REUSE_MS - 1);
+      expect(await own()).toBe(first);
+      // … and shows once the reading is that old.
+      advance(1);
+      const later = (await own()).toString();
+      expect(later).toContain(`tonwatch_served_requests_total{endpoint="${METRICS_ENDPOINT}",code="200"} 1`);
+      expect(later).toContain('tonwatch_metrics_response_size_bytes{encoding="gzip"} 1234');
+    });
+
+    it('not once anything else changed: the next scrape reads them again', async () => {
+      const { self, own } = setup();
+      const changes: [string, () => void, RegExp][] = [
+        [
+          'a request to another endpoint',
+          () => self.servedRequest('queue_sizes', 200),
+          /tonwatch_served_requests_total\{endpoint="queue_sizes",code="200"\} 1/,
+        ],
+        ['a poll', () => self.observePoll('queue_sizes', 0.2), /tonwatch_poll_duration_seconds_count\{query="queue_sizes"\} 1/],
+        [
+          'an upstream request',
+          () => self.upstream.request('a', 'queue_sizes', '200', 0.01),
+          /tonwatch_upstream_requests_total\{upstream="a",query="queue_sizes",code="200"\} 1/,
+        ],
+        [
+          'an upstream skipped',
+          () => self.upstream.skipped('a', 'queue_sizes', 'lagging'),
+          /tonwatch_upstream_skipped_total\{upstream="a",query="queue_sizes",reason="lagging"\} 1/,
+        ],
+        ['read-through', () => self.readThrough('fetched', 3), /tonwatch_read_through_addresses_total\{result="fetched"\} 3/],
+        ['a refused reload', () => self.configReloaded(false), /tonwatch_config_last_reload_successful 0/],
+      ];
+      for (const [what, change, shows] of changes) {
+        const before = await own();
+        expect(await own(), what).toBe(before);
+        change();
+        const after = await own();
+        expect(after, what).not.toBe(before);
+        expect(after.toString(), what).toMatch(shows);
+      }
+    });
+
+    it('not when the reading failed', async () => {
+      const { self, own } = setup();
+      let fail = true;
+      new Gauge({
+        name: 'test_flaky',
+        help: 'Fails to collect while fail is set.',
+        registers: [self.registry],
+        collect() {
+          if (fail) throw new Error('collect failed');
+          this.set(1);
+        },
+      });
+      await expect(own()).rejects.toThrow('collect failed');
+      fail = false;
+      expect((await own()).toString()).toContain('test_flaky 1');
+    });
   });
 });

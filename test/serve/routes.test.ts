@@ -1,7 +1,8 @@
 import { gunzipSync } from 'node:zlib';
+import { setTimeout as delay } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { createMetricsExposition } from '../../src/metrics/exposition.js';
-import { createSelfMetrics } from '../../src/metrics/registry.js';
+import { createSelfMetrics, OWN_METRICS_REUSE_MS } from '../../src/metrics/registry.js';
 import { createRoutes, type ServeSettings } from '../../src/serve/routes.js';
 import type { Route } from '../../src/serve/server.js';
 import type { QueryName } from '../../src/domain/queries.js';
@@ -143,6 +144,8 @@ describe('routes', () => {
   it('serves /metrics in gzip to a client that accepts it, the same text as identity, with Vary either way', async () => {
     const { call } = routesWith({ snapshot: FULL, settings: SETTINGS });
     const identity = await call('/metrics');
+    // What a scrape records about itself shows in readings made after OWN_METRICS_REUSE_MS.
+    await delay(OWN_METRICS_REUSE_MS + 5);
     const gzipped = await call('/metrics', 'GET', '', true);
     expect(identity.headers['content-encoding']).toBeUndefined();
     expect(gzipped.headers['content-encoding']).toBe('gzip');
