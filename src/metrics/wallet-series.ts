@@ -75,11 +75,14 @@ async function renderChunk(block: Omit<Chunk, 'families'>, previous: Chunk | und
     previous.wallets.length === wallets.length &&
     wallets.every((wallet, i) => previous.wallets[i] === wallet);
   const before = comparable ? previous : undefined;
+  // What each wallet was and is written from, made once for all families' comparisons.
+  const compared =
+    before === undefined ? undefined : { was: wallets.map((_, i) => inputOf(before, i, NO_BYTES)), is: wallets.map((_, i) => inputOf(block, i, NO_BYTES)) };
   const keptPart = (f: number): GzipPart | undefined => {
     const kept = before?.families[f];
-    if (before === undefined || kept === undefined) return undefined;
+    if (compared === undefined || kept === undefined) return undefined;
     const family = WALLET_FAMILIES[f] as (typeof WALLET_FAMILIES)[number];
-    for (let i = 0; i < wallets.length; i += 1) if (!family.same(inputOf(before, i, NO_BYTES), inputOf(block, i, NO_BYTES))) return undefined;
+    for (let i = 0; i < wallets.length; i += 1) if (!family.same(compared.was[i] as LineInput, compared.is[i] as LineInput)) return undefined;
     return kept;
   };
   const kept = WALLET_FAMILIES.map((_, f) => keptPart(f));
