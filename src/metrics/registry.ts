@@ -81,7 +81,8 @@ export interface SelfMetrics {
  * Node's own process_* and nodejs_* metrics are gathered at most this often, in ms: they
  * read /proc and work out event-loop delay percentiles, which at hundreds of scrapes a
  * second was most of what a scrape cost beyond sending pre-rendered blocks. tonwatch's
- * own tonwatch_* metrics are read at every scrape.
+ * own tonwatch_* metrics are read again after anything but a scrape changed them
+ * (OWN_METRICS_REUSE_MS).
  */
 export const PROCESS_METRICS_EVERY_MS = 1000;
 
