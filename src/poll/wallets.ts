@@ -48,6 +48,8 @@ interface Cycle {
   readonly records: Map<string, WalletRecord>;
   /** Addresses whose batch failed: they keep their last values. */
   readonly failed: Set<string>;
+  /** walletStates requests of this cycle that were answered, and that were refused as too long (logged at its end). */
+  readonly batches: { answered: number; refused: number };
   lastError: string;
 }
 
@@ -66,6 +68,7 @@ export async function pollWallets(deps: WalletPollDeps, signal?: AbortSignal): P
     progress: createCycleProgress({ logger, now, total: watchlist.length }),
     records: new Map(),
     failed: new Set(),
+    batches: { answered: 0, refused: 0 },
     lastError: '',
   };
 
@@ -91,7 +94,7 @@ export async function pollWallets(deps: WalletPollDeps, signal?: AbortSignal): P
   let unknown = 0;
   for (const record of cycle.records.values()) if (record.state === null) unknown += 1;
   const outcome = { ok: true, fetched: cycle.records.size - unknown, unknown, failed: cycle.failed.size } as const;
-  logger.debug({ ...outcome, seconds: (now() - started) / 1000 }, 'wallet cycle done');
+  logger.debug({ ...outcome, batches: cycle.batches.answered, refusedBatches: cycle.batches.refused, seconds: (now() - started) / 1000 }, 'wallet cycle done');
   return outcome;
 }
 
@@ -137,6 +140,7 @@ async function askBatch(cycle: Cycle, batch: readonly string[]): Promise<LeftOut
   const { client, logger, batchSize } = cycle.deps;
   const result = await client.fetchWalletStates(batch, cycle.signal);
   if (result.ok) {
+    cycle.batches.answered += 1;
     const wasSettled = batchSize.settled;
     batchSize.accepted(batch.length);
     if (!wasSettled && batchSize.settled)
@@ -148,6 +152,7 @@ async function askBatch(cycle: Cycle, batch: readonly string[]): Promise<LeftOut
   const { error } = result;
   if (error.code === 'aborted') return 'aborted';
   if (error.code === 'uri_too_long' && batch.length > 1) {
+    cycle.batches.refused += 1;
     // Batches in flight together are refused together: say so once per size.
     const before = batchSize.get();
     const next = batchSize.refused(batch.length);

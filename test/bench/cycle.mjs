@@ -70,7 +70,10 @@ export async function cycleAgainstSimulator(wallets, rps, cycles = 2) {
  * Upstream calls per wallet cycle behind a proxy's 8 KiB request-line limit: the real
  * daemon (walletBatchSize 1000) against the simulator answering 414 past 8,192 bytes of
  * URL, two cycles over `wallets` wallets. The first cycle includes the search for the
- * largest batch that fits; the second runs at the size it remembered.
+ * largest batch that fits; the second runs at the size it remembered. Each cycle's calls
+ * come from its own "wallet cycle done" line (a scrape after the first cycle could already
+ * count the second's, which may start right after it); the upstream request counter, read
+ * once both are done, must agree with their sum.
  */
 export async function callsBehindUrlLimit(wallets) {
   const { sim, port, config } = await simulatorSetup(wallets, ['--max-url-bytes', '8192', '--block-ms', '0'], {
@@ -78,16 +81,8 @@ export async function callsBehindUrlLimit(wallets) {
     schedule: '{ queueSizes: "0 0 * * * *", wallets: "*/20 * * * * *" }',
   });
   const daemon = await spawnTonwatch(['--config', config]);
-  const calls = async () => {
-    const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-    return {
-      accepted: sample(text, 'tonwatch_upstream_requests_total', ['query="wallets"', 'code="200"']),
-      refused: sample(text, 'tonwatch_upstream_requests_total', ['query="wallets"', 'code="414"']),
-    };
-  };
   try {
     const perCycle = [];
-    let before = { accepted: 0, refused: 0 };
     let pending = '';
     await new Promise((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error('wallet cycles did not finish in time')), 120_000);
@@ -95,17 +90,27 @@ export async function callsBehindUrlLimit(wallets) {
         pending += chunk;
         const lines = pending.split('\n');
         pending = lines.pop() ?? '';
-        if (!lines.some((line) => line.includes('"wallet cycle done"'))) return;
-        void calls().then((now) => {
-          perCycle.push({ accepted: now.accepted - before.accepted, refused: now.refused - before.refused });
-          before = now;
+        for (const line of lines) {
+          if (!line.includes('"wallet cycle done"') || perCycle.length === 2) continue;
+          const { batches, refusedBatches } = JSON.parse(line);
+          perCycle.push({ accepted: batches, refused: refusedBatches });
           if (perCycle.length === 2) {
             clearTimeout(timer);
             resolve();
           }
-        }, reject);
+        }
       });
     });
+    // The next cycle is a tick (20 s) away: the counter holds these two cycles' calls alone.
+    const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    const counted = {
+      accepted: sample(text, 'tonwatch_upstream_requests_total', ['query="wallets"', 'code="200"']),
+      refused: sample(text, 'tonwatch_upstream_requests_total', ['query="wallets"', 'code="414"']),
+    };
+    const logged = { accepted: perCycle[0].accepted + perCycle[1].accepted, refused: perCycle[0].refused + perCycle[1].refused };
+    if (counted.accepted !== logged.accepted || counted.refused !== logged.refused) {
+      throw new Error(`the cycles logged ${JSON.stringify(logged)} calls, tonwatch_upstream_requests_total counted ${JSON.stringify(counted)}`);
+    }
     return { wallets, first: perCycle[0], second: perCycle[1] };
   } finally {
     daemon.kill('SIGTERM');

@@ -142,7 +142,7 @@ if (runs('calls')) {
   console.log('Upstream calls behind an 8 KiB request-line limit (the simulator answers 414 past it), 100,000 wallets:');
   console.log(`  first cycle (finding the largest batch that fits): ${fmt(calls.first.accepted)} calls and ${fmt(calls.first.refused)} refused`);
   console.log(
-    `  next cycle: ${fmt(calls.second.accepted)} calls and ${fmt(calls.second.refused)} refused, ${fmt(perCall, 1)} addresses a call (target ≥ 150, ≤ 700 calls) ${verdict(perCall >= 150 && calls.second.accepted <= 700)}`,
+    `  next cycle: ${fmt(calls.second.accepted)} calls and ${fmt(calls.second.refused)} refused, ${fmt(perCall, 1)} addresses a call (target ≥ 150, ≤ 700 calls) ${verdict(calls.second.accepted > 0 && perCall >= 150 && calls.second.accepted <= 700)}`,
   );
   console.log('');
 }

@@ -78,6 +78,10 @@ describe('wallet poller against the simulator', () => {
     expect(t.batchSize.settled).toBe(true);
     expect(t.requests.filter((c) => c === '414').length).toBeLessThanOrEqual(8);
     expect(t.log.text()).toMatch(/looking for the largest batch that fits/);
+    // The cycle's end says how many calls it took and how many were refused as too long.
+    const cycleDone = () => t.log.lines().filter((l) => l['msg'] === 'wallet cycle done');
+    expect(cycleDone()[0]).toMatchObject({ batches: t.accepted.length, refusedBatches: t.requests.filter((c) => c === '414').length });
+    expect(cycleDone()[0]?.['refusedBatches']).toBeGreaterThan(0);
     const wallets = t.snapshot()?.wallets;
     expect([...(wallets?.keys() ?? [])]).toEqual(watchlist.map((w) => w.raw));
     expect(wallets?.get(unknownAddress(1))?.state).toBeNull();
@@ -91,6 +95,7 @@ describe('wallet poller against the simulator', () => {
     t.accepted.length = 0;
     await pollWallets(t.deps(watchlist));
     expect(t.requests).not.toContain('414');
+    expect(cycleDone()[1]).toMatchObject({ batches: t.accepted.length, refusedBatches: 0 });
     const firstPass = t.accepted.slice(0, Math.ceil(watchlist.length / FITS_IN_8_KIB));
     expect(firstPass.slice(0, -1).every((n) => n === FITS_IN_8_KIB)).toBe(true);
     expect(firstPass.reduce((a, b) => a + b, 0)).toBe(watchlist.length);
