@@ -1,17 +1,8 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { readIfPresent, setAside, writeAtomically } from './atomic-file.js';
-import {
-  createRowExpander,
-  createStringPool,
-  createWalletRowWriter,
-  decodeQueueFile,
-  decodeWalletRow,
-  decodeWalletsFirstLine,
-  FORMAT,
-  VERSION,
-  walletsHeaderLine,
-} from './file-format.js';
+import { decodeQueueFile, decodeWalletsFirstLine, FORMAT, VERSION, walletsHeaderLine } from './file-format.js';
+import { createRowExpander, createStringPool, createWalletRowWriter, decodeWalletRow } from './wallet-rows.js';
 import type { QueueSizesSnapshot, Snapshot, WalletRecord, WalletsSnapshot } from './types.js';
 
 /**
