@@ -83,9 +83,10 @@ export function benchDir(prefix) {
  * A folder with everything `tonwatch --config <dir>/tonwatch.yml` needs to start on a
  * persisted snapshot of `wallets` watched wallets: the two snapshot files (fetched now,
  * fresh for an hour), the watchlist file, and a config whose upstream is dead, so nothing
- * but the persisted snapshot is served while the real scheduler keeps ticking.
+ * but the persisted snapshot is served while the real scheduler keeps ticking. Its log
+ * level is `logLevel` (debug to read the daemon's start-up steps from its output).
  */
-export async function persistedDataDir(wallets, port) {
+export async function persistedDataDir(wallets, port, { logLevel = 'warn' } = {}) {
   const dir = benchDir('tonwatch-bench-');
   const now = Date.now();
   const records = new Map();
@@ -106,7 +107,7 @@ export async function persistedDataDir(wallets, port) {
       'retry: { attempts: 1 }',
       'watchlistFiles: [watch.txt]',
       'snapshot: { file: snapshot.json, maxAgeSeconds: 3600 }',
-      'log: { level: warn }',
+      `log: { level: ${logLevel} }`,
       '',
     ].join('\n'),
   );
