@@ -17,6 +17,16 @@ import { createGunzip, gzip, gzipSync } from 'node:zlib';
 const OPTIONS = { level: 1, windowBits: 12 };
 
 /**
+ * The thread pool's output buffer for a part: a part's member (40-85 KB for a family of
+ * 1,000 wallets) comes back in one or two round trips to the pool instead of three to six
+ * of zlib's default 16 KiB. Each round trip is a hand-off to a pool thread and a callback
+ * on the event loop: compressing every family of 30 blocks took 0.190 CPU-s here against
+ * 0.223 with the default (medians of 8, alternating). A member much smaller than the
+ * buffer is copied out of it (compress()).
+ */
+const PART_OPTIONS = { ...OPTIONS, chunkSize: 64 * 1024 };
+
+/**
  * At most this many compressions at once, process-wide. Each holds a deflate state of a
  * few hundred KiB for as long as it waits in the thread pool; a first render at 100,000
  * wallets asks for hundreds of members together, and the allocator keeps what they all took.
@@ -40,9 +50,9 @@ export async function compress(buffer: Buffer): Promise<Buffer> {
   if (running >= AT_ONCE) await new Promise<void>((resolve) => waiting.push(resolve));
   running += 1;
   try {
-    const member = await new Promise<Buffer>((resolve, reject) => gzip(buffer, OPTIONS, (err, out) => (err ? reject(err) : resolve(out))));
-    // zlib hands a short output as a slice of its 16 KiB output buffer: kept for long, it
-    // would hold the whole buffer.
+    const member = await new Promise<Buffer>((resolve, reject) => gzip(buffer, PART_OPTIONS, (err, out) => (err ? reject(err) : resolve(out))));
+    // zlib hands a short output as a slice of its output buffer (PART_OPTIONS.chunkSize):
+    // kept for long, it would hold the whole buffer.
     return member.byteLength + 1024 < member.buffer.byteLength ? Buffer.from(member) : member;
   } finally {
     running -= 1;
