@@ -1,5 +1,4 @@
 import { gunzipSync } from 'node:zlib';
-import { setTimeout as delay } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { createMetricsExposition } from '../../src/metrics/exposition.js';
 import { createSelfMetrics, OWN_METRICS_REUSE_MS } from '../../src/metrics/registry.js';
@@ -29,10 +28,13 @@ function routesWith(options: {
   let settings = options.settings;
   const history = createQueueHistory();
   if (options.snapshot.queueSizes) history.record(options.snapshot.queueSizes);
+  // The self metrics' clock: a reading of them is reused for OWN_METRICS_REUSE_MS.
+  let selfClock = NOW;
   const self = createSelfMetrics({
     version: 't',
     nodeVersion: 'v20',
     defaultMetrics: false,
+    now: () => selfClock,
     health: healthStub({ snapshotAgeSeconds: () => 2, lastSuccessAt: () => FETCHED, watchlistSize: () => settings.watched.size }),
   });
   const metrics = createMetricsExposition({ self, snapshot: () => options.snapshot, now: () => NOW, maxAgeSeconds: () => settings.maxAgeSeconds });
@@ -70,7 +72,7 @@ function routesWith(options: {
   };
   const call = async (path: string, method = 'GET', query = '', acceptsGzip = false) =>
     route(path).handle({ method, path, query, acceptsGzip: () => acceptsGzip });
-  return { routes, route, call, reload: (next: ServeSettings) => (settings = next) };
+  return { routes, route, call, reload: (next: ServeSettings) => (settings = next), advanceSelfClock: (ms: number) => (selfClock += ms) };
 }
 
 const SETTINGS: ServeSettings = {
@@ -142,10 +144,10 @@ describe('routes', () => {
   });
 
   it('serves /metrics in gzip to a client that accepts it, the same text as identity, with Vary either way', async () => {
-    const { call } = routesWith({ snapshot: FULL, settings: SETTINGS });
+    const { call, advanceSelfClock } = routesWith({ snapshot: FULL, settings: SETTINGS });
     const identity = await call('/metrics');
     // What a scrape records about itself shows in readings made after OWN_METRICS_REUSE_MS.
-    await delay(OWN_METRICS_REUSE_MS + 5);
+    advanceSelfClock(OWN_METRICS_REUSE_MS);
     const gzipped = await call('/metrics', 'GET', '', true);
     expect(identity.headers['content-encoding']).toBeUndefined();
     expect(gzipped.headers['content-encoding']).toBe('gzip');
