@@ -69,8 +69,12 @@ async function v2WithStatusPage(tonwatchUrl, pid, { seconds, rounds }) {
   return { alone: best['alone'], withPages: best['with pages'], ratio: best['with pages'].rps / best['alone'].rps };
 }
 
-/** The daemon's debug line once its start-up work is done (the upstream client loaded, one full collection run). */
-const STARTED_UP = /"loaded the upstream client ahead of the first poll"/;
+/**
+ * The daemon's line once its start-up work is done (one full collection run, the upstream
+ * client loaded: `loaded the upstream client ahead of the first poll` at debug, or `could
+ * not load …` at warn).
+ */
+const STARTED_UP = /the upstream client ahead of the first poll"/;
 
 /** Resolves once the child's output has shown `pattern` (60 s at most). */
 function outputShows(child, pattern) {
