@@ -92,6 +92,10 @@ function outputShows(child, pattern) {
   return new Promise((resolve, reject) => {
     let tail = '';
     const timer = setTimeout(() => reject(new Error(`no ${pattern} in the daemon's output within 60 s`)), 60_000);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`the daemon exited (${code}) before ${pattern} showed in its output`));
+    });
     const onData = (chunk) => {
       tail = (tail + chunk).slice(-4096);
       if (!pattern.test(tail)) return;
@@ -133,6 +137,8 @@ export async function v2InFreshProcesses({ instances, seconds }) {
   for (let i = 0; i < instances; i += 1) {
     const daemon = await spawnTonwatch(['--config', data.config]);
     const startedUp = outputShows(daemon, STARTED_UP);
+    // Awaited below; a daemon that failed before its line must not also end this process with an unhandled rejection.
+    startedUp.catch(() => undefined);
     try {
       while ((await getWhenUp(`${url}/readyz`)).status !== 200) await new Promise((r) => setTimeout(r, 20));
       answer ??= await getWhenUp(`${url}${path}`);
