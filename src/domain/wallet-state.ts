@@ -13,8 +13,9 @@ export interface WalletFieldSpec {
   readonly kind: WalletFieldKind;
   /**
    * Always sent by upstreams and never null (address, status). Any other field may be left
-   * out (uninit accounts have no code_hash, seqno, wallet_type, …): it is then served as
-   * null, except `currencies`, served as `{}`.
+   * out (uninit accounts have no code_hash, seqno, wallet_type, …): the snapshot then holds
+   * null, except `currencies`, held as `{}`. What a client is sent follows the indexer's
+   * omission rule (serve/wallet-json.ts).
    */
   readonly required: boolean;
 }

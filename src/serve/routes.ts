@@ -8,7 +8,8 @@ import { createStatusRoutes } from './status-page.js';
 import type { StatusSources } from '../status/model.js';
 import type { Logger } from 'pino';
 import { jsonResponse } from './response.js';
-import type { Route } from './server.js';
+import { createJsonRpcRoute, MAX_JSON_RPC_BODY_BYTES } from './json-rpc.js';
+import type { Route, ServedRequest } from './server.js';
 import { createQueueSizesHandler } from './v2-queue-sizes.js';
 import { createWalletStatesHandler, type ReadThroughLookup } from './v3-wallet-states.js';
 
@@ -57,16 +58,15 @@ export function createRoutes(deps: RoutesDeps): ReadonlyMap<string, Route> {
     loading: deps.loading(),
   });
   const queueSizesHandler = createQueueSizesHandler();
-  const queueSizes: Route = {
-    endpoint: 'queue_sizes',
-    handle: (request) =>
-      queueSizesHandler.serve(snapshot().queueSizes, {
-        method: request.method,
-        now: now(),
-        maxAgeSeconds: settings().maxAgeSeconds,
-        nextPollDueAt: deps.nextPollDueAt('queue_sizes'),
-      }),
-  };
+  const serveQueueSizes = (request: ServedRequest) =>
+    queueSizesHandler.serve(snapshot().queueSizes, {
+      method: request.method,
+      now: now(),
+      maxAgeSeconds: settings().maxAgeSeconds,
+      nextPollDueAt: deps.nextPollDueAt('queue_sizes'),
+    });
+  // POST with a JSON body too, as toncenter's C++ server takes it (the body is not read: there are no parameters).
+  const queueSizes: Route = { endpoint: 'queue_sizes', handle: serveQueueSizes, maxBodyBytes: MAX_JSON_RPC_BODY_BYTES };
   const getOnly = (endpoint: string, handle: Route['handle']): Route => ({
     endpoint,
     handle: (request) =>
@@ -95,6 +95,7 @@ export function createRoutes(deps: RoutesDeps): ReadonlyMap<string, Route> {
     ['/api/v3/walletStates', walletStates],
     ['/api/v2/getOutMsgQueueSizes', queueSizes],
     ['/api/v2/getOutMsgQueueSize', queueSizes],
+    ['/api/v2/jsonRPC', createJsonRpcRoute({ getOutMsgQueueSizes: serveQueueSizes, getOutMsgQueueSize: serveQueueSizes })],
     [
       '/metrics',
       {

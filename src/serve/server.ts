@@ -24,6 +24,8 @@ export interface ServedRequest {
    * only /metrics asks.
    */
   acceptsGzip(): boolean;
+  /** The request body, read up to the route's maxBodyBytes: only for a POST to a route that takes one. */
+  readonly body?: Buffer;
 }
 
 export interface Route {
@@ -37,6 +39,11 @@ export interface Route {
   readonly maxInFlight?: () => number;
   /** Told the route's number of requests in flight whenever it changes. */
   readonly onInFlight?: (inFlight: number) => void;
+  /**
+   * The route takes a POST body of at most this many bytes (read before `handle` is
+   * called); a longer one is answered 413 and the connection closed.
+   */
+  readonly maxBodyBytes?: number;
 }
 
 export interface HttpServerDeps {
@@ -117,25 +124,42 @@ export function createHttpServer(deps: HttpServerDeps): Server {
       send(req, res, endpoint, jsonResponse(503, { error: `too many ${path} requests at once (limit ${limit}); retry shortly` }, { 'retry-after': '1' }));
       return;
     }
+    const request: ServedRequest = {
+      method: req.method ?? 'GET',
+      path,
+      query: q === -1 ? '' : url.slice(q + 1),
+      acceptsGzip: () => acceptsGzip(req.headers['accept-encoding']),
+    };
+    if (route?.maxBodyBytes !== undefined && request.method === 'POST') {
+      readBody(req, route.maxBodyBytes).then(
+        (body) => (body === null ? tooLarge(req, res, endpoint, route.maxBodyBytes ?? 0) : dispatch(req, res, route, endpoint, { ...request, body })),
+        () => res.destroy(),
+      );
+      return;
+    }
+    dispatch(req, res, route, endpoint, request);
+  }
+
+  function dispatch(req: IncomingMessage, res: ServerResponse, route: Route | undefined, endpoint: string, request: ServedRequest): void {
     let response: ServedResponse | Promise<ServedResponse>;
     try {
-      response = route
-        ? route.handle({
-            method: req.method ?? 'GET',
-            path,
-            query: q === -1 ? '' : url.slice(q + 1),
-            acceptsGzip: () => acceptsGzip(req.headers['accept-encoding']),
-          })
-        : jsonResponse(404, { error: `no such endpoint: ${path.slice(0, 200)}` });
+      response = route ? route.handle(request) : jsonResponse(404, { error: `no such endpoint: ${request.path.slice(0, 200)}` });
     } catch (err) {
-      response = failed(err, path);
+      response = failed(err, request.path);
     }
+    const { path } = request;
     if (response instanceof Promise) {
       response.then(
         (answer) => send(req, res, endpoint, answer),
         (err: unknown) => send(req, res, endpoint, failed(err, path)),
       );
     } else send(req, res, endpoint, response);
+  }
+
+  /** Answers 413 and closes the connection: the rest of the body is not read. */
+  function tooLarge(req: IncomingMessage, res: ServerResponse, endpoint: string, limit: number): void {
+    const response = jsonResponse(413, { ok: false, error: `request body exceeds ${limit} bytes`, code: 413 }, { connection: 'close' });
+    send(req, res, endpoint, response);
   }
 
   /** Counts the request against its route's limit until its response is closed; false when the limit is reached. */
@@ -201,6 +225,31 @@ export function createHttpServer(deps: HttpServerDeps): Server {
     onServed('client_error', status);
   });
   return server;
+}
+
+/**
+ * The whole body of a request, or null when it is (or says it is) longer than `limit`
+ * bytes; then reading stops. Rejects when the client goes away mid-body.
+ */
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer | null> {
+  const declared = Number(req.headers['content-length'] ?? 0);
+  if (declared > limit) return Promise.resolve(null);
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let length = 0;
+    const onData = (chunk: Buffer): void => {
+      length += chunk.length;
+      if (length > limit) {
+        req.off('data', onData);
+        req.pause();
+        resolve(null);
+      } else chunks.push(chunk);
+    };
+    req.on('data', onData);
+    req.once('end', () => resolve(Buffer.concat(chunks, length)));
+    req.once('error', reject);
+    req.once('aborted', () => reject(new Error('client went away mid-body')));
+  });
 }
 
 /** A fact about a web config, worked out once per config object (a reload makes a new one). */

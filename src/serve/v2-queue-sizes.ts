@@ -61,8 +61,8 @@ export function createQueueSizesHandler(): QueueSizesHandler {
   };
   return {
     serve(snapshot, request) {
-      if (request.method !== 'GET' && request.method !== 'HEAD') {
-        return v2Error(405, `method ${request.method} not allowed; use GET`, { allow: 'GET, HEAD' });
+      if (request.method !== 'GET' && request.method !== 'HEAD' && request.method !== 'POST') {
+        return v2Error(405, `method ${request.method} not allowed; use GET or POST`, { allow: 'GET, HEAD, POST' });
       }
       if (snapshot === null) {
         return v2Error(503, 'no queue-size snapshot yet: the first poll has not succeeded', {

@@ -3,6 +3,7 @@ import { addressBookEntry } from '../snapshot/address-book.js';
 import { isFresh, staleFrom } from '../snapshot/freshness.js';
 import type { WalletRecord, WalletsSnapshot } from '../snapshot/types.js';
 import { createSnapshotResponder, jsonResponse, retryAfterSeconds, type ServedResponse } from './response.js';
+import { indexerWalletJson } from './wallet-json.js';
 import { parseWalletQuery, type RequestedAddress } from './wallet-query.js';
 
 /**
@@ -68,7 +69,7 @@ export function createWalletStatesHandler(): WalletStatesHandler {
     if (found?.testnet !== testnet) {
       found = {
         testnet,
-        state: record.state ? JSON.stringify(record.state) : null,
+        state: record.state ? indexerWalletJson(record.state) : null,
         book: `${key}:${JSON.stringify(make())}`,
         metadata: record.metadata === undefined ? null : `${key}:${JSON.stringify(record.metadata)}`,
       };

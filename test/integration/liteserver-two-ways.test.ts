@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createDaemon, type Daemon } from '../../src/daemon.js';
 import { configFrom } from '../helpers/config.js';
 import { createLogSink } from '../helpers/log.js';
+import { omissionProblems } from '../helpers/indexer-schema.js';
 import { eventually } from '../helpers/process.js';
 import { startSim, type RunningSim } from '../helpers/sim.js';
 
@@ -76,6 +77,8 @@ describe('the same chain over HTTP and over the liteserver', () => {
     const query = `/api/v3/walletStates?address=${watchlist.join(',')}`;
     const v3 = await Promise.all([viaHttp, viaLite].map(async (d) => JSON.parse((await get(`${d.url}${query}`)).body)));
     expect(v3[1].wallets).toEqual(v3[0].wallets);
+    // The indexer's omission rule, whichever kind of upstream answered.
+    for (const wallet of v3[1].wallets) expect(omissionProblems(wallet)).toEqual([]);
     expect(v3[1].wallets).toHaveLength(watchlist.length);
     // The address book: the same user-friendly forms; toncenter's `interfaces` are its indexer's, not computed here.
     const friendly = (book: Record<string, { user_friendly: string; domain: null }>) =>

@@ -92,6 +92,7 @@ describe('routes', () => {
       '/api/v3/walletStates': 'wallet_states',
       '/api/v2/getOutMsgQueueSizes': 'queue_sizes',
       '/api/v2/getOutMsgQueueSize': 'queue_sizes',
+      '/api/v2/jsonRPC': 'json_rpc',
       '/metrics': 'metrics',
       '/healthz': 'healthz',
       '/readyz': 'readyz',

@@ -68,10 +68,16 @@ describe('GET /api/v2/getOutMsgQueueSizes', () => {
     expect(JSON.parse(bodyText(stale))).toMatchObject({ ok: false, code: 503, error: expect.stringMatching(/older than snapshot.maxAgeSeconds/) as unknown });
   });
 
-  it.each(['POST', 'PUT', 'DELETE'])('answers %s with 405 in the envelope', (method) => {
+  it("answers POST as GET, as toncenter's C++ server takes it", () => {
+    const response = serveQueueSizes(snapshot, { ...request, method: 'POST' });
+    expect(response.status).toBe(200);
+    expect(bodyText(response)).toBe(bodyText(serveQueueSizes(snapshot, request)));
+  });
+
+  it.each(['PUT', 'DELETE', 'PATCH'])('answers %s with 405 in the envelope', (method) => {
     const response = serveQueueSizes(snapshot, { ...request, method });
     expect(response.status).toBe(405);
-    expect(response.headers['allow']).toBe('GET, HEAD');
+    expect(response.headers['allow']).toBe('GET, HEAD, POST');
     expect(JSON.parse(bodyText(response))).toMatchObject({ ok: false, code: 405 });
   });
 });

@@ -1,11 +1,19 @@
+import { copyFile, mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Address } from '@ton/core';
 import { describe, expect, it } from 'vitest';
+import type { ServedWalletState } from '../../src/domain/wallet-state.js';
 import type { ServedResponse } from '../../src/serve/response.js';
 import { bodyText } from '../helpers/response.js';
 import { createWalletStatesHandler, type WalletStatesRequest } from '../../src/serve/v3-wallet-states.js';
 import { userFriendly } from '../../src/ton/address.js';
 import { ADDR, record, walletState, walletsSnapshot } from '../helpers/wallets.js';
 import { rawAddresses } from '../helpers/addresses.js';
+import { omissionProblems } from '../helpers/indexer-schema.js';
+import { createLogSink } from '../helpers/log.js';
+import { createSnapshotPersister } from '../../src/snapshot/persist.js';
 
 const NOW = 1_000_000 + 2_500;
 /** Without read-through the handler answers synchronously. */
@@ -26,19 +34,20 @@ const base = (watched: string[], query: string): WalletStatesRequest => ({
 const body = (r: ServedResponse) => JSON.parse(bodyText(r));
 const q = (...addresses: string[]) => addresses.map((a) => `address=${encodeURIComponent(a)}`).join('&');
 
-const API_FIELDS = [
+/** The indexer's keys, in its order, for a wallet that has every field (ton-index-go `WalletState`). */
+const INDEXER_FIELDS = [
   'address',
+  'is_wallet',
+  'wallet_type',
+  'seqno',
+  'wallet_id',
   'balance',
-  'code_hash',
   'extra_currencies',
   'is_signature_allowed',
-  'is_wallet',
+  'status',
+  'code_hash',
   'last_transaction_hash',
   'last_transaction_lt',
-  'seqno',
-  'status',
-  'wallet_id',
-  'wallet_type',
 ];
 
 describe('GET /api/v3/walletStates', () => {
@@ -53,13 +62,14 @@ describe('GET /api/v3/walletStates', () => {
   ]);
   const watched = [ADDR.a, ADDR.b, ADDR.c];
 
-  it("answers one address in toncenter's v3 format, with its twelve fields", () => {
+  it("answers one address in toncenter's v3 format, with the indexer's fields in its order", () => {
     const response = serveWalletStates(snapshot, base(watched, q('EQApAj3rEnJJSxEjEHVKrH3QZgto_MQMOmk8l72azaXlY1zB')));
     expect(response.status).toBe(200);
     const json = body(response);
     expect(Object.keys(json)).toEqual(['wallets', 'address_book', 'metadata']);
     expect(json.wallets).toHaveLength(1);
-    expect(Object.keys(json.wallets[0])).toEqual(API_FIELDS);
+    // No extra currencies and no is_signature_allowed (a v4 wallet): both left out.
+    expect(Object.keys(json.wallets[0])).toEqual(INDEXER_FIELDS.filter((f) => f !== 'extra_currencies' && f !== 'is_signature_allowed'));
     expect(json.wallets[0]).toMatchObject({ address: ADDR.a, balance: '1500000000', last_transaction_lt: '50000000857100', seqno: 7 });
     expect(json.address_book).toEqual({
       [ADDR.a]: { user_friendly: 'UQApAj3rEnJJSxEjEHVKrH3QZgto_MQMOmk8l72azaXlYwEE', domain: null, interfaces: ['wallet_v4r2'] },
@@ -73,11 +83,33 @@ describe('GET /api/v3/walletStates', () => {
     });
   });
 
-  it('fills left-out fields with null (extra_currencies {}) and computes the address book when the upstream gave none', () => {
+  it('leaves out what the upstream left out, as the indexer does (null only for the last transaction), and computes the address book when the upstream gave none', () => {
     const json = body(serveWalletStates(snapshot, base(watched, q(ADDR.b, ADDR.c))));
-    expect(json.wallets).toEqual([{ ...uninit }]);
-    expect(json.wallets[0].code_hash).toBeNull();
-    expect(json.wallets[0].extra_currencies).toEqual({});
+    expect(json.wallets).toEqual([
+      {
+        address: ADDR.b,
+        is_wallet: false,
+        balance: '1500000000',
+        status: 'uninit',
+        last_transaction_hash: uninit.last_transaction_hash,
+        last_transaction_lt: '50000000857100',
+      },
+    ]);
+    const unknownTx = walletState(ADDR.b, { status: 'nonexist', is_wallet: null, balance: null, last_transaction_hash: null, last_transaction_lt: null });
+    const every = { address: ADDR.b, is_wallet: true, extra_currencies: { '100': '5' }, is_signature_allowed: false, wallet_type: 'wallet v5 r1' };
+    const served = (state: ServedWalletState) => body(serveWalletStates(walletsSnapshot([record(ADDR.b, state)]), base([ADDR.b], q(ADDR.b)))).wallets[0];
+    expect(served(unknownTx)).toEqual({
+      address: ADDR.b,
+      is_wallet: false,
+      wallet_type: 'wallet v4 r2',
+      seqno: 7,
+      wallet_id: 698983191,
+      status: 'nonexist',
+      code_hash: unknownTx.code_hash,
+      last_transaction_hash: null,
+      last_transaction_lt: null,
+    });
+    expect(Object.keys(served(walletState(ADDR.b, every)))).toEqual(INDEXER_FIELDS);
     const address = (raw: string) => Address.parseRaw(raw);
     expect(json.address_book).toEqual({
       [ADDR.b]: { user_friendly: userFriendly(address(ADDR.b), { bounceable: false, testnet: false }), domain: null },
@@ -168,5 +200,23 @@ describe('GET /api/v3/walletStates', () => {
     expect(later.wallets.map((w: { address: string }) => w.address)).toEqual([ADDR.a]);
     // A new watchlist: rebuilt too.
     expect(body(sync(handler.serve(next, base([ADDR.b], query)))).wallets).toHaveLength(1);
+  });
+});
+
+describe('a snapshot persisted before the omission rule', () => {
+  it('loads and serves under the indexer omission rule (the file keeps nulls; only the served form leaves them out)', async () => {
+    // Written by the version before the rule changed (test/fixtures/persisted-before-omission).
+    const dir = await mkdtemp(join(tmpdir(), 'tonwatch-old-snapshot-'));
+    for (const name of ['snapshot.json', 'snapshot.wallets.json']) {
+      await copyFile(fileURLToPath(new URL(`../fixtures/persisted-before-omission/${name}`, import.meta.url)), join(dir, name));
+    }
+    const persister = createSnapshotPersister({ file: join(dir, 'snapshot.json'), logger: createLogSink().logger, now: () => NOW });
+    const loaded = await persister.loadWallets();
+    const raws = [...(loaded?.wallets.keys() ?? [])];
+    expect(raws).toHaveLength(3);
+    const json = body(serveWalletStates(loaded, base(raws, q(...raws))));
+    expect(json.wallets).toHaveLength(3);
+    for (const wallet of json.wallets) expect(omissionProblems(wallet)).toEqual([]);
+    expect(json.wallets[2]).toEqual({ address: raws[2], is_wallet: false, status: 'nonexist', last_transaction_hash: null, last_transaction_lt: null });
   });
 });
