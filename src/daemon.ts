@@ -21,8 +21,10 @@ import { createGenerations, type Generation } from './generation.js';
 export interface DaemonDeps {
   readonly config: Config;
   readonly logger: Logger;
-  /** The clock, ms since epoch. */
+  /** The process clock (domain/clock.ts): ms, monotonic; what every age inside the process is measured on. */
   readonly now: () => number;
+  /** Wall minus process time, ms (domain/clock.ts), for what leaves the process; default 0. */
+  readonly wallOffset?: (() => number) | undefined;
   readonly version: string;
   readonly nodeVersion: string;
   /**
@@ -60,6 +62,7 @@ const PREPARE_AFTER_MS = 1_000;
  */
 export function createDaemon(deps: DaemonDeps): Daemon {
   const { logger, now } = deps;
+  const wallOffset = deps.wallOffset ?? (() => 0);
   const history = createQueueHistory();
   const upstreamHealth = createUpstreamHealth();
   // Every queue snapshot, polled or loaded, also goes into the status page's history.
@@ -83,7 +86,10 @@ export function createDaemon(deps: DaemonDeps): Daemon {
         const fetchedAt = fetchedAtOf(query);
         return fetchedAt === undefined ? undefined : ageSeconds(fetchedAt, now());
       },
-      lastSuccessAt: (query) => status.get(query).lastSuccessAt ?? fetchedAtOf(query),
+      lastSuccessAt: (query) => {
+        const at = status.get(query).lastSuccessAt ?? fetchedAtOf(query);
+        return at === undefined ? undefined : at + wallOffset();
+      },
       watchlistSize: () => current.config.watchlist.length,
       upstreamLags: () => lag.current(),
       maxLagBlocks: () => (current.config.lagCheck.everySeconds > 0 ? current.config.lagCheck.maxLagBlocks : undefined),
@@ -104,6 +110,7 @@ export function createDaemon(deps: DaemonDeps): Daemon {
   const generationFor = createGenerations({
     logger,
     now,
+    wallOffset,
     version: deps.version,
     self,
     store,
@@ -149,7 +156,7 @@ export function createDaemon(deps: DaemonDeps): Daemon {
     await nextTurn();
     const until = current.scheduler.nextRunAt('wallets') ?? now();
     if (!freshForAll(current.config.watchlist, store.current().wallets?.wallets, until, current.config.snapshot.maxAgeSeconds)) return true;
-    logger.info({ nextPollAt: new Date(until).toISOString() }, 'persisted wallet states stay fresh until the first tick; not polled at start');
+    logger.info({ nextPollAt: new Date(until + wallOffset()).toISOString() }, 'persisted wallet states stay fresh until the first tick; not polled at start');
     return false;
   }
 
@@ -178,6 +185,7 @@ export function createDaemon(deps: DaemonDeps): Daemon {
     routes: createRoutes({
       version: deps.version,
       now,
+      wallOffset,
       snapshot: () => store.current(),
       settings: () => current.serve,
       loading: () => (walletsLoading ? LOADING_WALLETS : NOTHING_LOADING),

@@ -36,7 +36,10 @@ export interface Generation {
 
 export interface GenerationDeps {
   readonly logger: Logger;
+  /** The process clock (domain/clock.ts). */
   readonly now: () => number;
+  /** Wall minus process time, ms (domain/clock.ts). */
+  readonly wallOffset: () => number;
   readonly version: string;
   readonly self: SelfMetrics;
   readonly store: SnapshotStore;
@@ -60,7 +63,7 @@ export interface GenerationDeps {
  * persister and serve settings, keeping what it can of the previous generation.
  */
 export function createGenerations(deps: GenerationDeps): (config: Config, previous: Generation | null) => Generation {
-  const { logger, now, self, store, status } = deps;
+  const { logger, now, wallOffset, self, store, status } = deps;
   const pollLogger = logger.child({ module: 'poll' });
 
   /** A scheduled poll: timed, its outcome recorded (unless it was cut short by a stop, or `due` said it was not due). */
@@ -97,6 +100,7 @@ export function createGenerations(deps: GenerationDeps): (config: Config, previo
       logger: logger.child({ module: 'upstream' }),
       observer: deps.observer,
       now,
+      wall: () => now() + wallOffset(),
       userAgent: `tonwatch/${deps.version}`,
       lagging: (upstream, query) => deps.lag.lagging(upstream, query),
     });
@@ -164,7 +168,7 @@ export function createGenerations(deps: GenerationDeps): (config: Config, previo
         },
       });
     }
-    return createScheduler(jobs, logger.child({ module: 'scheduler' }));
+    return createScheduler(jobs, logger.child({ module: 'scheduler' }), { now, wall: () => now() + wallOffset() });
   }
 
   /** The generation for `config`, keeping what it can of the previous one. */
@@ -172,7 +176,7 @@ export function createGenerations(deps: GenerationDeps): (config: Config, previo
     const persister =
       previous !== null && previous.config.snapshot.file === config.snapshot.file
         ? previous.persister
-        : createSnapshotPersister({ file: config.snapshot.file, logger: logger.child({ module: 'snapshot' }), now });
+        : createSnapshotPersister({ file: config.snapshot.file, logger: logger.child({ module: 'snapshot' }), now, wallOffset });
     const batchSize =
       previous !== null && previous.config.walletBatchSize === config.walletBatchSize ? previous.batchSize : createBatchSize(config.walletBatchSize, now);
     const serve: ServeSettings = {

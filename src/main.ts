@@ -13,9 +13,11 @@
  * The composition root: the only module that reads process.env/argv, installs signal
  * handlers and calls process.exit. Everything else gets these as parameters.
  */
+import { performance } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { runCli } from './cli.js';
+import { createProcessClock } from './domain/clock.js';
 import { EXIT_FAILURE } from './run.js';
 import { keepTickObject } from './tick-object.js';
 
@@ -59,12 +61,19 @@ process.on('unhandledRejection', (reason) => {
   process.stderr.write(`tonwatch: unhandled rejection: ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}\n`);
 });
 
+// The one place the clocks are read: the wall clock once, then the monotonic clock (domain/clock.ts says why).
+const clock = createProcessClock(
+  () => Date.now(),
+  () => performance.now(),
+);
+
 runCli(process.argv.slice(2), {
   env: process.env,
   cwd: process.cwd(),
   stdout: process.stdout,
   stderr: process.stderr,
-  now: () => Date.now(),
+  now: clock.now,
+  wallOffset: clock.wallOffset,
   nodeVersion: process.version,
   terminated,
   onReloadSignal: (handler) => process.on('SIGHUP', handler),

@@ -14,7 +14,10 @@ export interface ProcessDeps {
   readonly cwd: string;
   readonly stdout: DestinationStream & { write(text: string): unknown };
   readonly stderr: { write(text: string): unknown };
+  /** The process clock (domain/clock.ts): monotonic ms. */
   readonly now: () => number;
+  /** Wall minus process time, ms (domain/clock.ts); 0 when absent. */
+  readonly wallOffset?: () => number;
   readonly nodeVersion: string;
   /** Resolves with the signal name on SIGTERM/SIGINT. */
   readonly terminated: Promise<string>;
@@ -73,7 +76,15 @@ export async function runDaemon(
   if (!loaded) return EXIT_CONFIG;
   const logger = createLogger(loaded.config.log.level, deps.stdout);
   for (const warning of loaded.warnings) logger.warn({ config: loaded.config.configPath }, warning);
-  const daemon = createDaemon({ config: loaded.config, logger, now: deps.now, version: VERSION, nodeVersion: deps.nodeVersion, startedUp: deps.startedUp });
+  const daemon = createDaemon({
+    config: loaded.config,
+    logger,
+    now: deps.now,
+    wallOffset: deps.wallOffset,
+    version: VERSION,
+    nodeVersion: deps.nodeVersion,
+    startedUp: deps.startedUp,
+  });
   let address;
   try {
     address = await daemon.start();

@@ -23,22 +23,40 @@ export interface Scheduler {
   nextRunAt(name: string): number | null;
 }
 
+export interface SchedulerClock {
+  /** The process clock (monotonic, ms): what nextRunAt answers in. */
+  readonly now: () => number;
+  /** The wall clock, ms since epoch: what cron expressions are read against. */
+  readonly wall: () => number;
+}
+
+/** A sleep is cut into parts of at most this, each checking whether the wall clock stepped. */
+const MAX_SLEEP_MS = 60_000;
+/** Wall and process clock parting by more than this while a timer slept: the wall clock stepped. */
+const STEP_TOLERANCE_MS = 1_000;
+
 /**
- * node-cron schedules, one run at a time per job: a tick that comes while the previous run
- * is still going is skipped (and logged at debug), never queued.
+ * Cron schedules, one run at a time per job: a tick that comes while the previous run is
+ * still going is skipped (and logged at debug), never queued.
+ *
+ * node-cron reads the expressions (the next matching wall time); the timers are ours, on the
+ * process's monotonic clock. node-cron's own timer is armed by the wall clock, so a step
+ * back of an hour (NTP, a VM restored) stalled polling for that hour. Here the wait for the
+ * next run is measured once, when it is armed, then slept on setTimeout's monotonic clock;
+ * a step while sleeping moves the plan to the next match of the new wall time, so after a
+ * step either way the next run comes within one period.
  */
-export function createScheduler(jobs: readonly ScheduledJob[], logger: Logger): Scheduler {
+export function createScheduler(jobs: readonly ScheduledJob[], logger: Logger, clock: SchedulerClock = { now: Date.now, wall: Date.now }): Scheduler {
   const controller = new AbortController();
   // Every request in flight or waiting for its upstream's budget listens to it: eight wallet
   // batches, a queue poll and a lag check are past Node's default warning at ten.
   setMaxListeners(Math.max(getMaxListeners(controller.signal), 100), controller.signal);
-  const tasks = new Map<string, ScheduledTask>();
+  /** node-cron tasks, never started: they only read the expression. */
+  const expressions = new Map<string, ScheduledTask>();
+  const timers = new Map<string, NodeJS.Timeout>();
   const running = new Map<string, Promise<void>>();
-  /** Each scheduled job's next run, ms since epoch, updated at start and at every tick. */
+  /** Each scheduled job's next run on the process clock, updated when it is armed. */
   const nextRuns = new Map<string, number | null>();
-  const noteNextRun = (name: string): void => {
-    nextRuns.set(name, tasks.get(name)?.getNextRun()?.getTime() ?? null);
-  };
   let started = false;
   let stopped = false;
 
@@ -56,32 +74,61 @@ export function createScheduler(jobs: readonly ScheduledJob[], logger: Logger): 
     return run;
   };
 
+  /** Arms the job's next run: the next match after the wall time now, waited for on the process clock. */
+  const arm = (job: ScheduledJob): void => {
+    if (stopped) return;
+    const wallNow = clock.wall();
+    const nextWall = expressions.get(job.name)?.getNextRuns(1)[0]?.getTime();
+    if (nextWall === undefined) {
+      nextRuns.set(job.name, null);
+      return;
+    }
+    const due = clock.now() + Math.max(0, nextWall - wallNow);
+    nextRuns.set(job.name, due);
+    sleepUntil(job, due, wallNow - clock.now());
+  };
+
+  /** Sleeps until `due` (process clock) in parts; `offset` is wall minus process time when armed. */
+  const sleepUntil = (job: ScheduledJob, due: number, offset: number): void => {
+    const timer = setTimeout(
+      () => {
+        timers.delete(job.name);
+        if (stopped) return;
+        if (clock.now() >= due) {
+          arm(job);
+          void runJob(job);
+        } else if (Math.abs(clock.wall() - clock.now() - offset) > STEP_TOLERANCE_MS) {
+          logger.warn({ job: job.name, stepMs: Math.round(clock.wall() - clock.now() - offset) }, 'the wall clock stepped; schedule re-read from the new time');
+          arm(job);
+        } else sleepUntil(job, due, offset);
+      },
+      Math.min(MAX_SLEEP_MS, Math.max(0, due - clock.now())),
+    );
+    timers.set(job.name, timer);
+  };
+
   return {
     start() {
       if (stopped || started) return;
       started = true;
       for (const job of jobs) {
-        const task = createTask(
-          job.cron,
-          () => {
-            noteNextRun(job.name);
-            return runJob(job);
-          },
-          { name: job.name },
+        expressions.set(
+          job.name,
+          createTask(job.cron, () => undefined, { name: job.name }),
         );
-        tasks.set(job.name, task);
-        void task.start();
-        noteNextRun(job.name);
+        arm(job);
         if (job.runAtStart?.() !== false) void runJob(job);
       }
     },
     async stop() {
       if (stopped) return Promise.all(running.values()).then(() => undefined);
       stopped = true;
-      const stopping = [...tasks.values()];
-      tasks.clear();
+      for (const timer of timers.values()) clearTimeout(timer);
+      timers.clear();
       nextRuns.clear();
-      await Promise.all(stopping.map(async (task) => task.destroy()));
+      const tasks = [...expressions.values()];
+      expressions.clear();
+      await Promise.all(tasks.map(async (task) => task.destroy()));
       controller.abort(new Error('scheduler stopped'));
       await Promise.all(running.values());
     },

@@ -34,7 +34,7 @@ export function jsonResponse(status: number, body: unknown, headers: Record<stri
 }
 
 /**
- * The 200 answer with a snapshot's body: Last-Modified (the fetch time), Age, and a
+ * The 200 answer with a snapshot's body: Last-Modified (the fetch time, as wall time), Age, and a
  * max-age that runs until the next poll is due (0 when no poll is scheduled, or it is
  * overdue). Age and max-age change once a second, so the answer made for one (body, Age,
  * max-age) is sent again as it is to every request in that second: a responder keeps the
@@ -42,14 +42,16 @@ export function jsonResponse(status: number, body: unknown, headers: Record<stri
  */
 export type SnapshotResponder = (body: Buffer, fetchedAt: number, now: number, nextPollDueAt: number | null) => ServedResponse;
 
-export function createSnapshotResponder(): SnapshotResponder {
+export function createSnapshotResponder(wallOffset: () => number = () => 0): SnapshotResponder {
   let last: { body: Buffer; age: number; maxAge: number; response: ServedResponse } | null = null;
-  let lastModified = { fetchedAt: NaN, text: '' };
+  let lastModified = { seconds: NaN, text: '' };
   return (body, fetchedAt, now, nextPollDueAt) => {
     const age = Math.max(0, Math.floor((now - fetchedAt) / 1000));
     const maxAge = nextPollDueAt === null ? 0 : Math.max(0, Math.ceil((nextPollDueAt - now) / 1000));
     if (last !== null && last.body === body && last.age === age && last.maxAge === maxAge) return last.response;
-    if (lastModified.fetchedAt !== fetchedAt) lastModified = { fetchedAt, text: new Date(fetchedAt).toUTCString() };
+    // Last-Modified is wall time, to the second: the fetch time on the process clock moved by the offset now.
+    const seconds = Math.floor((fetchedAt + wallOffset()) / 1000);
+    if (lastModified.seconds !== seconds) lastModified = { seconds, text: new Date(seconds * 1000).toUTCString() };
     const headers = {
       'content-type': JSON_TYPE,
       'last-modified': lastModified.text,

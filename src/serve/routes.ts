@@ -31,7 +31,10 @@ export interface ServeSettings {
 
 export interface RoutesDeps {
   readonly version: string;
+  /** The process clock (domain/clock.ts). */
   readonly now: () => number;
+  /** Wall minus process time, ms (domain/clock.ts): for `@extra` and Last-Modified; default 0. */
+  readonly wallOffset?: () => number;
   readonly snapshot: () => Snapshot;
   readonly settings: () => ServeSettings;
   /** Parts of the persisted snapshot still being read from disk at start. */
@@ -57,7 +60,8 @@ export function createRoutes(deps: RoutesDeps): ReadonlyMap<string, Route> {
     watchlistSize: settings().watched.size,
     loading: deps.loading(),
   });
-  const queueSizesHandler = createQueueSizesHandler();
+  const wallOffset = deps.wallOffset ?? (() => 0);
+  const queueSizesHandler = createQueueSizesHandler(wallOffset);
   const serveQueueSizes = (request: ServedRequest) =>
     queueSizesHandler.serve(snapshot().queueSizes, {
       method: request.method,
@@ -74,7 +78,7 @@ export function createRoutes(deps: RoutesDeps): ReadonlyMap<string, Route> {
         ? handle(request)
         : jsonResponse(405, { error: `method ${request.method} not allowed; use GET` }, { allow: 'GET, HEAD' }),
   });
-  const walletStatesHandler = createWalletStatesHandler();
+  const walletStatesHandler = createWalletStatesHandler(wallOffset);
   const walletStates: Route = {
     endpoint: 'wallet_states',
     handle: (request) =>

@@ -15,8 +15,11 @@ export interface QueueSizesRequest {
   readonly nextPollDueAt: number | null;
 }
 
-/** The response body for a snapshot. Pure; the cache below keeps one per snapshot. */
-export function queueSizesBody(snapshot: QueueSizesSnapshot): string {
+/**
+ * The response body for a snapshot. Pure; the cache below keeps one per snapshot.
+ * `wallOffset` turns the fetch time (process clock) into the wall time `@extra` carries.
+ */
+export function queueSizesBody(snapshot: QueueSizesSnapshot, wallOffset = 0): string {
   return JSON.stringify({
     ok: true,
     result: {
@@ -34,7 +37,7 @@ export function queueSizesBody(snapshot: QueueSizesSnapshot): string {
         size: s.size,
       })),
       ext_msg_queue_size_limit: snapshot.extMsgQueueSizeLimit,
-      '@extra': `${(snapshot.fetchedAt / 1000).toFixed(3)}:${snapshot.upstream}:snapshot`,
+      '@extra': `${((snapshot.fetchedAt + wallOffset) / 1000).toFixed(3)}:${snapshot.upstream}:snapshot`,
     },
   });
 }
@@ -48,13 +51,13 @@ export interface QueueSizesHandler {
 }
 
 /** The handler, with the body encoded once per snapshot and the headers made once per second. */
-export function createQueueSizesHandler(): QueueSizesHandler {
+export function createQueueSizesHandler(wallOffset: () => number = () => 0): QueueSizesHandler {
   const encoded = new WeakMap<QueueSizesSnapshot, Buffer>();
-  const respond = createSnapshotResponder();
+  const respond = createSnapshotResponder(wallOffset);
   const bodyOf = (snapshot: QueueSizesSnapshot): Buffer => {
     let body = encoded.get(snapshot);
     if (body === undefined) {
-      body = Buffer.from(queueSizesBody(snapshot));
+      body = Buffer.from(queueSizesBody(snapshot, wallOffset()));
       encoded.set(snapshot, body);
     }
     return body;

@@ -57,10 +57,10 @@ interface Fragments {
   readonly metadata: string | null;
 }
 
-export function createWalletStatesHandler(): WalletStatesHandler {
+export function createWalletStatesHandler(wallOffset: () => number = () => 0): WalletStatesHandler {
   const fragments = new WeakMap<WalletRecord, Fragments>();
   let cacheKey: { snapshot: WalletsSnapshot | null; watched: WatchedKeys; testnet: boolean; maxAge: number } | null = null;
-  const respond = createSnapshotResponder();
+  const respond = createSnapshotResponder(wallOffset);
   const answers = new Map<string, { body: Buffer; validUntil: number }>();
   let cachedBytes = 0;
 

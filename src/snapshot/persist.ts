@@ -42,9 +42,9 @@ const LINES_PER_TURN = 2000;
  * part: it runs to tens of megabytes, and neither one string of all of it nor all of its
  * parts are held at once (the snapshot it is encoded from does not change).
  */
-function* encodeWallets(wallets: WalletsSnapshot): Generator<Buffer> {
-  yield Buffer.from(`${walletsHeaderLine(wallets.fetchedAt, wallets.wallets.size)}\n`);
-  const rowLine = createWalletRowWriter();
+function* encodeWallets(wallets: WalletsSnapshot, wallOffset: number): Generator<Buffer> {
+  yield Buffer.from(`${walletsHeaderLine(wallets.fetchedAt + wallOffset, wallets.wallets.size)}\n`);
+  const rowLine = createWalletRowWriter(wallOffset);
   let lines: string[] = [];
   for (const record of wallets.wallets.values()) {
     lines.push(rowLine(record));
@@ -61,7 +61,10 @@ function* encodeWallets(wallets: WalletsSnapshot): Generator<Buffer> {
  * a time, letting the event loop turn every LINES_PER_TURN lines, so that served requests
  * are answered while 100,000 records load; a version 2 file (one document) in one go.
  */
-async function decodeWalletsBytes(bytes: Buffer): Promise<{ ok: true; wallets: WalletsSnapshot } | { ok: false; problem: string }> {
+async function decodeWalletsBytes(
+  bytes: Buffer,
+  toProcess: (wall: number) => number,
+): Promise<{ ok: true; wallets: WalletsSnapshot } | { ok: false; problem: string }> {
   let end = bytes.indexOf(10);
   if (end === -1) end = bytes.length;
   let first: ReturnType<typeof decodeWalletsFirstLine>;
@@ -73,7 +76,10 @@ async function decodeWalletsBytes(bytes: Buffer): Promise<{ ok: true; wallets: W
   if ('problem' in first) return { ok: false, problem: `not a ${FORMAT} wallets file: ${first.problem}` };
   if (first.version === 2) {
     const { fetchedAt, records } = first.file.wallets;
-    return { ok: true, wallets: { fetchedAt, wallets: new Map(records.map((r) => [r.raw, r as WalletRecord])) } };
+    return {
+      ok: true,
+      wallets: { fetchedAt: toProcess(fetchedAt), wallets: new Map(records.map((r) => [r.raw, inProcessTime(r as WalletRecord, toProcess)])) },
+    };
   }
   const records = new Map<string, WalletRecord>();
   const pool = createStringPool();
@@ -95,16 +101,44 @@ async function decodeWalletsBytes(bytes: Buffer): Promise<{ ok: true; wallets: W
     if (wrong !== null) return { ok: false, problem: `line ${line}: ${wrong}` };
     const decoded = decodeWalletRow(row, pool);
     if (!decoded.ok) return { ok: false, problem: `line ${line}: ${decoded.problem}` };
-    records.set(decoded.record.raw, decoded.record);
+    records.set(decoded.record.raw, inProcessTime(decoded.record, toProcess));
     rows += 1;
     if (rows % LINES_PER_TURN === 0) await nextTurn();
   }
   if (rows !== first.header.records) return { ok: false, problem: `the header announces ${first.header.records} records, the file holds ${rows}` };
-  return { ok: true, wallets: { fetchedAt: first.header.fetchedAt, wallets: records } };
+  return { ok: true, wallets: { fetchedAt: toProcess(first.header.fetchedAt), wallets: records } };
 }
 
-export function createSnapshotPersister(options: { file: string; logger: Logger; now: () => number }): SnapshotPersister {
+/** A record read from the file with its fetch time on the process clock; the same object when that changes nothing. */
+function inProcessTime(record: WalletRecord, toProcess: (wall: number) => number): WalletRecord {
+  const fetchedAt = toProcess(record.fetchedAt);
+  return fetchedAt === record.fetchedAt ? record : { ...record, fetchedAt };
+}
+
+/** Wall and process clock parting by less than this is drift, not a step: file times are taken as they are. */
+const STEP_MS = 1_000;
+
+export interface SnapshotPersisterOptions {
+  readonly file: string;
+  readonly logger: Logger;
+  /** The process clock (domain/clock.ts). */
+  readonly now: () => number;
+  /** Wall minus process time, ms (domain/clock.ts): the file carries wall time; default 0. */
+  readonly wallOffset?: () => number;
+}
+
+export function createSnapshotPersister(options: SnapshotPersisterOptions): SnapshotPersister {
   const { file, logger } = options;
+  const wallOffset = (): number => {
+    const offset = options.wallOffset?.() ?? 0;
+    return Math.abs(offset) < STEP_MS ? 0 : offset;
+  };
+  /**
+   * A wall time read from a file, on the process clock. After a restart the file's age is
+   * judged by wall time; a time in the future (the wall clock stepped back since) counts as
+   * now, so it stays fresh for maxAgeSeconds at most.
+   */
+  const toProcess = (wall: number): number => Math.min(wall - wallOffset(), options.now());
   const walletsFile = walletsFileOf(file);
   let written: { queueSizes: QueueSizesSnapshot | null; wallets: WalletsSnapshot | null } = { queueSizes: null, wallets: null };
   let writing: Promise<void> = Promise.resolve();
@@ -125,11 +159,12 @@ export function createSnapshotPersister(options: { file: string; logger: Logger;
       const next = pending;
       pending = null;
       if (next.queueSizes && next.queueSizes !== written.queueSizes) {
-        const text = JSON.stringify({ format: FORMAT, version: VERSION, part: 'queue_sizes', queueSizes: next.queueSizes });
+        const queueSizes = { ...next.queueSizes, fetchedAt: next.queueSizes.fetchedAt + wallOffset() };
+        const text = JSON.stringify({ format: FORMAT, version: VERSION, part: 'queue_sizes', queueSizes });
         if (await writePart(file, `${text}\n`)) written = { ...written, queueSizes: next.queueSizes };
       }
       if (next.wallets && next.wallets !== written.wallets) {
-        if (await writePart(walletsFile, encodeWallets(next.wallets))) written = { ...written, wallets: next.wallets };
+        if (await writePart(walletsFile, encodeWallets(next.wallets, wallOffset()))) written = { ...written, wallets: next.wallets };
       }
     }
   };
@@ -162,7 +197,8 @@ export function createSnapshotPersister(options: { file: string; logger: Logger;
     try {
       const parsed = decodeQueueFile(JSON.parse(bytes.toString('utf8')));
       if (parsed.success) {
-        const { queueSizes } = parsed.data;
+        const read = parsed.data.queueSizes;
+        const queueSizes = { ...read, fetchedAt: toProcess(read.fetchedAt) };
         // What was just read needs no writing back.
         if (written.queueSizes === null) written = { ...written, queueSizes };
         return queueSizes;
@@ -177,7 +213,7 @@ export function createSnapshotPersister(options: { file: string; logger: Logger;
   const loadWallets = async (): Promise<WalletsSnapshot | null> => {
     const bytes = await bytesOf(walletsFile);
     if (bytes === null) return null;
-    const decoded = await decodeWalletsBytes(bytes);
+    const decoded = await decodeWalletsBytes(bytes, toProcess);
     if (!decoded.ok) {
       await setBrokenAside(walletsFile, decoded.problem);
       return null;

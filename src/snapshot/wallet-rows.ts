@@ -16,9 +16,10 @@ const REFERENCED_STATE_FIELDS: readonly WalletFieldName[] = ['code_hash', 'statu
 /**
  * The record lines of one version 4 file, in order: each call gives one record's line
  * (without the newline), writing a repeated value in full the first time and by
- * reference after.
+ * reference after. `wallOffset` turns each fetch time (process clock) into the wall time the
+ * file carries.
  */
-export function createWalletRowWriter(): (record: WalletRecord) => string {
+export function createWalletRowWriter(wallOffset = 0): (record: WalletRecord) => string {
   let next = 0;
   const strings = new Map<string, number>();
   const extras = new Map<string, number>();
@@ -51,7 +52,7 @@ export function createWalletRowWriter(): (record: WalletRecord) => string {
       const { user_friendly: friendly, domain, ...rest } = addressBook;
       book = [friendly, domain, extrasRef(rest)];
     }
-    const row: unknown[] = [raw, record.fetchedAt, upstream, state, book];
+    const row: unknown[] = [raw, record.fetchedAt + wallOffset, upstream, state, book];
     if (record.metadata !== undefined) row.push(record.metadata);
     return JSON.stringify(row);
   };

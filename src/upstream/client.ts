@@ -22,7 +22,10 @@ export interface UpstreamClientDeps {
   readonly retry: RetryPolicy;
   readonly logger: Logger;
   readonly observer: UpstreamObserver;
+  /** The process clock (domain/clock.ts): budgets and back-off. */
   readonly now: () => number;
+  /** The wall clock, for an upstream's Retry-After given as an HTTP date; default `now`. */
+  readonly wall?: () => number;
   readonly userAgent: string;
   /** Tests pass a MockAgent or a pool bound to the simulator. */
   readonly dispatcher?: Dispatcher | undefined;
@@ -50,7 +53,18 @@ export function createUpstreamClient(deps: UpstreamClientDeps): UpstreamClient {
       const budget = createRequestBudget({ rps: upstream.rps, now });
       calls =
         upstream.kind === 'http'
-          ? Promise.resolve(createHttpUpstream({ settings: upstream, budget, observer, logger, now, userAgent: deps.userAgent, dispatcher: deps.dispatcher }))
+          ? Promise.resolve(
+              createHttpUpstream({
+                settings: upstream,
+                budget,
+                observer,
+                logger,
+                now,
+                wall: deps.wall ?? now,
+                userAgent: deps.userAgent,
+                dispatcher: deps.dispatcher,
+              }),
+            )
           : import('./liteserver/upstream.js').then((m) =>
               m.createLiteUpstream({ settings: upstream, budget, observer, logger: logger.child({ upstream: upstream.name }), now }),
             );

@@ -46,12 +46,14 @@ interface Attempt<T> {
 
 export interface HttpUpstreamDeps extends UpstreamCallsDeps<HttpUpstreamSettings> {
   readonly userAgent: string;
+  /** The wall clock, for a Retry-After given as an HTTP date. */
+  readonly wall: () => number;
   /** Tests pass a MockAgent or a pool bound to the simulator. */
   readonly dispatcher?: Dispatcher | undefined;
 }
 
 export function createHttpUpstream(deps: HttpUpstreamDeps): UpstreamCalls {
-  const { settings: upstream, budget, observer, logger, now, userAgent, dispatcher } = deps;
+  const { settings: upstream, budget, observer, logger, now, wall, userAgent, dispatcher } = deps;
   /** Index into QUEUE_SIZES_PATHS that this upstream answers, learned from 404s. */
   let queuePathIndex = 0;
 
@@ -108,7 +110,7 @@ export function createHttpUpstream(deps: HttpUpstreamDeps): UpstreamCalls {
       const status = response.statusCode;
       const json = tryParseJson(text);
       if (status < 200 || status >= 300) {
-        const retryAfterMs = parseRetryAfter(response.headers['retry-after'], now());
+        const retryAfterMs = parseRetryAfter(response.headers['retry-after'], wall());
         const errorClass = classifyStatus(status);
         if (errorClass === 'rate_limited') budget.holdUntil(now() + (retryAfterMs ?? 1000));
         const message = (json.ok ? errorMessageOf(json.value) : undefined) ?? describeNonJson(text);

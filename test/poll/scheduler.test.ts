@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createProcessClock } from '../../src/domain/clock.js';
 import { createScheduler, type ScheduledJob } from '../../src/poll/scheduler.js';
 import { createLogSink } from '../helpers/log.js';
 
@@ -88,6 +89,57 @@ describe('scheduler', () => {
     wallets.release();
     await scheduler.stop();
     expect(scheduler.nextRunAt('wallets')).toBeNull();
+  });
+
+  it('keeps its rhythm when the wall clock steps back an hour, and forward: the next run within one period, ages on the process clock', async () => {
+    const log = createLogSink();
+    const clock = createProcessClock(Date.now, () => performance.now());
+    const queue = controlledJob('queue_sizes', '*/5 * * * * *');
+    const scheduler = createScheduler([queue.job], log.logger, { now: clock.now, wall: Date.now });
+    scheduler.start();
+    queue.release();
+    await vi.advanceTimersByTimeAsync(4_800);
+    expect(queue.runs()).toBe(2);
+    queue.release();
+    // NTP steps the wall clock back an hour, a second before the next tick.
+    await vi.advanceTimersByTimeAsync(4_000);
+    vi.setSystemTime(Date.now() - 3_600_000);
+    expect(clock.wallOffset()).toBeCloseTo(-3_600_000, -1);
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(queue.runs()).toBe(3);
+    queue.release();
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(queue.runs()).toBe(4);
+    queue.release();
+    // And forward: the rhythm goes on, and nextRunAt stays within one period of the process clock.
+    vi.setSystemTime(Date.now() + 7_200_000);
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(queue.runs()).toBe(5);
+    queue.release();
+    expect((scheduler.nextRunAt('queue_sizes') ?? Infinity) - clock.now()).toBeLessThanOrEqual(5_000);
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(queue.runs()).toBe(6);
+    queue.release();
+    await scheduler.stop();
+  });
+
+  it('re-reads a long schedule when the wall clock steps while it sleeps', async () => {
+    const log = createLogSink();
+    const clock = createProcessClock(Date.now, () => performance.now());
+    const hourly = controlledJob('hourly', '0 0 * * * *');
+    const scheduler = createScheduler([hourly.job], log.logger, { now: clock.now, wall: Date.now });
+    scheduler.start();
+    hourly.release();
+    // 12:00:00.200 now: due at 13:00, an hour of process time away. The wall clock steps forward 58 minutes.
+    vi.setSystemTime(Date.now() + 58 * 60_000);
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(log.lines().some((l) => l['msg'] === 'the wall clock stepped; schedule re-read from the new time')).toBe(true);
+    expect(hourly.runs()).toBe(1);
+    // 12:59:00.2 by the wall: 13:00 is a minute away, not the hour first planned.
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(hourly.runs()).toBe(2);
+    hourly.release();
+    await scheduler.stop();
   });
 
   it('stop aborts the running jobs, waits for them, and runs nothing more', async () => {

@@ -11,6 +11,8 @@ import { createLogSink } from '../helpers/log.js';
 import { walletState } from '../helpers/wallets.js';
 import { rawAddress } from '../helpers/addresses.js';
 
+const NOW = 1_800_000_000_000;
+
 describe('snapshot persistence', () => {
   let dir: string;
   beforeEach(async () => {
@@ -19,7 +21,8 @@ describe('snapshot persistence', () => {
 
   const persister = (file = join(dir, 'nested', 'snapshot.json')) => {
     const log = createLogSink();
-    return { log, file, p: createSnapshotPersister({ file, logger: log.logger, now: () => 42 }) };
+    // The clock reads after every fetch time here: a time ahead of it would count as now (a wall clock stepped back).
+    return { log, file, p: createSnapshotPersister({ file, logger: log.logger, now: () => NOW }) };
   };
 
   it('loads nothing when there is no file', async () => {
@@ -199,8 +202,38 @@ describe('snapshot persistence', () => {
     const { p, log } = persister(file);
     expect(await p.load()).toBeNull();
     const files = await readdir(dir);
-    expect(files).toEqual(['snapshot.json.broken-42']);
-    expect(await readFile(join(dir, 'snapshot.json.broken-42'), 'utf8')).toBe(content);
+    expect(files).toEqual([`snapshot.json.broken-${NOW}`]);
+    expect(await readFile(join(dir, `snapshot.json.broken-${NOW}`), 'utf8')).toBe(content);
     expect(log.text()).toMatch(/moved aside/);
+  });
+});
+
+describe('snapshot persistence across wall clock steps', () => {
+  it('writes wall time, reads it back onto the process clock, and takes a time ahead of the clock as now', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tonwatch-persist-clock-'));
+    const file = join(dir, 'snapshot.json');
+    const logger = createLogSink().logger;
+    const HOUR = 3_600_000;
+    // The wall clock stepped back an hour since this process started: wall = process time - 1 h.
+    const stepped = createSnapshotPersister({ file, logger, now: () => NOW, wallOffset: () => -HOUR });
+    const record = { raw: '0:AB', state: null, addressBook: null, metadata: undefined, fetchedAt: NOW - 5_000, upstream: 'x' };
+    await stepped.save({ queueSizes: queueSnapshot({ fetchedAt: NOW - 5_000 }), wallets: { fetchedAt: NOW - 5_000, wallets: new Map([['0:AB', record]]) } });
+    expect(JSON.parse(await readFile(file, 'utf8')).queueSizes.fetchedAt).toBe(NOW - 5_000 - HOUR);
+    const walletLines = (await readFile(walletsFileOf(file), 'utf8')).trim().split('\n');
+    expect(JSON.parse(walletLines[0] ?? '').fetchedAt).toBe(NOW - 5_000 - HOUR);
+    expect(JSON.parse(walletLines[1] ?? '')[1]).toBe(NOW - 5_000 - HOUR);
+
+    // Restarted a second later by the wall clock: the data is 6 s old.
+    const restarted = createSnapshotPersister({ file, logger, now: () => NOW - HOUR + 1_000 });
+    expect((await restarted.loadQueueSizes())?.fetchedAt).toBe(NOW - HOUR - 5_000);
+    expect((await restarted.loadWallets())?.wallets.get('0:AB')?.fetchedAt).toBe(NOW - HOUR - 5_000);
+
+    // Restarted after the wall clock stepped back another hour: the file's time is ahead of
+    // the clock, and counts as now (fresh for maxAgeSeconds at most, not for an hour more).
+    const earlier = createSnapshotPersister({ file, logger, now: () => NOW - 2 * HOUR });
+    expect((await earlier.loadQueueSizes())?.fetchedAt).toBe(NOW - 2 * HOUR);
+    const wallets = await earlier.loadWallets();
+    expect(wallets?.fetchedAt).toBe(NOW - 2 * HOUR);
+    expect(wallets?.wallets.get('0:AB')?.fetchedAt).toBe(NOW - 2 * HOUR);
   });
 });
