@@ -17,6 +17,7 @@ import { createSnapshotStore } from './snapshot/store.js';
 import { createQueueHistory } from './status/history.js';
 import { createUpstreamHealth } from './status/upstream-health.js';
 import { createGenerations, type Generation } from './generation.js';
+import { createEpisodeLog } from './log/episodes.js';
 
 export interface DaemonDeps {
   readonly config: Config;
@@ -121,6 +122,7 @@ export function createDaemon(deps: DaemonDeps): Daemon {
     // decides once the wallets file is read (walletPollDue).
     runAtStart: (query) => query === 'wallets' || !startedFresh(query),
     lag,
+    episodes: createEpisodeLog(logger.child({ module: 'poll' }), now),
     observer: {
       request(upstream, query, code, durationSeconds) {
         self.upstream.request(upstream, query, code, durationSeconds);

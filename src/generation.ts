@@ -12,11 +12,13 @@ import { pollWallets, walletConcurrency } from './poll/wallets.js';
 import { checkLag, type LagState } from './poll/lag.js';
 import { lagCheckCron } from './config/schema.js';
 import { watchlistKeys } from './config/watchlist.js';
+import { isFresh } from './snapshot/freshness.js';
 import type { ServeSettings } from './serve/routes.js';
 import { createSnapshotPersister, type SnapshotPersister } from './snapshot/persist.js';
 import type { SnapshotStore } from './snapshot/store.js';
 import { createUpstreamClient } from './upstream/client.js';
 import type { UpstreamClient, UpstreamObserver } from './domain/upstream.js';
+import type { EpisodeLog } from './log/episodes.js';
 
 /**
  * Everything that follows from one configuration. applyConfig builds the next one and
@@ -56,6 +58,8 @@ export interface GenerationDeps {
   readonly observer: UpstreamObserver;
   /** What the lag check found (kept across reloads); the client passes lagging upstreams over. */
   readonly lag: LagState;
+  /** Poll failures are logged once per episode (kept across reloads). */
+  readonly episodes: EpisodeLog;
 }
 
 /**
@@ -65,6 +69,8 @@ export interface GenerationDeps {
 export function createGenerations(deps: GenerationDeps): (config: Config, previous: Generation | null) => Generation {
   const { logger, now, wallOffset, self, store, status } = deps;
   const pollLogger = logger.child({ module: 'poll' });
+  /** Kept across reloads: an episode of failures goes on through one. */
+  const { episodes } = deps;
 
   /** A scheduled poll: timed, its outcome recorded (unless it was cut short by a stop, or `due` said it was not due). */
   function pollJob(
@@ -85,9 +91,10 @@ export function createGenerations(deps: GenerationDeps): (config: Config, previo
         if (signal.aborted) return;
         if (!outcome.ok) {
           status.failed(query);
+          episodes.failed(query, { query, err: outcome.error }, 'poll failing; keeping the last snapshot');
           return;
         }
-        if (status.get(query).lastOk === false) pollLogger.info({ query }, 'poll recovered');
+        episodes.ok(query, { query }, 'poll recovered');
         status.succeeded(query, now());
       },
     };
@@ -103,6 +110,7 @@ export function createGenerations(deps: GenerationDeps): (config: Config, previo
       wall: () => now() + wallOffset(),
       userAgent: `tonwatch/${deps.version}`,
       lagging: (upstream, query) => deps.lag.lagging(upstream, query),
+      lagBlocks: (upstream, query) => deps.lag.lagBlocks(upstream, query),
     });
   }
 
@@ -118,6 +126,11 @@ export function createGenerations(deps: GenerationDeps): (config: Config, previo
               store.replaceQueueSizes(snapshot);
               persist();
             },
+            held: () => {
+              const held = store.current().queueSizes;
+              return held !== null && isFresh(held.fetchedAt, now(), config.snapshot.maxAgeSeconds) ? held : null;
+            },
+            stale: (upstream) => self.staleAnswer(upstream, 'queue_sizes'),
           },
           signal,
         ),
@@ -146,6 +159,10 @@ export function createGenerations(deps: GenerationDeps): (config: Config, previo
                   store.replaceWallets(snapshot);
                   persist();
                 },
+                // A record still served (fresh) holds back an older state of its wallet.
+                heldFrom: () => now() - config.snapshot.maxAgeSeconds * 1000,
+                stale: (upstream) => self.staleAnswer(upstream, 'wallets'),
+                episodes,
               },
               signal,
             );

@@ -75,6 +75,8 @@ export interface SelfMetrics {
   metricsInFlight(inFlight: number): void;
   /** Read-through addresses by outcome. */
   readThrough(result: 'hit' | 'fetched' | 'coalesced' | 'unknown' | 'refused', addresses: number): void;
+  /** An upstream's answer older than the data served (never backwards): not applied. */
+  staleAnswer(upstream: string, query: QueryName): void;
 }
 
 /**
@@ -224,6 +226,12 @@ export function createSelfMetrics(options: {
     labelNames: ['upstream', 'query', 'reason'],
     registers,
   });
+  const staleAnswers = new Counter({
+    name: 'tonwatch_upstream_stale_answers_total',
+    help: 'Answers older than the data served (a lower shard block seqno, or a wallet state with an older last transaction), not applied.',
+    labelNames: ['upstream', 'query'],
+    registers,
+  });
   const readThrough = new Counter({
     name: 'tonwatch_read_through_addresses_total',
     help: 'Unwatched addresses asked with read-through: hit (cached), fetched, coalesced (joined a fetch in flight), unknown (the upstream does not know it), refused (past maxPendingAddresses).',
@@ -309,6 +317,10 @@ export function createSelfMetrics(options: {
       if (addresses === 0) return;
       changed = true;
       readThrough.inc({ result }, addresses);
+    },
+    staleAnswer(upstream, query) {
+      changed = true;
+      staleAnswers.inc({ upstream, query });
     },
     configReloaded(successful) {
       changed = true;

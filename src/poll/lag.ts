@@ -15,6 +15,8 @@ export interface LagState {
   readonly current: () => ReadonlyMap<string, UpstreamLag>;
   /** Why `upstream` is to be passed over for `query`, or null. */
   lagging(upstream: string, query: QueryName): 'lagging' | 'indexer_lagging' | null;
+  /** How far behind `upstream` is for `query` (its tip; for wallets, its indexer too), blocks; 0 when not known. */
+  lagBlocks(upstream: string, query: QueryName): number;
   /** Records a check's tips. */
   record(tips: readonly UpstreamTip[], maxLagBlocks: number): void;
 }
@@ -47,6 +49,10 @@ export function createLagState(logger: Logger): LagState {
       if (behind(lag.lagBlocks)) return 'lagging';
       if (query === 'wallets' && behind(lag.indexerLagBlocks)) return 'indexer_lagging';
       return null;
+    },
+    lagBlocks(upstream, query) {
+      const lag = lags.get(upstream);
+      return Math.max(lag?.lagBlocks ?? 0, query === 'wallets' ? (lag?.indexerLagBlocks ?? 0) : 0);
     },
     record(tips, maxLagBlocks) {
       const before = lags;

@@ -16,21 +16,32 @@ export function rawKeyOf(address: string): string | null {
  * Matches one walletStates answer to the addresses asked, by address (real upstreams
  * shuffle the order and leave unknown accounts out). Returns the records found and the
  * raw keys the answer left out. A state equal to the previous one keeps the previous
- * object, so everything derived from it (metric lines, served JSON) is reused. Pure.
+ * object, so everything derived from it (metric lines, served JSON) is reused.
+ *
+ * Never backwards: a state whose last transaction is older than that of a previous record
+ * fetched at or after `meta.heldFrom` (one still served) is not taken; the previous record
+ * stays, and `older` counts it. Pure.
  */
 export function matchWalletAnswer(
   asked: readonly string[],
   answer: WalletStatesAnswer,
-  meta: { fetchedAt: number; upstream: string },
+  meta: { fetchedAt: number; upstream: string; heldFrom?: number | undefined },
   previous?: ReadonlyMap<string, WalletRecord>,
   /** Where found records go; a new map when not given. */
   found: Map<string, WalletRecord> = new Map(),
-): { found: Map<string, WalletRecord>; missing: string[] } {
+): { found: Map<string, WalletRecord>; missing: string[]; older: number } {
   // Usually `{}` for plain wallets: then no lookups at all.
   const metadata = hasKeys(answer.metadata) ? answer.metadata : null;
+  const heldFrom = meta.heldFrom ?? Infinity;
+  let older = 0;
   const take = (raw: string, decoded: ServedWalletState): void => {
     const key = decoded.address;
     const before = previous?.get(raw);
+    if (before !== undefined && before.fetchedAt >= heldFrom && isOlderLt(decoded.last_transaction_lt, before.state?.last_transaction_lt)) {
+      found.set(raw, before);
+      older += 1;
+      return;
+    }
     found.set(raw, {
       raw,
       state: keptState(decoded, raw, before?.state),
@@ -59,7 +70,7 @@ export function matchWalletAnswer(
   }
   // Then, only if the answer has accounts left over, by the raw form each one names (an
   // upstream that prints lowercase or user-friendly forms).
-  if (notFound.length === 0 || matched === asPrinted.size) return { found, missing: notFound };
+  if (notFound.length === 0 || matched === asPrinted.size) return { found, missing: notFound, older };
   const byRaw = new Map<string, ServedWalletState>();
   for (const state of answer.wallets) {
     const raw = rawKeyOf(state.address);
@@ -71,7 +82,13 @@ export function matchWalletAnswer(
     if (decoded === undefined) missing.push(raw);
     else take(raw, decoded);
   }
-  return { found, missing };
+  return { found, missing, older };
+}
+
+/** Whether logical time `next` is before `held` (decimal strings without leading zeros; null is unknown, never older). */
+function isOlderLt(next: string | null, held: string | null | undefined): boolean {
+  if (next === null || held === null || held === undefined) return false;
+  return next.length < held.length || (next.length === held.length && next < held);
 }
 
 /**

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { WatchedWallet } from '../domain/config.js';
 import type { UpstreamClient } from '../domain/upstream.js';
 import type { WalletRecord, WalletsSnapshot } from '../snapshot/types.js';
+import type { EpisodeLog } from '../log/episodes.js';
 import { createBatchQueue, type BatchSize } from './batches.js';
 import { createCycleProgress, type CycleProgress } from './progress.js';
 import { assembleWalletsSnapshot, matchWalletAnswer } from './wallet-mapping.js';
@@ -19,6 +20,12 @@ export interface WalletPollDeps {
    * than one keeps it busy while answers are on their way (walletConcurrency()).
    */
   readonly concurrency?: number;
+  /** Records fetched at or after this time are served now: an older state than theirs is not applied. */
+  readonly heldFrom?: () => number;
+  /** Told of an answer holding states older than those served, which were not applied. */
+  readonly stale?: (upstream: string) => void;
+  /** Failed batches are logged once per episode. */
+  readonly episodes?: EpisodeLog;
 }
 
 /**
@@ -48,9 +55,10 @@ interface Cycle {
   readonly records: Map<string, WalletRecord>;
   /** Addresses whose batch failed: they keep their last values. */
   readonly failed: Set<string>;
-  /** walletStates requests of this cycle that were answered, and that were refused as too long (logged at its end). */
-  readonly batches: { answered: number; refused: number };
-  lastError: string;
+  /** walletStates requests of this cycle that were answered, refused as too long, and failed (logged at its end). */
+  readonly batches: { answered: number; refused: number; failed: number };
+  /** The last failed batch's error, for the cycle's log line. */
+  lastError: { upstream: string; code: string; message: string } | null;
 }
 
 /**
@@ -68,8 +76,8 @@ export async function pollWallets(deps: WalletPollDeps, signal?: AbortSignal): P
     progress: createCycleProgress({ logger, now, total: watchlist.length }),
     records: new Map(),
     failed: new Set(),
-    batches: { answered: 0, refused: 0 },
-    lastError: '',
+    batches: { answered: 0, refused: 0, failed: 0 },
+    lastError: null,
   };
 
   const leftOut = await askInBatches(
@@ -88,7 +96,10 @@ export async function pollWallets(deps: WalletPollDeps, signal?: AbortSignal): P
     if (leftOutTwice === 'aborted') return { ok: false, error: 'aborted' };
     for (const unknown of leftOutTwice) cycle.records.set(unknown.raw, unknownAccount(unknown));
   }
-  if (cycle.records.size === 0 && watchlist.length > 0) return { ok: false, error: cycle.lastError || 'no wallet answered' };
+  logBatchFailures(cycle);
+  if (cycle.records.size === 0 && watchlist.length > 0) {
+    return { ok: false, error: cycle.lastError ? `${cycle.lastError.code}: ${cycle.lastError.message} (${cycle.lastError.upstream})` : 'no wallet answered' };
+  }
 
   deps.publish(assembleWalletsSnapshot(watchlist, cycle.records, deps.previous()?.wallets, now()));
   let unknown = 0;
@@ -96,6 +107,26 @@ export async function pollWallets(deps: WalletPollDeps, signal?: AbortSignal): P
   const outcome = { ok: true, fetched: cycle.records.size - unknown, unknown, failed: cycle.failed.size } as const;
   logger.debug({ ...outcome, batches: cycle.batches.answered, refusedBatches: cycle.batches.refused, seconds: (now() - started) / 1000 }, 'wallet cycle done');
   return outcome;
+}
+
+const BATCH_EPISODE = 'wallet_batches';
+
+/**
+ * A cycle's failed batches, once per episode: the cycle that starts one says so, cycles
+ * that go on failing say so every EPISODE_REMINDER_MS, the first cycle without a failed
+ * batch ends it. Each batch's failure is in tonwatch_upstream_requests_total.
+ */
+function logBatchFailures(cycle: Cycle): void {
+  const { episodes, logger } = cycle.deps;
+  const { lastError, batches } = cycle;
+  if (lastError === null) {
+    episodes?.ok(BATCH_EPISODE, { batches: batches.answered }, 'wallet batches answered again');
+    return;
+  }
+  const context = { upstream: lastError.upstream, code: lastError.code, err: lastError.message, failedBatches: batches.failed, wallets: cycle.failed.size };
+  const message = "wallet batches failing; keeping those wallets' last values";
+  if (episodes) episodes.failed(BATCH_EPISODE, context, message);
+  else logger.warn(context, message);
 }
 
 /** Left out of two answers: the upstream does not know the account. */
@@ -146,7 +177,12 @@ async function askBatch(cycle: Cycle, batch: readonly string[]): Promise<LeftOut
     if (!wasSettled && batchSize.settled)
       logger.info({ upstream: result.value.upstream, batchSize: batchSize.get() }, 'largest walletStates batch that fits found; remembered');
     const { fetchedAt, upstream } = result.value;
-    const matched = matchWalletAnswer(batch, result.value.value, result.value, cycle.deps.previous()?.wallets, cycle.records);
+    const meta = { fetchedAt, upstream, heldFrom: cycle.deps.heldFrom?.() };
+    const matched = matchWalletAnswer(batch, result.value.value, meta, cycle.deps.previous()?.wallets, cycle.records);
+    if (matched.older > 0) {
+      cycle.deps.stale?.(upstream);
+      logger.debug({ upstream, older: matched.older }, 'wallet states older than those served; not applied');
+    }
     return matched.missing.map((raw) => ({ raw, fetchedAt, upstream }));
   }
   const { error } = result;
@@ -164,11 +200,9 @@ async function askBatch(cycle: Cycle, batch: readonly string[]): Promise<LeftOut
     }
     return 'refused';
   }
-  cycle.lastError = `${error.code}: ${error.message}`;
+  cycle.lastError = { upstream: error.details.upstream, code: error.code, message: error.message };
+  cycle.batches.failed += 1;
   for (const raw of batch) cycle.failed.add(raw);
-  logger.warn(
-    { upstream: error.details.upstream, code: error.code, batch: batch.length, err: error.message },
-    "wallet batch failed; keeping those wallets' last values",
-  );
+  logger.debug({ upstream: error.details.upstream, code: error.code, batch: batch.length, err: error.message }, 'wallet batch failed');
   return [];
 }

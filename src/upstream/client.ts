@@ -36,6 +36,8 @@ export interface UpstreamClientDeps {
    * null. Asked before each request; the last upstream left is never passed over.
    */
   readonly lagging?: (upstream: string, query: QueryName) => 'lagging' | 'indexer_lagging' | null;
+  /** How far behind an upstream is for a query, blocks: lagging upstreams are asked least lag first. */
+  readonly lagBlocks?: (upstream: string, query: QueryName) => number;
 }
 
 export function createUpstreamClient(deps: UpstreamClientDeps): UpstreamClient {
@@ -86,8 +88,9 @@ export function createUpstreamClient(deps: UpstreamClientDeps): UpstreamClient {
     for (let round = 0; round < deps.retry.attempts; round += 1) {
       let retryAfterMs = 0;
       let anyRetryable = false;
-      const usable = usableFor(query);
-      for (const upstream of usable) {
+      const { usable, lagging } = usableFor(query);
+      // The lagging ones only once every upstream within maxLagBlocks failed: older data rather than none.
+      for (const upstream of [...usable, ...lagging]) {
         const result = await once(upstream);
         if (result.ok) return { ok: true, value: { value: result.value, upstream: upstream.name, fetchedAt: now() } };
         lastError = result.error;
@@ -106,16 +109,24 @@ export function createUpstreamClient(deps: UpstreamClientDeps): UpstreamClient {
     return { ok: false, error: lastError ?? new UpstreamError('network', 'no upstream configured', { upstream: '', query }) };
   }
 
-  /** The upstreams to ask for `query`, in order, without those the lag check found behind (counted as skipped). */
-  function usableFor(query: QueryName): readonly UpstreamSettings[] {
-    if (deps.lagging === undefined || deps.upstreams.length < 2) return deps.upstreams;
+  /**
+   * The upstreams to ask for `query`: those the lag check did not find behind, in priority
+   * order, then those it did (counted as skipped), least lag first.
+   */
+  function usableFor(query: QueryName): { usable: readonly UpstreamSettings[]; lagging: readonly UpstreamSettings[] } {
+    if (deps.lagging === undefined || deps.upstreams.length < 2) return { usable: deps.upstreams, lagging: [] };
     const usable: UpstreamSettings[] = [];
+    const lagging: UpstreamSettings[] = [];
     for (const upstream of deps.upstreams) {
       const reason = deps.lagging(upstream.name, query);
       if (reason === null) usable.push(upstream);
-      else observer.skipped(upstream.name, query, reason);
+      else {
+        observer.skipped(upstream.name, query, reason);
+        lagging.push(upstream);
+      }
     }
-    return usable.length > 0 ? usable : deps.upstreams;
+    const lagOf = (u: UpstreamSettings): number => deps.lagBlocks?.(u.name, query) ?? 0;
+    return { usable, lagging: lagging.sort((a, b) => lagOf(a) - lagOf(b)) };
   }
 
   const client: UpstreamClient = {

@@ -134,3 +134,56 @@ watchlist: [ { address: "${watched}" } ]
     expect(log.text()).toMatch(/upstream caught up; using it again/);
   });
 });
+
+describe('every upstream within maxLagBlocks failing', () => {
+  const running = stoppedAfterEach();
+
+  it('polls the lagging one rather than nothing, applying its answers once they are newer than the data served (never backwards)', async () => {
+    const first = await running.sim({ seed: 3 });
+    const second = await running.sim({ seed: 3, lagBlocks: 20 });
+    const dir = await mkdtemp(join(tmpdir(), 'tonwatch-lag-fallback-'));
+    const config = await configFrom(`
+listen: { host: 127.0.0.1, port: 0 }
+upstreams:
+  - { name: first, url: "${first.url}", rps: 100, timeoutMs: 1000 }
+  - { name: second, url: "${second.url}", rps: 100, timeoutMs: 1000 }
+schedule: { queueSizes: "* * * * * *" }
+# Checked once at start, then hourly: second stays flagged as lagging after first dies.
+lagCheck: { everySeconds: 3600, maxLagBlocks: 10 }
+retry: { attempts: 1, baseDelayMs: 10, maxDelayMs: 50 }
+snapshot: { file: "${join(dir, 'snapshot.json')}", maxAgeSeconds: 60 }
+`);
+    const daemon = running.track(createDaemon({ config, logger: createLogSink().logger, now: () => Date.now(), version: 't', nodeVersion: 'v20' }));
+    const { port } = await daemon.start();
+    const url = `http://127.0.0.1:${port}`;
+    const metrics = async () => (await fetch(`${url}/metrics`)).text();
+    const served = async () =>
+      ((await (await fetch(`${url}/api/v2/getOutMsgQueueSizes`)).json()) as { result: { '@extra': string; shards: { id: { seqno: number } }[] } }).result;
+
+    await eventually(async () => (/tonwatch_upstream_lag_blocks\{upstream="second"\} 20$/m.test(await metrics()) ? true : undefined), 10_000, 'second flagged');
+    await eventually(async () => ((await served())['@extra'].endsWith(':first:snapshot') ? true : undefined), 10_000, 'queue sizes from first');
+    const heldSeqno = (await served()).shards[0]?.id.seqno ?? 0;
+
+    await first.stop();
+    // second answers, 20 blocks behind what is served: counted, not applied.
+    await eventually(
+      async () => (/tonwatch_upstream_stale_answers_total\{upstream="second",query="queue_sizes"\} [1-9]/.test(await metrics()) ? true : undefined),
+      10_000,
+      'older answers from second counted',
+    );
+    expect((await served()).shards[0]?.id.seqno).toBe(heldSeqno);
+    expect((await served())['@extra']).toMatch(/:first:snapshot$/);
+    // second's chain moves on past what was served: its answers are applied.
+    await fetch(`${second.url}/_sim/step?n=25`);
+    const fromSecond = await eventually(
+      async () => {
+        const result = await served();
+        return result['@extra'].endsWith(':second:snapshot') ? result : undefined;
+      },
+      10_000,
+      'queue sizes from second',
+    );
+    expect(fromSecond.shards[0]?.id.seqno).toBe(heldSeqno + 5);
+    expect(await metrics()).toMatch(/tonwatch_upstream_skipped_total\{upstream="second",query="queue_sizes",reason="lagging"\} [1-9]/);
+  });
+});

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { queueSizesSnapshotFrom } from '../../src/poll/queue-sizes.js';
+import { isOlderAnswer, queueSizesSnapshotFrom } from '../../src/poll/queue-sizes.js';
 import { outMsgQueueSizesEnvelopeSchema } from '../../src/upstream/schemas.js';
-import { fixture } from '../helpers/fixtures.js';
+import { fixture, queueSnapshot } from '../helpers/fixtures.js';
 
 describe('queue-size body → snapshot', () => {
   it.each(['v2-queue-sizes-python.json', 'v2-queue-sizes-cpp.json'])('maps the captured body %s', (name) => {
@@ -51,5 +51,40 @@ describe('queue-size body → snapshot', () => {
     body.result.shards[0].id['@type'] = 'chain.blockIdExt';
     body.result.new_field = 1;
     expect(outMsgQueueSizesEnvelopeSchema.safeParse(body).success).toBe(true);
+  });
+});
+
+describe('never backwards: an answer older than the one held', () => {
+  const held = queueSnapshot();
+  const withSeqnos = (seqnos: readonly number[], shards = held.shards) =>
+    queueSnapshot({ shards: shards.map((s, i) => ({ ...s, seqno: seqnos[i] ?? s.seqno })) });
+
+  it('is older when its masterchain block or a shard block it shares has a lower seqno', () => {
+    expect(isOlderAnswer(withSeqnos([51149549]), held)).toBe(true);
+    expect(isOlderAnswer(withSeqnos([51149550, 56000001, 56000001]), held)).toBe(true);
+    expect(isOlderAnswer(held, held)).toBe(false);
+    expect(isOlderAnswer(withSeqnos([51149551, 56000002, 56000003]), held)).toBe(false);
+  });
+
+  it('is not older for a split or a merge: new shard ids, seqnos that continue', () => {
+    const [master, left, right] = held.shards;
+    if (!master || !left || !right) throw new Error('fixture has three shards');
+    // 4000… splits into 2000… and 6000…; the children start past the parent's seqno.
+    const split = queueSnapshot({
+      shards: [
+        { ...master, seqno: master.seqno + 1 },
+        { ...left, shard: '2305843009213693952', seqno: left.seqno + 1 },
+        { ...left, shard: '6917529027641081856', seqno: left.seqno + 1 },
+        right,
+      ],
+    });
+    expect(isOlderAnswer(split, held)).toBe(false);
+    const merged = queueSnapshot({
+      shards: [
+        { ...master, seqno: master.seqno + 2 },
+        { ...left, shard: '-9223372036854775808', workchain: 0, seqno: right.seqno + 1 },
+      ],
+    });
+    expect(isOlderAnswer(merged, split)).toBe(false);
   });
 });

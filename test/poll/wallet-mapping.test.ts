@@ -185,3 +185,29 @@ describe("assembling the cycle's snapshot", () => {
     expect(snapshot.fetchedAt).toBe(9);
   });
 });
+
+describe('never backwards: a wallet state older than the one served', () => {
+  const answer = (lt: string) =>
+    walletStatesResponseSchema.parse({ wallets: [{ ...walletState(ADDR.a, { last_transaction_lt: lt }) }], address_book: {}, metadata: {} });
+  const served = record(ADDR.a, walletState(ADDR.a, { last_transaction_lt: '50000000857100', balance: '9' }), 10_000);
+  const previous = new Map([[ADDR.a, served]]);
+
+  it('keeps the record served when the answer has an older last transaction, and counts it', () => {
+    const older = matchWalletAnswer([ADDR.a], answer('50000000857099'), { fetchedAt: 20_000, upstream: 'behind', heldFrom: 5_000 }, previous);
+    expect(older.found.get(ADDR.a)).toBe(served);
+    expect(older.older).toBe(1);
+    // Shorter is older too: logical times are compared as numbers, not as text.
+    expect(matchWalletAnswer([ADDR.a], answer('9000000000000'), { fetchedAt: 20_000, upstream: 'behind', heldFrom: 5_000 }, previous).older).toBe(1);
+  });
+
+  it('takes an equal or newer one, and any answer once the record served is stale (fetched before heldFrom)', () => {
+    const same = matchWalletAnswer([ADDR.a], answer('50000000857100'), { fetchedAt: 20_000, upstream: 'x', heldFrom: 5_000 }, previous);
+    expect(same.older).toBe(0);
+    expect(same.found.get(ADDR.a)?.fetchedAt).toBe(20_000);
+    const newer = matchWalletAnswer([ADDR.a], answer('50000000857101'), { fetchedAt: 20_000, upstream: 'x', heldFrom: 5_000 }, previous);
+    expect(newer.found.get(ADDR.a)?.state?.last_transaction_lt).toBe('50000000857101');
+    const afterStale = matchWalletAnswer([ADDR.a], answer('50000000857000'), { fetchedAt: 20_000, upstream: 'x', heldFrom: 15_000 }, previous);
+    expect(afterStale.older).toBe(0);
+    expect(afterStale.found.get(ADDR.a)?.state?.last_transaction_lt).toBe('50000000857000');
+  });
+});
