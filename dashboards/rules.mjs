@@ -88,6 +88,14 @@ export function ruleGroups(options = {}) {
             'The last {{ $labels.query }} poll of tonwatch {{ $labels.instance }} failed, or its data is older than snapshot.maxAgeSeconds, for 2 minutes.',
           ),
           alert(
+            'TonwatchSnapshotNotPersisted',
+            `sum without (reason) (increase(${m('tonwatch_snapshot_persist_failures_total')}[10m])) > 0\n  unless on (job, instance) time() - ${m('tonwatch_snapshot_persisted_timestamp_seconds')} < 600\n`,
+            '1m',
+            'warning',
+            'tonwatch cannot write its snapshot',
+            'tonwatch {{ $labels.instance }} has failed to write its snapshot files for 10 minutes: it still polls and serves, but a restart would start from an old snapshot (tonwatch_snapshot_persist_failures_total says why).',
+          ),
+          alert(
             'TonwatchDown',
             `${m('up')} == 0`,
             '1m',

@@ -193,7 +193,7 @@ export function createGenerations(deps: GenerationDeps): (config: Config, previo
     const persister =
       previous !== null && previous.config.snapshot.file === config.snapshot.file
         ? previous.persister
-        : createSnapshotPersister({ file: config.snapshot.file, logger: logger.child({ module: 'snapshot' }), now, wallOffset });
+        : createSnapshotPersister({ file: config.snapshot.file, logger: logger.child({ module: 'snapshot' }), now, wallOffset, observer: self.persist });
     const batchSize =
       previous !== null && previous.config.walletBatchSize === config.walletBatchSize ? previous.batchSize : createBatchSize(config.walletBatchSize, now);
     const serve: ServeSettings = {

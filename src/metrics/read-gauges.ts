@@ -33,9 +33,10 @@ export function readGauge(registers: Registry[], name: string, help: string, rea
     help,
     registers,
     collect() {
-      this.reset();
       const value = read();
-      if (value !== undefined) this.set(value);
+      // An unlabelled gauge holds 0 after reset(); removing its one series leaves it absent.
+      if (value === undefined) this.remove({});
+      else this.set(value);
     },
   });
 }

@@ -1,6 +1,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { QUERIES, type QueryName } from '../domain/queries.js';
 import type { UpstreamLag, UpstreamObserver } from '../domain/upstream.js';
+import { PERSIST_FAILURE_REASONS, type PersistObserver } from '../snapshot/persist.js';
 import { labelledReadGauge, readGauge } from './read-gauges.js';
 
 /**
@@ -77,6 +78,8 @@ export interface SelfMetrics {
   readThrough(result: 'hit' | 'fetched' | 'coalesced' | 'unknown' | 'refused', addresses: number): void;
   /** An upstream's answer older than the data served (never backwards): not applied. */
   staleAnswer(upstream: string, query: QueryName): void;
+  /** How writes of the snapshot files go. */
+  readonly persist: PersistObserver;
 }
 
 /**
@@ -232,6 +235,20 @@ export function createSelfMetrics(options: {
     labelNames: ['upstream', 'query'],
     registers,
   });
+  const persistFailures = new Counter({
+    name: 'tonwatch_snapshot_persist_failures_total',
+    help: 'Writes of a snapshot file that failed, by reason: read_only, disk_full, permission, not_a_file (the path is a folder, or its folder a file), other.',
+    labelNames: ['reason'],
+    registers,
+  });
+  for (const reason of PERSIST_FAILURE_REASONS) persistFailures.inc({ reason }, 0);
+  let persistedAt: number | undefined;
+  readGauge(
+    registers,
+    'tonwatch_snapshot_persisted_timestamp_seconds',
+    'Unix time a snapshot file was last written whole (absent until the first write).',
+    () => (persistedAt === undefined ? undefined : persistedAt / 1000),
+  );
   const readThrough = new Counter({
     name: 'tonwatch_read_through_addresses_total',
     help: 'Unwatched addresses asked with read-through: hit (cached), fetched, coalesced (joined a fetch in flight), unknown (the upstream does not know it), refused (past maxPendingAddresses).',
@@ -317,6 +334,16 @@ export function createSelfMetrics(options: {
       if (addresses === 0) return;
       changed = true;
       readThrough.inc({ result }, addresses);
+    },
+    persist: {
+      persisted(at) {
+        changed = true;
+        persistedAt = at;
+      },
+      failed(reason) {
+        changed = true;
+        persistFailures.inc({ reason });
+      },
     },
     staleAnswer(upstream, query) {
       changed = true;

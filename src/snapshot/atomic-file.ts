@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
 /**
@@ -11,7 +11,7 @@ import { basename, dirname, join } from 'node:path';
 export async function writeAtomically(file: string, content: string | Iterable<Uint8Array>): Promise<void> {
   const folder = dirname(file);
   await mkdir(folder, { recursive: true });
-  const temp = join(folder, `.${basename(file)}.${randomBytes(4).toString('hex')}.tmp`);
+  const temp = join(folder, `.${basename(file)}.${randomBytes(4).toString('hex')}${TEMP_SUFFIX}`);
   try {
     const handle = await open(temp, 'w', 0o644);
     try {
@@ -35,6 +35,29 @@ export async function writeAtomically(file: string, content: string | Iterable<U
   } finally {
     await dir.close();
   }
+}
+
+const TEMP_SUFFIX = '.tmp';
+
+/**
+ * Removes the temp files a killed writeAtomically of `file` left behind: its own name
+ * pattern (`.<name>.<8 hex digits>.tmp`), in its own folder, nothing else. For the start of
+ * the only process that writes `file`. Returns the names removed.
+ */
+export async function removeStaleTemps(file: string): Promise<string[]> {
+  const folder = dirname(file);
+  const prefix = `.${basename(file)}.`;
+  let names: string[];
+  try {
+    names = await readdir(folder);
+  } catch {
+    return [];
+  }
+  const stale = names.filter(
+    (name) => name.startsWith(prefix) && name.endsWith(TEMP_SUFFIX) && /^[0-9a-f]{8}$/.test(name.slice(prefix.length, -TEMP_SUFFIX.length)),
+  );
+  await Promise.all(stale.map((name) => rm(join(folder, name), { force: true })));
+  return stale;
 }
 
 export type ReadResult =

@@ -1,6 +1,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import { readIfPresent, setAside, writeAtomically } from './atomic-file.js';
+import { createEpisodeLog } from '../log/episodes.js';
+import { readIfPresent, removeStaleTemps, setAside, writeAtomically } from './atomic-file.js';
 import { decodeQueueFile, decodeWalletsFirstLine, FORMAT, VERSION, walletsHeaderLine } from './file-format.js';
 import { createRowExpander, createStringPool, createWalletRowWriter, decodeWalletRow } from './wallet-rows.js';
 import type { QueueSizesSnapshot, Snapshot, WalletRecord, WalletsSnapshot } from './types.js';
@@ -118,9 +119,41 @@ function inProcessTime(record: WalletRecord, toProcess: (wall: number) => number
 /** Wall and process clock parting by less than this is drift, not a step: file times are taken as they are. */
 const STEP_MS = 1_000;
 
+/** Told how each write of a part went; the metrics count it. */
+export interface PersistObserver {
+  /** A part was written; `at` is wall time, ms. */
+  persisted(at: number): void;
+  /** A part could not be written, for `reason` (persistFailureReason). */
+  failed(reason: PersistFailureReason): void;
+}
+
+export type PersistFailureReason = 'read_only' | 'disk_full' | 'permission' | 'not_a_file' | 'other';
+export const PERSIST_FAILURE_REASONS: readonly PersistFailureReason[] = ['read_only', 'disk_full', 'permission', 'not_a_file', 'other'];
+
+/** Why a write failed, from its error code: what an operator fixes. */
+export function persistFailureReason(err: unknown): PersistFailureReason {
+  switch ((err as NodeJS.ErrnoException | null)?.code) {
+    case 'EROFS':
+      return 'read_only';
+    case 'ENOSPC':
+    case 'EDQUOT':
+      return 'disk_full';
+    case 'EACCES':
+    case 'EPERM':
+      return 'permission';
+    case 'EISDIR':
+    case 'ENOTDIR':
+    case 'EEXIST':
+      return 'not_a_file';
+    default:
+      return 'other';
+  }
+}
+
 export interface SnapshotPersisterOptions {
   readonly file: string;
   readonly logger: Logger;
+  readonly observer?: PersistObserver;
   /** The process clock (domain/clock.ts). */
   readonly now: () => number;
   /** Wall minus process time, ms (domain/clock.ts): the file carries wall time; default 0. */
@@ -144,14 +177,28 @@ export function createSnapshotPersister(options: SnapshotPersisterOptions): Snap
   let writing: Promise<void> = Promise.resolve();
   let pending: Snapshot | null = null;
 
+  // A failing disk fails every write: said when it starts, every 10 minutes, and when it ends.
+  const episodes = createEpisodeLog(logger, options.now);
   const writePart = async (target: string, content: string | Iterable<Uint8Array>): Promise<boolean> => {
     try {
       await writeAtomically(target, content);
-      return true;
     } catch (err) {
-      logger.error({ err, file: target }, 'could not persist the snapshot; the previous file stays');
+      const reason = persistFailureReason(err);
+      options.observer?.failed(reason);
+      episodes.failed(target, { err, file: target, reason }, 'could not persist the snapshot; the previous file stays');
       return false;
     }
+    options.observer?.persisted(options.now() + wallOffset());
+    episodes.ok(target, { file: target }, 'snapshot persisted again');
+    return true;
+  };
+  let tempsRemoved = false;
+  /** Once, before the first load: the temp files of writes a kill cut short. */
+  const removeTemps = async (): Promise<void> => {
+    if (tempsRemoved) return;
+    tempsRemoved = true;
+    const removed = [...(await removeStaleTemps(file)), ...(await removeStaleTemps(walletsFile))];
+    if (removed.length > 0) logger.info({ removed }, 'removed temp files of writes cut short');
   };
 
   const drain = async (): Promise<void> => {
@@ -191,6 +238,7 @@ export function createSnapshotPersister(options: SnapshotPersisterOptions): Snap
   }
 
   const loadQueueSizes = async (): Promise<QueueSizesSnapshot | null> => {
+    await removeTemps();
     const bytes = await bytesOf(file);
     if (bytes === null) return null;
     let problem: string;
@@ -211,6 +259,7 @@ export function createSnapshotPersister(options: SnapshotPersisterOptions): Snap
     return null;
   };
   const loadWallets = async (): Promise<WalletsSnapshot | null> => {
+    await removeTemps();
     const bytes = await bytesOf(walletsFile);
     if (bytes === null) return null;
     const decoded = await decodeWalletsBytes(bytes, toProcess);

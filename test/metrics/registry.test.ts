@@ -27,6 +27,21 @@ describe('self metrics', () => {
     expect(process3.toString()).toMatch(/^process_resident_memory_bytes \d+/m);
   });
 
+  it('leaves out an unlabelled gauge with nothing to read (not 0), and shows it once there is', async () => {
+    let maxLag: number | undefined = undefined;
+    const self = createSelfMetrics({ version: 't', nodeVersion: 'v20', defaultMetrics: false, health: healthStub({ maxLagBlocks: () => maxLag }) });
+    const own = async () => (await self.texts())[0].toString();
+    expect(await own()).not.toMatch(/^tonwatch_upstream_max_lag_blocks /m);
+    expect(await own()).not.toMatch(/^tonwatch_snapshot_persisted_timestamp_seconds /m);
+    maxLag = 10;
+    self.persist.persisted(1_700_000_000_500);
+    self.persist.failed('disk_full');
+    expect(await own()).toMatch(/^tonwatch_upstream_max_lag_blocks 10$/m);
+    expect(await own()).toMatch(/^tonwatch_snapshot_persisted_timestamp_seconds 1700000000.5$/m);
+    expect(await own()).toMatch(/^tonwatch_snapshot_persist_failures_total\{reason="disk_full"\} 1$/m);
+    expect(await own()).toMatch(/^tonwatch_snapshot_persist_failures_total\{reason="read_only"\} 0$/m);
+  });
+
   it('counts served requests by endpoint and status across scrapes, each request once', async () => {
     const self = createSelfMetrics({ version: 't', nodeVersion: 'v20', health: healthStub() });
     const served = async () =>

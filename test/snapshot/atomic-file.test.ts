@@ -3,7 +3,7 @@ import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { writeAtomically } from '../../src/snapshot/atomic-file.js';
+import { removeStaleTemps, writeAtomically } from '../../src/snapshot/atomic-file.js';
 
 describe('writeAtomically with content in parts', () => {
   let dir: string;
@@ -43,5 +43,24 @@ describe('writeAtomically with content in parts', () => {
     await expect(writeAtomically(file, parts())).rejects.toThrow('cannot encode');
     expect(await readFile(file, 'utf8')).toBe('previous\n');
     expect(await readdir(dir)).toEqual(['w.json']);
+  });
+});
+
+describe('stale temp files', () => {
+  it('removes what a killed write of the file left, and nothing else', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tonwatch-temps-'));
+    const file = join(dir, 'snapshot.json');
+    const keep = [
+      'snapshot.json',
+      '.snapshot.json.tmp',
+      '.snapshot.json.zzzzzzzz.tmp',
+      '.other.json.0badcafe.tmp',
+      'notes.0badcafe.tmp',
+      '.snapshot.jsonx.0badcafe.tmp',
+    ];
+    for (const name of [...keep, '.snapshot.json.0badcafe.tmp', '.snapshot.json.12345678.tmp']) await writeFile(join(dir, name), 'x');
+    expect((await removeStaleTemps(file)).sort()).toEqual(['.snapshot.json.0badcafe.tmp', '.snapshot.json.12345678.tmp']);
+    expect((await readdir(dir)).sort()).toEqual([...keep].sort());
+    expect(await removeStaleTemps(join(dir, 'missing', 'snapshot.json'))).toEqual([]);
   });
 });
