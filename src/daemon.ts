@@ -184,6 +184,9 @@ export function createDaemon(deps: DaemonDeps): Daemon {
     logger: logger.child({ module: 'server' }),
     web: () => current.config.web,
     onServed: (endpoint, code) => self.servedRequest(endpoint, code),
+    limits: () => current.connectionLimits,
+    onConnection: (event) => self.connection(event),
+    now,
     routes: createRoutes({
       version: deps.version,
       now,

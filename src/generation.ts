@@ -14,6 +14,7 @@ import { lagCheckCron } from './config/schema.js';
 import { watchlistKeys } from './config/watchlist.js';
 import { isFresh } from './snapshot/freshness.js';
 import type { ServeSettings } from './serve/routes.js';
+import type { ConnectionLimits } from './serve/server.js';
 import { createSnapshotPersister, type SnapshotPersister } from './snapshot/persist.js';
 import type { SnapshotStore } from './snapshot/store.js';
 import { createUpstreamClient } from './upstream/client.js';
@@ -34,6 +35,8 @@ export interface Generation {
   readonly scheduler: Scheduler;
   /** The upstream client the polls use; read-through asks through it too. */
   readonly client: UpstreamClient;
+  /** listen.maxConnections and sendTimeoutSeconds, as the server reads them. */
+  readonly connectionLimits: ConnectionLimits;
 }
 
 export interface GenerationDeps {
@@ -205,7 +208,8 @@ export function createGenerations(deps: GenerationDeps): (config: Config, previo
       readThrough: { enabled: config.readThrough.enabled, ttlSeconds: config.readThrough.ttlSeconds },
     };
     const client = buildClient(config);
-    return { config, serve, persister, batchSize, client, scheduler: buildScheduler(config, client, persister, batchSize) };
+    const connectionLimits = { maxConnections: config.listen.maxConnections, sendTimeoutMs: config.listen.sendTimeoutSeconds * 1000 };
+    return { config, serve, persister, batchSize, client, connectionLimits, scheduler: buildScheduler(config, client, persister, batchSize) };
   }
 
   return generationFor;

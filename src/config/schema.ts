@@ -134,6 +134,10 @@ export const configSchema = z
         port: z.number().int().min(0).max(65_535).default(DEFAULT_LISTEN_PORT),
         /** /metrics requests answered at once; more get 503 (node_exporter's --web.max-requests). 0: no limit. */
         maxMetricsRequests: z.number().int().min(0).max(10_000).default(40),
+        /** Connections open at once; a new one beyond is closed at once (counted). */
+        maxConnections: z.number().int().min(1).max(1_000_000).default(1000),
+        /** A response the client has not taken within this many seconds is cut (a slow reader holds memory). */
+        sendTimeoutSeconds: z.number().int().min(1).max(3600).default(60),
         /** TLS, basic auth and headers, in exporter-toolkit's format; relative to this file. --web.config.file overrides it. */
         webConfigFile: z.string().min(1).optional(),
       })

@@ -117,6 +117,10 @@ export interface ListenSettings {
   readonly port: number;
   /** /metrics requests answered at once; more get 503 with Retry-After. 0: no limit. Default 40. */
   readonly maxMetricsRequests: number;
+  /** Connections open at once; a new one beyond is closed at once. Default 1000. */
+  readonly maxConnections: number;
+  /** A response not taken by the client within this many seconds is cut. Default 60. */
+  readonly sendTimeoutSeconds: number;
   /** The web config file as written (relative to the config file); `web` holds what it says. */
   readonly webConfigFile?: string | undefined;
 }

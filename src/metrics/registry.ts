@@ -80,6 +80,8 @@ export interface SelfMetrics {
   staleAnswer(upstream: string, query: QueryName): void;
   /** How writes of the snapshot files go. */
   readonly persist: PersistObserver;
+  /** A connection opened or closed, or why one was cut or refused. */
+  connection(event: 'opened' | 'closed' | 'max_connections' | 'request_timeout' | 'send_timeout'): void;
 }
 
 /**
@@ -249,6 +251,15 @@ export function createSelfMetrics(options: {
     'Unix time a snapshot file was last written whole (absent until the first write).',
     () => (persistedAt === undefined ? undefined : persistedAt / 1000),
   );
+  let connectionsOpen = 0;
+  readGauge(registers, 'tonwatch_http_connections', 'Client connections open now (listen.maxConnections bounds them).', () => connectionsOpen);
+  const dropped = new Counter({
+    name: 'tonwatch_http_connections_dropped_total',
+    help: 'Client connections cut or refused: max_connections (past listen.maxConnections), request_timeout (headers or request not sent in time), send_timeout (a response not taken within listen.sendTimeoutSeconds).',
+    labelNames: ['reason'],
+    registers,
+  });
+  for (const reason of ['max_connections', 'request_timeout', 'send_timeout']) dropped.inc({ reason }, 0);
   const readThrough = new Counter({
     name: 'tonwatch_read_through_addresses_total',
     help: 'Unwatched addresses asked with read-through: hit (cached), fetched, coalesced (joined a fetch in flight), unknown (the upstream does not know it), refused (past maxPendingAddresses).',
@@ -344,6 +355,15 @@ export function createSelfMetrics(options: {
         changed = true;
         persistFailures.inc({ reason });
       },
+    },
+    connection(event) {
+      // Opened and closed change only the gauge, read at the next reading: not a reason to read again.
+      if (event === 'opened') connectionsOpen += 1;
+      else if (event === 'closed') connectionsOpen -= 1;
+      else {
+        changed = true;
+        dropped.inc({ reason: event });
+      }
     },
     staleAnswer(upstream, query) {
       changed = true;

@@ -1,10 +1,10 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { Readable, pipeline } from 'node:stream';
 import type { Logger } from 'pino';
 import type { WebConfig } from '../domain/web-config.js';
 import { createBasicAuth, type AuthVerdict } from './basic-auth.js';
-import { bodyLength, isStreamed, jsonResponse, type ServedResponse } from './response.js';
+import { bodyLength, isStreamed, JSON_TYPE, jsonResponse, type ServedResponse } from './response.js';
 import { createTlsServer } from './tls.js';
 
 /**
@@ -46,10 +46,29 @@ export interface Route {
   readonly maxBodyBytes?: number;
 }
 
+/** Why a connection was cut or refused (tonwatch_http_connections_dropped_total). */
+export type ConnectionDrop = 'max_connections' | 'request_timeout' | 'send_timeout';
+
+/** Bounds on what clients may hold; read when used, so a reload applies them. */
+export interface ConnectionLimits {
+  /** Connections open at once; a new one beyond is closed at once. */
+  readonly maxConnections: number;
+  /** A response not taken by the client within this many ms is cut. */
+  readonly sendTimeoutMs: number;
+}
+
+export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = { maxConnections: 1000, sendTimeoutMs: 60_000 };
+
 export interface HttpServerDeps {
   readonly routes: ReadonlyMap<string, Route>;
   readonly logger: Logger;
   readonly onServed: (endpoint: string, status: number) => void;
+  /** Connection bounds in force (default DEFAULT_CONNECTION_LIMITS). */
+  readonly limits?: () => ConnectionLimits;
+  /** Told of every connection opened and closed, and why one was cut or refused. */
+  readonly onConnection?: (event: 'opened' | 'closed' | ConnectionDrop) => void;
+  /** The process clock (domain/clock.ts), for send timeouts; default Date.now. */
+  readonly now?: () => number;
   /**
    * The web config in force, read per request (a reload swaps it): basic auth and headers
    * on every path. TLS is decided when the server is built: from the web config then.
@@ -72,7 +91,18 @@ export function createHttpServer(deps: HttpServerDeps): Server {
   const web = deps.web ?? (() => null);
   const inFlight = new Map<Route, number>();
   const auth = createBasicAuth();
-  const options = { maxHeaderSize: MAX_HEADER_BYTES, requestTimeout: 15_000, headersTimeout: 10_000, keepAliveTimeout: 5_000 };
+  const limits = deps.limits ?? (() => DEFAULT_CONNECTION_LIMITS);
+  const onConnection = deps.onConnection ?? (() => undefined);
+  const now = deps.now ?? Date.now;
+  // Node checks the header and request timeouts every connectionsCheckingInterval (30 s by
+  // default): a slowloris connection lived 27 s past a 10 s header timeout.
+  const options = {
+    maxHeaderSize: MAX_HEADER_BYTES,
+    requestTimeout: 15_000,
+    headersTimeout: 10_000,
+    keepAliveTimeout: 5_000,
+    connectionsCheckingInterval: 1_000,
+  };
   // TLS or not is decided by the web config at build time; a reload swaps certificates only.
   const tls = web()?.tls ?? null;
   const server: Server = tls === null ? createServer(options, handle) : createTlsServer(options, tls, handle, () => web()?.tls ?? null, logger);
@@ -209,7 +239,28 @@ export function createHttpServer(deps: HttpServerDeps): Server {
       res.end();
       res.uncork();
     }
+    // What the kernel did not take at once waits for the client, for sendTimeoutMs at most.
+    if (!res.writableFinished && (isStreamed(body) || (res.socket?.writableLength ?? 0) > 0)) sending.add(res, now() + limits().sendTimeoutMs);
   }
+
+  const sending = createSendDeadlines(now, (res) => {
+    // Pipelined responses on one connection expire together: the connection is counted once.
+    if (res.socket === null || res.socket.destroyed) return;
+    onConnection('send_timeout');
+    logger.debug({ remoteAddress: res.socket?.remoteAddress }, 'response not taken within the send timeout; connection cut');
+    res.destroy();
+  });
+  server.on('connection', (socket: Socket) => {
+    server.maxConnections = limits().maxConnections;
+    onConnection('opened');
+    socket.once('close', () => onConnection('closed'));
+  });
+  server.on('drop', () => {
+    server.maxConnections = limits().maxConnections;
+    onConnection('max_connections');
+  });
+  server.once('close', () => sending.close());
+  server.maxConnections = limits().maxConnections;
 
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
     if (!socket.writable) {
@@ -217,14 +268,53 @@ export function createHttpServer(deps: HttpServerDeps): Server {
       return;
     }
     const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+    if (status === 408) onConnection('request_timeout');
     const reason = status === 431 ? `request line and headers exceed ${MAX_HEADER_BYTES} bytes` : status === 408 ? 'request timeout' : 'malformed request';
     const body = JSON.stringify({ error: reason });
-    socket.end(
-      `HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : status === 408 ? 'Request Timeout' : 'Bad Request'}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
-    );
+    // Closed once written, whatever the client does: a half-closed socket it never closes would
+    // hold its descriptor for good.
+    const head = [
+      `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`,
+      `content-type: ${JSON_TYPE}`,
+      `content-length: ${Buffer.byteLength(body)}`,
+      'connection: close',
+    ];
+    socket.end(`${head.join('\r\n')}\r\n\r\n${body}`);
+    socket.once('finish', () => socket.destroy());
     onServed('client_error', status);
   });
   return server;
+}
+
+/**
+ * Responses still being sent, each with its deadline; one sweep a second cuts those past
+ * theirs (a timer per response would cost the hot paths, which finish at once).
+ */
+function createSendDeadlines(now: () => number, expired: (res: ServerResponse) => void) {
+  const deadlines = new Map<ServerResponse, number>();
+  let sweep: NodeJS.Timeout | null = null;
+  return {
+    add(res: ServerResponse, deadline: number): void {
+      deadlines.set(res, deadline);
+      res.once('close', () => deadlines.delete(res));
+      sweep ??= setInterval(() => {
+        const at = now();
+        for (const [pending, until] of deadlines) {
+          if (at < until) continue;
+          deadlines.delete(pending);
+          expired(pending);
+        }
+        if (deadlines.size === 0 && sweep !== null) {
+          clearInterval(sweep);
+          sweep = null;
+        }
+      }, 1_000).unref();
+    },
+    close(): void {
+      if (sweep !== null) clearInterval(sweep);
+      sweep = null;
+    },
+  };
 }
 
 /**
