@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { createEpisodeLog } from '../log/episodes.js';
 import type { UpstreamClient } from '../domain/upstream.js';
 import type { WalletRecord } from '../snapshot/types.js';
 import type { BatchSize } from './batches.js';
@@ -97,6 +98,9 @@ export function createReadThrough(deps: ReadThroughDeps): ReadThrough {
   }
 
   /** Fetches queued addresses one batch at a time until the queue is empty. */
+  // A dead upstream under a storm fails a batch every few hundred ms: one line per episode.
+  const episodes = createEpisodeLog(logger, deps.now);
+
   async function drain(): Promise<void> {
     if (fetching) return;
     fetching = true;
@@ -112,11 +116,13 @@ export function createReadThrough(deps: ReadThroughDeps): ReadThrough {
             queue.unshift(...batch);
             continue;
           }
-          logger.warn({ upstream: result.error.details.upstream, code: result.error.code, addresses: batch.length }, 'read-through batch failed');
+          const context = { upstream: result.error.details.upstream, code: result.error.code, addresses: batch.length };
+          episodes.failed('read_through', context, 'read-through batches failing');
           for (const raw of batch) settle(raw, { ok: false, error: `${result.error.code}: ${result.error.message}` });
           continue;
         }
         batchSize.accepted(batch.length);
+        episodes.ok('read_through', { upstream: result.value.upstream }, 'read-through batches answered again');
         const { found, missing } = matchWalletAnswer(batch, result.value.value, { fetchedAt: result.value.fetchedAt, upstream: result.value.upstream });
         deps.count('fetched', found.size);
         deps.count('unknown', missing.length);

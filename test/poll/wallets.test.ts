@@ -6,6 +6,8 @@ import type { UpstreamClient } from '../../src/domain/upstream.js';
 import type { WalletsSnapshot } from '../../src/snapshot/types.js';
 import { parseAddress } from '../../src/ton/address.js';
 import { createUpstreamClient } from '../../src/upstream/client.js';
+import { UpstreamError } from '../../src/upstream/errors.js';
+import { createEpisodeLog } from '../../src/log/episodes.js';
 import { walletStatesResponseSchema } from '../../src/upstream/schemas.js';
 import { createLogSink } from '../helpers/log.js';
 import { startSim, type RunningSim } from '../helpers/sim.js';
@@ -250,5 +252,48 @@ describe('wallet poller progress', () => {
     expect(progress.length).toBeGreaterThanOrEqual(1);
     expect(progress[0]).toMatchObject({ batchesDone: 3, batchesTotal: 5, done: 30, total: 50, pass: 1 });
     expect(progress[0]?.['etaSeconds']).toBe(8);
+  });
+});
+
+describe('a dead upstream under a large watchlist', () => {
+  it('logs one line when its failed batches start, none while they go on, one when they end; not one per batch', async () => {
+    const log = createLogSink();
+    let dead = true;
+    const client: UpstreamClient = {
+      fetchTips: () => Promise.resolve([]),
+      fetchQueueSizes: () => Promise.reject(new Error('not used')),
+      close: () => undefined,
+      prepare: () => Promise.resolve(),
+      fetchWalletStates(addresses) {
+        if (dead) return Promise.resolve({ ok: false, error: new UpstreamError('network', 'connect ECONNREFUSED', { upstream: 'gone', query: 'wallets' }) });
+        const wallets = addresses.map((raw) => ({ address: raw, status: 'active', is_wallet: false }));
+        return Promise.resolve({ ok: true, value: { value: walletStatesResponseSchema.parse({ wallets }), upstream: 'back', fetchedAt: Date.now() } });
+      },
+    };
+    const watchlist = rawAddresses(100_000).map((raw) => watch(raw));
+    const episodes = createEpisodeLog(log.logger, () => Date.now());
+    const deps: WalletPollDeps = {
+      client,
+      logger: log.logger,
+      now: () => Date.now(),
+      watchlist,
+      batchSize: createBatchSize(1000),
+      previous: () => null,
+      publish: () => undefined,
+      episodes,
+      concurrency: 8,
+    };
+    const warnings = () => log.lines().filter((l) => (l['level'] as number) >= 40);
+    expect(await pollWallets(deps)).toMatchObject({ ok: false });
+    expect(warnings()).toEqual([
+      expect.objectContaining({ msg: "wallet batches failing; keeping those wallets' last values", failedBatches: 100, wallets: 100_000 }),
+    ]);
+    await pollWallets(deps);
+    await pollWallets(deps);
+    expect(warnings()).toHaveLength(1);
+    dead = false;
+    expect(await pollWallets(deps)).toMatchObject({ ok: true, fetched: 100_000 });
+    expect(log.lines().filter((l) => l['msg'] === 'wallet batches answered again')).toHaveLength(1);
+    expect(warnings()).toHaveLength(1);
   });
 });
