@@ -7,7 +7,7 @@
 //
 // --job-selector scopes every rule (default job="tonwatch") and narrows the dashboards' job
 // variable (by default they list every job that exports tonwatch_build_info).
-// --runbook-base-url: where runbook_url points (default: the README on the project's repository).
+// --runbook-base-url: where runbook_url points (default: docs/runbook.md on the project's repository).
 // --out DIR writes the three kinds of files under DIR instead of over the committed ones.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';

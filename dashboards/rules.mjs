@@ -3,13 +3,13 @@
 // of deploy/kubernetes/ (Prometheus Operator); a test keeps both files equal to this.
 //
 // Portable: every expression selects tonwatch's series with one selector (default
-// job="tonwatch"), and runbook_url is absolute, from a base URL (default: the README on
+// job="tonwatch"), and runbook_url is absolute, from a base URL (default: docs/runbook.md on
 // the project's repository). Summaries are fixed text per alert, so Alertmanager keeps them
 // in a group's common annotations; what differs per series is in the description.
 import { stringify } from 'yaml';
 
 export const DEFAULT_JOB_SELECTOR = 'job="tonwatch"';
-export const DEFAULT_RUNBOOK_BASE_URL = 'https://github.com/tonwatch/tonwatch/blob/main/README.md';
+export const DEFAULT_RUNBOOK_BASE_URL = 'https://github.com/tonwatch/tonwatch/blob/main/docs/runbook.md';
 
 /**
  * @param {{ jobSelector?: string, runbookBaseUrl?: string }} [options]

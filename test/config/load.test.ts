@@ -19,7 +19,7 @@ async function problemsOf(document: string, files: Record<string, string> = {}, 
 describe('loadConfig', () => {
   it('applies the documented defaults to an empty file', async () => {
     const config = await configFrom('');
-    expect(config.listen).toEqual({ host: '0.0.0.0', port: 10384, maxMetricsRequests: 40 });
+    expect(config.listen).toEqual({ host: '0.0.0.0', port: 10384, maxMetricsRequests: 40, maxConnections: 1000, sendTimeoutSeconds: 60 });
     expect(config.web).toBeNull();
     expect(config.upstreams).toEqual([{ kind: 'http', name: 'toncenter', url: 'https://toncenter.com', rps: 1, timeoutMs: 10_000 }]);
     expect(config.schedule).toEqual({ queueSizes: '*/5 * * * * *', wallets: '*/30 * * * * *' });

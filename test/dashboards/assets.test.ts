@@ -144,7 +144,7 @@ describe('Prometheus rules', () => {
       expect(Object.keys(alert.annotations ?? {}).sort()).toEqual(['description', 'runbook_url', 'summary']);
       expect(alert.annotations?.['runbook_url']).toBe(`${DEFAULT_RUNBOOK_BASE_URL as string}#${alert.alert?.toLowerCase()}`);
       // The runbook anchor exists.
-      expect(readFileSync(join(ROOT, 'README.md'), 'utf8')).toContain(`### ${alert.alert}`);
+      expect(readFileSync(join(ROOT, 'docs/runbook.md'), 'utf8').split('\n')).toContain(`## ${alert.alert ?? ''}`);
     }
     for (const rule of rules)
       for (const name of metricNamesIn(rule.expr)) expect(exported.has(name) || recorded.has(name), `${rule.alert ?? rule.record}: ${name}`).toBe(true);
