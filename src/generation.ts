@@ -17,7 +17,7 @@ import type { ServeSettings } from './serve/routes.js';
 import type { ConnectionLimits } from './serve/server.js';
 import { createSnapshotPersister, type SnapshotPersister } from './snapshot/persist.js';
 import type { SnapshotStore } from './snapshot/store.js';
-import { createUpstreamClient } from './upstream/client.js';
+import { createUpstreamClient, walletStatesRequestLineBytes } from './upstream/client.js';
 import type { UpstreamClient, UpstreamObserver } from './domain/upstream.js';
 import type { EpisodeLog } from './log/episodes.js';
 
@@ -63,6 +63,18 @@ export interface GenerationDeps {
   readonly lag: LagState;
   /** Poll failures are logged once per episode (kept across reloads). */
   readonly episodes: EpisodeLog;
+}
+
+/** What the batch size learnt depends on: the primary upstream's URL (an upstream's proxy sets the request-line limit). */
+function batchingKey(config: Config): string {
+  const primary = config.upstreams[0];
+  return primary?.kind === 'http' ? primary.url : '';
+}
+
+/** The request line of a batch of walletStates to the primary upstream, when it carries the addresses in its URL. */
+function requestLineOf(config: Config): ((count: number) => number) | undefined {
+  const primary = config.upstreams[0];
+  return primary?.kind === 'http' ? (count) => walletStatesRequestLineBytes(primary.url, count) : undefined;
 }
 
 /**
@@ -198,7 +210,9 @@ export function createGenerations(deps: GenerationDeps): (config: Config, previo
         ? previous.persister
         : createSnapshotPersister({ file: config.snapshot.file, logger: logger.child({ module: 'snapshot' }), now, wallOffset, observer: self.persist });
     const batchSize =
-      previous !== null && previous.config.walletBatchSize === config.walletBatchSize ? previous.batchSize : createBatchSize(config.walletBatchSize, now);
+      previous !== null && previous.config.walletBatchSize === config.walletBatchSize && batchingKey(previous.config) === batchingKey(config)
+        ? previous.batchSize
+        : createBatchSize(config.walletBatchSize, now, requestLineOf(config));
     const serve: ServeSettings = {
       maxAgeSeconds: config.snapshot.maxAgeSeconds,
       testnet: config.testnet,

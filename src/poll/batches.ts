@@ -3,18 +3,30 @@
  * force, remembered across cycles, and the queue of batches of one pass.
  */
 
-/** How long a learnt limit is trusted before a batch one larger is tried again, in case a proxy's limit was raised. */
+/** How long a learnt limit is trusted before a larger batch is tried again, in case a proxy's limit was raised. */
 export const PROBE_EVERY_MS = 60 * 60 * 1000;
 
 /**
- * The batch size in force. Starts at walletBatchSize; after a 414/431 it searches for the
- * largest batch the upstream accepts (between the largest accepted and the smallest
- * refused, halving the gap each time), remembers it across cycles, and now and then
- * (PROBE_EVERY_MS) tries the smallest refused size again.
+ * The request line most upstreams take: nginx's default header buffer (8 KiB), the commonest
+ * limit in front of toncenter-compatible servers. Batches start at what fits in it.
+ */
+export const DEFAULT_REQUEST_LINE_BYTES = 8192;
+
+/** Who asks for a batch: the wallet poll may probe for a larger limit; read-through, which clients wait on, never does. */
+export type BatchPurpose = 'poll' | 'read';
+
+/**
+ * The batch size in force, remembered across cycles and shared by the wallet poll and
+ * read-through. It starts at what fits in DEFAULT_REQUEST_LINE_BYTES (at walletBatchSize
+ * for an upstream without a URL limit). A refusal (414/431) below that starts a search for
+ * the largest batch the upstream accepts (between the largest accepted and the smallest
+ * refused, halving the gap). Larger limits are learnt only by the wallet poll, with one
+ * probe at a time, and only when a larger batch would help: at once while batches keep
+ * going through, and once a probe was refused, again after PROBE_EVERY_MS.
  */
 export interface BatchSize {
-  /** The size to cut the next batch at. */
-  get(): number;
+  /** The size to cut the next batch at; `wanted`: the addresses the caller has left (default: as many as the size). */
+  get(purpose?: BatchPurpose, wanted?: number): number;
   /** A batch of `size` addresses went through. */
   accepted(size: number): void;
   /** A batch of `size` addresses was refused as too long; returns the size now in force. */
@@ -23,35 +35,78 @@ export interface BatchSize {
   readonly settled: boolean;
 }
 
-export function createBatchSize(max: number, now: () => number = Date.now): BatchSize {
+/**
+ * @param max walletBatchSize: the most addresses in a batch.
+ * @param requestLineBytes the request line of a batch of `count` addresses to the primary
+ *   upstream, when it carries them in its URL; without it batches start at `max`.
+ */
+export function createBatchSize(max: number, now: () => number = Date.now, requestLineBytes?: (count: number) => number): BatchSize {
+  const start = requestLineBytes === undefined ? max : largestWithin(max, requestLineBytes, DEFAULT_REQUEST_LINE_BYTES);
   /** Largest size known to go through (0: none yet). */
   let fits = 0;
-  /** Smallest size known to be refused (Infinity: none). */
-  let refusedAt = Infinity;
-  let refusedAtTime = 0;
-  const get = (): number => {
-    if (refusedAt === Infinity) return max;
-    if (refusedAt - fits > 1) return Math.max(1, Math.floor((fits + refusedAt) / 2));
-    // Settled: the smallest refused size gets another chance once in a while.
-    if (fits > 0 && now() - refusedAtTime >= PROBE_EVERY_MS) return refusedAt;
+  /** Smallest size known to be refused (Infinity: none), when, and whether it was a probe above a size that fits. */
+  let ceiling = Infinity;
+  let ceilingAt = 0;
+  let ceilingWasProbe = false;
+  /** A probe handed out and not yet answered: one at a time. */
+  let probe: number | null = null;
+
+  const midpoint = (): number => Math.max(1, Math.floor((fits + ceiling) / 2));
+  /** The size without probing: the start, the search's next step, or the largest that fits. */
+  const base = (): number => {
+    if (ceiling === Infinity) return Math.max(fits, start);
+    if (!ceilingWasProbe && ceiling - fits > 1) return midpoint();
     return Math.max(1, fits);
   };
+  const probeSize = (current: number): number | null => {
+    if (probe !== null || current >= max || fits < current) return null;
+    if (ceiling === Infinity) return Math.min(max, current * 2);
+    if (now() - ceilingAt < PROBE_EVERY_MS) return null;
+    return ceiling - fits > 1 ? midpoint() : ceiling;
+  };
   return {
-    get,
+    get(purpose = 'read', wanted) {
+      const current = base();
+      if (purpose === 'read' || (wanted ?? current) <= current) return current;
+      const larger = probeSize(current);
+      if (larger === null) return current;
+      probe = larger;
+      return larger;
+    },
     accepted(size) {
+      if (probe !== null && size >= probe) probe = null;
       fits = Math.max(fits, size);
-      // The limit was raised (a probe went through): search upward again.
-      if (size >= refusedAt) refusedAt = Infinity;
+      // The limit was raised (a probe went through): climb again.
+      if (size >= ceiling) ceiling = Infinity;
     },
     refused(size) {
-      refusedAt = Math.min(refusedAt, size);
-      refusedAtTime = now();
-      return get();
+      const wasProbe = probe !== null && size >= probe;
+      if (wasProbe) probe = null;
+      // Refused at or under what went through before: the limit was lowered; search again from nothing.
+      if (size <= fits) fits = 0;
+      if (size <= ceiling) {
+        ceiling = size;
+        ceilingWasProbe = wasProbe && fits > 0;
+      }
+      ceilingAt = now();
+      return base();
     },
     get settled() {
-      return refusedAt !== Infinity && refusedAt - fits <= 1;
+      return fits > 0 && ceiling !== Infinity && (ceilingWasProbe || ceiling - fits <= 1);
     },
   };
+}
+
+/** The most addresses, up to `max`, whose request line fits in `bytes` (at least 1). */
+function largestWithin(max: number, requestLineBytes: (count: number) => number, bytes: number): number {
+  let low = 1;
+  let high = max;
+  while (low < high) {
+    const mid = Math.ceil((low + high) / 2);
+    if (requestLineBytes(mid) <= bytes) low = mid;
+    else high = mid - 1;
+  }
+  return low;
 }
 
 /** Batches of a list of addresses, cut at the size in force when each is handed out. */
@@ -69,7 +124,7 @@ export function createBatchQueue(addresses: readonly string[], batchSize: Pick<B
   let offset = 0;
   return {
     next() {
-      const size = batchSize.get();
+      const size = batchSize.get('poll', addresses.length - offset + refused.reduce((sum, batch) => sum + batch.length, 0));
       const again = refused.shift();
       if (again !== undefined) {
         if (again.length > size) refused.unshift(again.slice(size));

@@ -31,6 +31,16 @@ export const QUEUE_SIZES_PATHS = ['/api/v2/getOutMsgQueueSizes', '/api/v2/getOut
 const WALLET_STATES_PATH = '/api/v3/walletStates';
 const MASTERCHAIN_INFO_PATH = '/api/v2/getMasterchainInfo';
 const INDEXER_MASTERCHAIN_INFO_PATH = '/api/v3/masterchainInfo';
+/**
+ * The request line of a walletStates request of `count` addresses to the upstream at
+ * `baseUrl`, in bytes: `GET <path>/api/v3/walletStates?address=<48 characters a
+ * compact form, comma-separated> HTTP/1.1`, what a proxy's header buffer has to hold.
+ */
+export function walletStatesRequestLineBytes(baseUrl: string, count: number): number {
+  const prefix = new URL(baseUrl).pathname.replace(/\/+$/, '');
+  return `GET ${prefix}${WALLET_STATES_PATH}?address=`.length + 49 * count - 1 + ' HTTP/1.1\r\n'.length;
+}
+
 /** No answer we expect comes near this; a bigger one is a broken or hostile upstream. */
 const MAX_BODY_BYTES = 32 * 1024 * 1024;
 
