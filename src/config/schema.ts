@@ -1,5 +1,6 @@
 import { validate as isValidCron } from 'node-cron';
 import * as z from 'zod';
+import { lagCheckCron } from '../domain/schedule.js';
 import {
   DEFAULT_LISTEN_PORT,
   type Config,
@@ -215,15 +216,6 @@ export const configSchema = z
       seen.set(upstream.name, index);
     });
   });
-
-/** The node-cron expression of a lag check every `seconds`; null for none (0); undefined when cron cannot express it. */
-export function lagCheckCron(seconds: number): string | null | undefined {
-  if (seconds === 0) return null;
-  if (seconds < 60 && 60 % seconds === 0) return `*/${seconds} * * * * *`;
-  if (seconds === 60) return '0 * * * * *';
-  if (seconds % 60 === 0 && 60 % (seconds / 60) === 0) return seconds === 3600 ? '0 0 * * * *' : `0 */${seconds / 60} * * * *`;
-  return undefined;
-}
 
 /** The config file as parsed, defaults applied. */
 export type ConfigFile = z.output<typeof configSchema>;

@@ -1,0 +1,120 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import type { QueryName } from '../domain/queries.js';
+import { pollWallets, walletConcurrency } from '../poll/wallets.js';
+import { ageSeconds, freshForAll } from '../snapshot/freshness.js';
+import { pollJob, type Feature, type FeatureContext } from './feature.js';
+
+const LOADING_WALLETS: readonly QueryName[] = ['wallets'];
+const NOTHING_LOADING: readonly QueryName[] = [];
+
+/** How long after the persisted wallets are in the upstream client's code is loaded (clear of the start-up answers). */
+const PREPARE_AFTER_MS = 1_000;
+
+/**
+ * The wallet poll: its job, and the persisted wallets file (megabytes), read once the
+ * server listens; the poll waits for it, so its first cycle builds on what was persisted.
+ * A restart does not ask the upstream again for states it has just persisted: the poll at
+ * start is skipped when they cover the watchlist and stay fresh until the first tick.
+ */
+export function createWalletsFeature(ctx: FeatureContext): Feature {
+  const { store, now, current } = ctx;
+  const logger = ctx.logger.child({ module: 'poll' });
+  /** True while the persisted wallets file is being read at start. */
+  let loading = false;
+  let loaded: Promise<void> = Promise.resolve();
+  /** Set by the first wallet poll after start: whether it could wait was decided then. */
+  let startDecided = false;
+  let stopped = false;
+
+  async function loadPersisted(): Promise<void> {
+    try {
+      const wallets = await current().persister.loadWallets();
+      // A poll cannot have published wallets first (it waits for this), but a reload may have moved the file.
+      if (wallets && store.current().wallets === null) {
+        store.replaceWallets(wallets);
+        ctx.logger.info({ wallets: wallets.wallets.size, ageSeconds: ageSeconds(wallets.fetchedAt, now()) }, 'loaded the persisted snapshot (wallet states)');
+      }
+    } catch (err) {
+      ctx.logger.error({ err }, 'could not load the persisted wallet states; starting without them');
+    }
+  }
+
+  /**
+   * Whether a wallet poll is due: always, but for the poll at start when the persisted
+   * states cover the watchlist and stay fresh until the first tick.
+   */
+  async function due(): Promise<boolean> {
+    await loaded;
+    if (startDecided) return true;
+    startDecided = true;
+    // Requests that waited for the wallets file go first.
+    await nextTurn();
+    const { config, scheduler } = current();
+    const until = scheduler.nextRunAt('wallets') ?? now();
+    if (!freshForAll(config.watchlist, store.current().wallets?.wallets, until, config.snapshot.maxAgeSeconds)) return true;
+    logger.info(
+      { nextPollAt: new Date(until + ctx.wallOffset()).toISOString() },
+      'persisted wallet states stay fresh until the first tick; not polled at start',
+    );
+    return false;
+  }
+
+  /**
+   * Loads the code the first poll needs (undici, @ton/core) soon after start, not in that
+   * poll while requests are being served; a poll due sooner loads it itself.
+   */
+  function prepareUpstream(): void {
+    if (stopped) return;
+    ctx.startedUp?.();
+    current()
+      .client.prepare()
+      .then(
+        () => ctx.logger.debug('loaded the upstream client ahead of the first poll'),
+        (err: unknown) => ctx.logger.warn({ err }, 'could not load the upstream client ahead of the first poll'),
+      );
+  }
+
+  return {
+    name: 'wallets',
+    jobs: ({ config, client, batchSize, persister }) =>
+      config.watchlist.length === 0
+        ? []
+        : [
+            pollJob(ctx, 'wallets', config.schedule.wallets, { runAtStart: () => true, due }, async (signal) => {
+              // One turn of the event loop first: requests that waited for the wallets file are
+              // answered before the poll loads the HTTP client and encodes its first batch.
+              await nextTurn();
+              return pollWallets(
+                {
+                  client,
+                  logger,
+                  now,
+                  watchlist: config.watchlist,
+                  batchSize,
+                  // The primary upstream's budget: failover is the exception.
+                  concurrency: walletConcurrency(config.upstreams[0]?.rps ?? 1),
+                  previous: () => store.current().wallets,
+                  publish(snapshot) {
+                    store.replaceWallets(snapshot);
+                    void persister.save(store.current());
+                  },
+                  // A record still served (fresh) holds back an older state of its wallet.
+                  heldFrom: () => now() - config.snapshot.maxAgeSeconds * 1000,
+                  stale: (upstream) => ctx.self.staleAnswer(upstream, 'wallets'),
+                  episodes: ctx.episodes,
+                },
+                signal,
+              );
+            }),
+          ],
+    serves: { loading: () => (loading ? LOADING_WALLETS : NOTHING_LOADING) },
+    start() {
+      loading = true;
+      loaded = loadPersisted().finally(() => (loading = false));
+      void loaded.then(() => setTimeout(prepareUpstream, PREPARE_AFTER_MS).unref());
+    },
+    stop() {
+      stopped = true;
+    },
+  };
+}
