@@ -1,4 +1,5 @@
 import { isCanonicalRaw, parseAddress } from '../ton/address.js';
+import { perObject } from '../domain/per-object.js';
 import type { ConfigProblem } from './problems.js';
 import type { WatchedWallet, WatchlistEntry } from '../domain/config.js';
 
@@ -155,23 +156,13 @@ export function buildWatchlist(sources: readonly WatchlistSource[], warnings: st
       for (let i = 0; i < fileWallets.length; i += 1) add(fileWallets[i] as WatchedWallet, fileNamed[i] === 1, source, i);
     }
   }
-  KEYS.set(wallets, byRaw);
+  watchlistKeys.keep(wallets, byRaw);
   return wallets;
 }
-
-/** The index buildWatchlist made of each watchlist it built, kept for as long as the watchlist. */
-const KEYS = new WeakMap<readonly WatchedWallet[], ReadonlyMap<string, number>>();
 
 /**
  * The watchlist's raw keys, each with its place in the list: the index buildWatchlist made
  * while merging, not built again (a set of 100,000 keys takes ~20 ms at start); built now
  * for a watchlist made elsewhere.
  */
-export function watchlistKeys(watchlist: readonly WatchedWallet[]): ReadonlyMap<string, number> {
-  let keys = KEYS.get(watchlist);
-  if (keys === undefined) {
-    keys = new Map(watchlist.map((wallet, i) => [wallet.raw, i]));
-    KEYS.set(watchlist, keys);
-  }
-  return keys;
-}
+export const watchlistKeys = perObject((watchlist: readonly WatchedWallet[]): ReadonlyMap<string, number> => new Map(watchlist.map((wallet, i) => [wallet.raw, i])));

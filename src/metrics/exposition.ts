@@ -1,3 +1,4 @@
+import { perObject } from '../domain/per-object.js';
 import { isFresh } from '../snapshot/freshness.js';
 import type { QueueSizesSnapshot, Snapshot } from '../snapshot/types.js';
 import { compressSmall, createGzipMembers, inflateParts, type GzipPart } from './gzip-members.js';
@@ -45,15 +46,7 @@ export interface MetricsExpositionDeps {
  * (older than snapshot.maxAgeSeconds) is left out, so its series disappear.
  */
 export function createMetricsExposition(deps: MetricsExpositionDeps): MetricsExposition {
-  const queueText = new WeakMap<QueueSizesSnapshot, string>();
-  const queueSeries = (snapshot: QueueSizesSnapshot): string => {
-    let text = queueText.get(snapshot);
-    if (text === undefined) {
-      text = renderQueueSeries(snapshot);
-      queueText.set(snapshot, text);
-    }
-    return text;
-  };
+  const queueSeries = perObject((snapshot: QueueSizesSnapshot): string => renderQueueSeries(snapshot));
   // The queue text is small: encode it once per change. Wallet series come encoded.
   let encodedQueue = { text: '', buffer: Buffer.alloc(0) };
   const gzipMembers = createGzipMembers();

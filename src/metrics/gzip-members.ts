@@ -1,3 +1,4 @@
+import { perObject } from '../domain/per-object.js';
 import { Readable, pipeline } from 'node:stream';
 import { createGunzip, gzip, gzipSync } from 'node:zlib';
 
@@ -109,17 +110,11 @@ export interface GzipMembers {
 }
 
 export function createGzipMembers(): GzipMembers {
-  const members = new WeakMap<Buffer, Promise<Buffer>>();
-  return {
-    kept(buffer) {
-      let member = members.get(buffer);
-      if (member === undefined) {
-        member = compress(buffer);
-        members.set(buffer, member);
-        // A failure is not kept: the next scrape tries again.
-        member.catch(() => members.delete(buffer));
-      }
-      return member;
-    },
-  };
+  const members = perObject((buffer: Buffer): Promise<Buffer> => {
+    const member = compress(buffer);
+    // A failure is not kept: the next scrape tries again.
+    member.catch(() => members.forget(buffer));
+    return member;
+  });
+  return { kept: members };
 }

@@ -1,11 +1,16 @@
-import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
-import { Readable, pipeline } from 'node:stream';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
+import { perObject } from '../domain/per-object.js';
 import type { WebConfig } from '../domain/web-config.js';
+import { acceptsGzip } from './accept-encoding.js';
 import { createBasicAuth, type AuthVerdict } from './basic-auth.js';
-import { bodyLength, isStreamed, JSON_TYPE, jsonResponse, type ServedResponse } from './response.js';
+import { guardConnections } from './connection-guards.js';
+import { readBody } from './request-body.js';
+import { isStreamed, jsonResponse, type ServedResponse } from './response.js';
 import { createTlsServer } from './tls.js';
+import { writeResponse } from './write-response.js';
+
+export { acceptsGzip } from './accept-encoding.js';
 
 /**
  * The HTTP face: node:http with bounded URL/header sizes and timeouts, a fixed route table,
@@ -86,26 +91,28 @@ const AUTH_BUSY = jsonResponse(503, { error: 'too many password checks in progre
  */
 export const MAX_HEADER_BYTES = 128 * 1024;
 
+// Node checks the header and request timeouts every connectionsCheckingInterval (30 s by
+// default): a slowloris connection lived 27 s past a 10 s header timeout.
+const SERVER_OPTIONS = {
+  maxHeaderSize: MAX_HEADER_BYTES,
+  requestTimeout: 15_000,
+  headersTimeout: 10_000,
+  keepAliveTimeout: 5_000,
+  connectionsCheckingInterval: 1_000,
+};
+
 export function createHttpServer(deps: HttpServerDeps): Server {
   const { routes, logger, onServed } = deps;
   const web = deps.web ?? (() => null);
-  const inFlight = new Map<Route, number>();
+  const admit = createInFlightLimits();
   const auth = createBasicAuth();
   const limits = deps.limits ?? (() => DEFAULT_CONNECTION_LIMITS);
   const onConnection = deps.onConnection ?? (() => undefined);
   const now = deps.now ?? Date.now;
-  // Node checks the header and request timeouts every connectionsCheckingInterval (30 s by
-  // default): a slowloris connection lived 27 s past a 10 s header timeout.
-  const options = {
-    maxHeaderSize: MAX_HEADER_BYTES,
-    requestTimeout: 15_000,
-    headersTimeout: 10_000,
-    keepAliveTimeout: 5_000,
-    connectionsCheckingInterval: 1_000,
-  };
+
   // TLS or not is decided by the web config at build time; a reload swaps certificates only.
   const tls = web()?.tls ?? null;
-  const server: Server = tls === null ? createServer(options, handle) : createTlsServer(options, tls, handle, () => web()?.tls ?? null, logger);
+  const server: Server = tls === null ? createServer(SERVER_OPTIONS, handle) : createTlsServer(SERVER_OPTIONS, tls, handle, () => web()?.tls ?? null, logger);
 
   /** Authenticates a request when the web config has users, then answers it. */
   function handle(req: IncomingMessage, res: ServerResponse): void {
@@ -188,12 +195,42 @@ export function createHttpServer(deps: HttpServerDeps): Server {
 
   /** Answers 413 and closes the connection: the rest of the body is not read. */
   function tooLarge(req: IncomingMessage, res: ServerResponse, endpoint: string, limit: number): void {
-    const response = jsonResponse(413, { ok: false, error: `request body exceeds ${limit} bytes`, code: 413 }, { connection: 'close' });
-    send(req, res, endpoint, response);
+    send(req, res, endpoint, jsonResponse(413, { ok: false, error: `request body exceeds ${limit} bytes`, code: 413 }, { connection: 'close' }));
   }
 
-  /** Counts the request against its route's limit until its response is closed; false when the limit is reached. */
-  function admit(route: Route, res: ServerResponse): boolean {
+  function failed(err: unknown, path: string): ServedResponse {
+    logger.error({ err, path }, 'handler failed');
+    return jsonResponse(500, { error: 'internal error' });
+  }
+
+  function send(req: IncomingMessage, res: ServerResponse, endpoint: string, response: ServedResponse): void {
+    onServed(endpoint, response.status);
+    if (res.destroyed) return;
+    // A header the web config sets (http_server_config.headers, set on `res` already) wins
+    // over the handler's own, the status page's Content-Security-Policy included.
+    const config = web();
+    const skip = config !== null && hasHeaders(config) ? (name: string) => res.hasHeader(name) : null;
+    writeResponse(req, res, response, skip, (err) => logger.error({ err, endpoint }, 'streamed response failed'));
+    // What the kernel did not take at once waits for the client, for sendTimeoutMs at most.
+    if (!res.writableFinished && (isStreamed(response.body) || (res.socket?.writableLength ?? 0) > 0)) sending.track(res);
+  }
+
+  const sending = guardConnections(server, { limits, onConnection, now, logger, onServed });
+  return server;
+}
+
+/** Whether a web config asks for basic auth (worked out once per config: a reload makes a new one). */
+const hasUsers = perObject((config: WebConfig) => Object.keys(config.users).length > 0);
+/** Whether a web config sets response headers. */
+const hasHeaders = perObject((config: WebConfig) => Object.keys(config.headers).length > 0);
+
+/**
+ * Per-route in-flight counts: `admit` counts a request against its route's maxInFlight
+ * until its response is closed, and says false when the limit is reached.
+ */
+function createInFlightLimits(): (route: Route, res: ServerResponse) => boolean {
+  const inFlight = new Map<Route, number>();
+  return (route, res) => {
     const now = inFlight.get(route) ?? 0;
     const limit = route.maxInFlight?.() ?? 0;
     if (limit > 0 && now >= limit) return false;
@@ -205,173 +242,5 @@ export function createHttpServer(deps: HttpServerDeps): Server {
       route.onInFlight?.(left);
     });
     return true;
-  }
-
-  function failed(err: unknown, path: string): ServedResponse {
-    logger.error({ err, path }, 'handler failed');
-    return jsonResponse(500, { error: 'internal error' });
-  }
-
-  function send(req: IncomingMessage, res: ServerResponse, endpoint: string, response: ServedResponse): void {
-    onServed(endpoint, response.status);
-    if (res.destroyed) return;
-    const { body } = response;
-    let headers = response.headers;
-    // A header the web config sets (http_server_config.headers, set on `res` already) wins
-    // over the handler's own, the status page's Content-Security-Policy included.
-    const config = web();
-    if (config !== null && hasHeaders(config)) headers = Object.fromEntries(Object.entries(headers).filter(([name]) => !res.hasHeader(name)));
-    // Handlers that answer from a cache give content-length themselves, computed once.
-    res.writeHead(response.status, headers['content-length'] === undefined ? { ...headers, 'content-length': String(bodyLength(body)) } : headers);
-    if (req.method === 'HEAD') res.end();
-    else if (typeof body === 'string' || Buffer.isBuffer(body)) res.end(body);
-    else if (isStreamed(body)) {
-      // One part at a time: the next is made once the socket took the last.
-      pipeline(Readable.from(body.stream(), { highWaterMark: 1 }), res, (err) => {
-        // A client that went away is not an error; a part that could not be made is (the response is cut short).
-        if (err && err.code !== 'ERR_STREAM_PREMATURE_CLOSE') logger.error({ err, endpoint }, 'streamed response failed');
-      });
-    } else {
-      // Corked: the parts (dozens of gzip members for /metrics) go to the socket in one
-      // writev, not a system call each.
-      res.cork();
-      for (const part of body) res.write(part);
-      res.end();
-      res.uncork();
-    }
-    // What the kernel did not take at once waits for the client, for sendTimeoutMs at most.
-    if (!res.writableFinished && (isStreamed(body) || (res.socket?.writableLength ?? 0) > 0)) sending.add(res, now() + limits().sendTimeoutMs);
-  }
-
-  const sending = createSendDeadlines(now, (res) => {
-    // Pipelined responses on one connection expire together: the connection is counted once.
-    if (res.socket === null || res.socket.destroyed) return;
-    onConnection('send_timeout');
-    logger.debug({ remoteAddress: res.socket?.remoteAddress }, 'response not taken within the send timeout; connection cut');
-    res.destroy();
-  });
-  server.on('connection', (socket: Socket) => {
-    server.maxConnections = limits().maxConnections;
-    onConnection('opened');
-    socket.once('close', () => onConnection('closed'));
-  });
-  server.on('drop', () => {
-    server.maxConnections = limits().maxConnections;
-    onConnection('max_connections');
-  });
-  server.once('close', () => sending.close());
-  server.maxConnections = limits().maxConnections;
-
-  server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
-    if (!socket.writable) {
-      socket.destroy();
-      return;
-    }
-    const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
-    if (status === 408) onConnection('request_timeout');
-    const reason = status === 431 ? `request line and headers exceed ${MAX_HEADER_BYTES} bytes` : status === 408 ? 'request timeout' : 'malformed request';
-    const body = JSON.stringify({ error: reason });
-    // Closed once written, whatever the client does: a half-closed socket it never closes would
-    // hold its descriptor for good.
-    const head = [
-      `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`,
-      `content-type: ${JSON_TYPE}`,
-      `content-length: ${Buffer.byteLength(body)}`,
-      'connection: close',
-    ];
-    socket.end(`${head.join('\r\n')}\r\n\r\n${body}`);
-    socket.once('finish', () => socket.destroy());
-    onServed('client_error', status);
-  });
-  return server;
-}
-
-/**
- * Responses still being sent, each with its deadline; one sweep a second cuts those past
- * theirs (a timer per response would cost the hot paths, which finish at once).
- */
-function createSendDeadlines(now: () => number, expired: (res: ServerResponse) => void) {
-  const deadlines = new Map<ServerResponse, number>();
-  let sweep: NodeJS.Timeout | null = null;
-  return {
-    add(res: ServerResponse, deadline: number): void {
-      deadlines.set(res, deadline);
-      res.once('close', () => deadlines.delete(res));
-      sweep ??= setInterval(() => {
-        const at = now();
-        for (const [pending, until] of deadlines) {
-          if (at < until) continue;
-          deadlines.delete(pending);
-          expired(pending);
-        }
-        if (deadlines.size === 0 && sweep !== null) {
-          clearInterval(sweep);
-          sweep = null;
-        }
-      }, 1_000).unref();
-    },
-    close(): void {
-      if (sweep !== null) clearInterval(sweep);
-      sweep = null;
-    },
   };
-}
-
-/**
- * The whole body of a request, or null when it is (or says it is) longer than `limit`
- * bytes; then reading stops. Rejects when the client goes away mid-body.
- */
-function readBody(req: IncomingMessage, limit: number): Promise<Buffer | null> {
-  const declared = Number(req.headers['content-length'] ?? 0);
-  if (declared > limit) return Promise.resolve(null);
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let length = 0;
-    const onData = (chunk: Buffer): void => {
-      length += chunk.length;
-      if (length > limit) {
-        req.off('data', onData);
-        req.pause();
-        resolve(null);
-      } else chunks.push(chunk);
-    };
-    req.on('data', onData);
-    req.once('end', () => resolve(Buffer.concat(chunks, length)));
-    req.once('error', reject);
-    req.once('aborted', () => reject(new Error('client went away mid-body')));
-  });
-}
-
-/** A fact about a web config, worked out once per config object (a reload makes a new one). */
-function perConfig(compute: (config: WebConfig) => boolean): (config: WebConfig) => boolean {
-  const known = new WeakMap<WebConfig, boolean>();
-  return (config) => {
-    let value = known.get(config);
-    if (value === undefined) {
-      value = compute(config);
-      known.set(config, value);
-    }
-    return value;
-  };
-}
-
-/** Whether a web config asks for basic auth. */
-const hasUsers = perConfig((config) => Object.keys(config.users).length > 0);
-/** Whether a web config sets response headers. */
-const hasHeaders = perConfig((config) => Object.keys(config.headers).length > 0);
-
-/** Whether an Accept-Encoding header allows gzip: named (or `*`), and not with q=0. */
-export function acceptsGzip(header: string | undefined): boolean {
-  if (header === undefined || header === '') return false;
-  // The common case, as Prometheus and browsers send it.
-  if (header === 'gzip' || header.startsWith('gzip,') || header.startsWith('gzip, ')) return true;
-  let star = false;
-  for (const part of header.split(',')) {
-    const [coding = '', ...params] = part.trim().toLowerCase().split(';');
-    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
-    const allowed = q === undefined || Number(q.slice(2)) > 0;
-    if (coding.trim() === 'gzip') return allowed;
-    if (coding.trim() === '*') star = allowed;
-  }
-  return star;
 }

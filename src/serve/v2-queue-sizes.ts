@@ -1,3 +1,4 @@
+import { perObject } from '../domain/per-object.js';
 import { isFresh } from '../snapshot/freshness.js';
 import type { QueueSizesSnapshot } from '../snapshot/types.js';
 import { createSnapshotResponder, jsonResponse, retryAfterSeconds, type ServedResponse } from './response.js';
@@ -52,16 +53,8 @@ export interface QueueSizesHandler {
 
 /** The handler, with the body encoded once per snapshot and the headers made once per second. */
 export function createQueueSizesHandler(wallOffset: () => number = () => 0): QueueSizesHandler {
-  const encoded = new WeakMap<QueueSizesSnapshot, Buffer>();
   const respond = createSnapshotResponder(wallOffset);
-  const bodyOf = (snapshot: QueueSizesSnapshot): Buffer => {
-    let body = encoded.get(snapshot);
-    if (body === undefined) {
-      body = Buffer.from(queueSizesBody(snapshot, wallOffset()));
-      encoded.set(snapshot, body);
-    }
-    return body;
-  };
+  const bodyOf = perObject((snapshot: QueueSizesSnapshot): Buffer => Buffer.from(queueSizesBody(snapshot, wallOffset())));
   return {
     serve(snapshot, request) {
       if (request.method !== 'GET' && request.method !== 'HEAD' && request.method !== 'POST') {

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { Address } from '@ton/core';
 import { isCanonicalRaw, parseAddress, rawKey, userFriendly } from '../ton/address.js';
 import { codeHashOf } from './account-cells.js';
+import { perObject } from '../domain/per-object.js';
 import type { Random } from './random.js';
 
 /**
@@ -80,7 +81,9 @@ export function createSimWallets(options: { random: Random; seed: number; count:
   }
   const byRaw = new Map(accounts.map((a) => [a.raw, a]));
   /** An account's kind never changes, so neither does its user-friendly form. */
-  const friendlyForms = new WeakMap<SimAccount, string>();
+  const friendlyForms = perObject((a: SimAccount) =>
+    userFriendly(a.address, { bounceable: !(a.kind in WALLET_TYPE) && a.kind !== 'uninit', testnet: options.testnet }),
+  );
 
   const state = (a: SimAccount): Record<string, unknown> => {
     const isWallet = a.kind in WALLET_TYPE;
@@ -148,12 +151,7 @@ export function createSimWallets(options: { random: Random; seed: number; count:
       const addressBook: Record<string, unknown> = {};
       const metadata: Record<string, unknown> = {};
       for (const a of found) {
-        const bounceable = !(a.kind in WALLET_TYPE) && a.kind !== 'uninit';
-        let friendly = friendlyForms.get(a);
-        if (friendly === undefined) {
-          friendly = userFriendly(a.address, { bounceable, testnet: options.testnet });
-          friendlyForms.set(a, friendly);
-        }
+        const friendly = friendlyForms(a);
         addressBook[a.raw] = { user_friendly: friendly, domain: null, interfaces: a.kind in WALLET_TYPE ? [`wallet_${a.kind}`] : [] };
         if (a.kind === 'contract') {
           metadata[a.raw] = { is_indexed: true, token_info: [{ type: 'jetton_masters', name: 'Simulated Jetton', symbol: 'SIMJ', valid: true }] };
