@@ -67,7 +67,7 @@ export function createDaemon(deps: DaemonDeps): Daemon {
   const store = createSnapshotStore({ onQueueSizes: (queueSizes) => features.forEach((f) => f.onQueueSizes?.(queueSizes)) });
   const status = createPollStatus();
   const health = coreHealth(store, status, current, now, wallOffset);
-  const self = createSelfMetrics({ version: deps.version, nodeVersion: deps.nodeVersion, now, health });
+  const self = createSelfMetrics({ version: deps.version, nodeVersion: deps.nodeVersion, now, wall: () => now() + wallOffset(), health });
   const episodes = createEpisodeLog(logger.child({ module: 'poll' }), now);
   const ctx: FeatureContext = { logger, now, wallOffset, store, status, self, episodes, current, running: () => running, startedUp: deps.startedUp };
   features.push(...createFeatures(ctx));

@@ -165,4 +165,6 @@ export function buildWatchlist(sources: readonly WatchlistSource[], warnings: st
  * while merging, not built again (a set of 100,000 keys takes ~20 ms at start); built now
  * for a watchlist made elsewhere.
  */
-export const watchlistKeys = perObject((watchlist: readonly WatchedWallet[]): ReadonlyMap<string, number> => new Map(watchlist.map((wallet, i) => [wallet.raw, i])));
+export const watchlistKeys = perObject(
+  (watchlist: readonly WatchedWallet[]): ReadonlyMap<string, number> => new Map(watchlist.map((wallet, i) => [wallet.raw, i])),
+);

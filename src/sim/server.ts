@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { SimChain } from './chain.js';
-import { FAILURE_KINDS, isFailureKind, writeFailure, writeRateLimited, type FailureKind } from './failures.js';
+import { FAILURE_KINDS, writeFailure, writeRateLimited, type FailureKind } from './failures.js';
 import type { Random } from './random.js';
-import { isScenario, scenarioParams } from './scenarios.js';
+import { scenarioParams } from './scenarios.js';
 import type { SimWallets } from './wallets.js';
-import { LITESERVER_FAULTS, isLiteserverFault, type SimLiteserver } from './liteserver.js';
+import type { SimLiteserver } from './liteserver.js';
+import { createSimControl } from './control.js';
 
 /**
  * The simulator's HTTP face: a toncenter-compatible upstream in either server generation's
@@ -139,72 +140,18 @@ export function createSimServer(options: SimServerOptions): SimServer {
     return JSON.stringify({ first: block(1), last: block(Math.max(1, tipSeqno() - lag.indexer)) });
   };
 
-  const control = (url: URL, res: ServerResponse): void => {
-    const param = (name: string): string => url.searchParams.get(name) ?? '';
-    switch (url.pathname) {
-      case '/_sim/step': {
-        const n = Math.min(100_000, Math.max(1, Number(param('n')) || 1));
-        for (let i = 0; i < n; i += 1) options.step();
-        break;
-      }
-      case '/_sim/scenario':
-        if (!isScenario(param('name'))) return send(res, 400, JSON.stringify({ error: `unknown scenario "${param('name')}"` }));
-        chain.setScenario(param('name') as Parameters<SimChain['setScenario']>[0]);
-        break;
-      case '/_sim/inject': {
-        const kind = param('kind');
-        if (!isFailureKind(kind)) return send(res, 400, JSON.stringify({ error: `unknown failure kind "${kind}"; one of ${FAILURE_KINDS.join(', ')}` }));
-        for (let i = 0; i < Math.min(1000, Math.max(1, Number(param('count')) || 1)); i += 1) injected.push(kind);
-        break;
-      }
-      case '/_sim/lag': {
-        const blocks = Number(param('blocks') || 0);
-        const indexer = Number(param('indexer') || 0);
-        if (!Number.isInteger(blocks) || blocks < 0 || !Number.isInteger(indexer) || indexer < 0) {
-          return send(res, 400, JSON.stringify({ error: 'blocks and indexer must be integers ≥ 0' }));
-        }
-        lag = { blocks, indexer };
-        break;
-      }
-      case '/_sim/liteserver': {
-        const liteserver = options.liteserver ?? null;
-        if (liteserver === null) return send(res, 404, JSON.stringify({ error: 'this simulator serves no liteserver (--liteserver-port)' }));
-        const fault = param('fault');
-        if (fault !== '' && !isLiteserverFault(fault)) {
-          return send(res, 400, JSON.stringify({ error: `unknown liteserver fault "${fault}"; one of ${LITESERVER_FAULTS.join(', ')}` }));
-        }
-        if (fault !== '') liteserver.setFault(fault);
-        const queueSizes = param('queueSizes');
-        if (queueSizes !== '') liteserver.setWithoutQueueSizes(queueSizes === 'off');
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ publicKey: liteserver.publicKey, stats: liteserver.stats() }));
-        return;
-      }
-      case '/_sim/state':
-        break;
-      case '/_sim/accounts':
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(
-          JSON.stringify(wallets.accounts().map((a) => ({ raw: a.raw, kind: a.kind, balance: a.balance.toString(), seqno: a.seqno, lt: a.lt.toString() }))),
-        );
-        return;
-      default:
-        return send(res, 404, JSON.stringify({ error: 'unknown control endpoint' }));
-    }
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(
-      JSON.stringify({
-        scenario: chain.scenario,
-        height: chain.height,
-        lag,
-        limit: chain.limit,
-        queues: chain.queues(),
-        wallets: wallets.accounts().length,
-        stats: counts,
-        requests: byPath,
-      }),
-    );
-  };
+  const control = createSimControl({
+    step: options.step,
+    chain,
+    wallets,
+    liteserver: options.liteserver ?? null,
+    inject: (kind, count) => {
+      for (let i = 0; i < count; i += 1) injected.push(kind);
+    },
+    lag: () => lag,
+    setLag: (next) => (lag = next),
+    stats: () => ({ stats: counts, requests: byPath }),
+  });
 
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
     const url = new URL(req.url ?? '/', 'http://sim.invalid');

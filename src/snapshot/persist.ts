@@ -1,10 +1,12 @@
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { createEpisodeLog } from '../log/episodes.js';
 import { readIfPresent, removeStaleTemps, setAside, writeAtomically } from './atomic-file.js';
-import { decodeQueueFile, decodeWalletsFirstLine, FORMAT, VERSION, walletsHeaderLine } from './file-format.js';
-import { createRowExpander, createStringPool, createWalletRowWriter, decodeWalletRow } from './wallet-rows.js';
-import type { QueueSizesSnapshot, Snapshot, WalletRecord, WalletsSnapshot } from './types.js';
+import { decodeQueueFile, FORMAT, VERSION } from './file-format.js';
+import { persistFailureReason, type PersistObserver } from './persist-faults.js';
+import type { QueueSizesSnapshot, Snapshot, WalletsSnapshot } from './types.js';
+import { decodeWalletsBytes, encodeWallets } from './wallets-file.js';
+
+export { PERSIST_FAILURE_REASONS, persistFailureReason, type PersistFailureReason, type PersistObserver } from './persist-faults.js';
 
 /**
  * The snapshot on disk: two files, each written atomically and only when its part
@@ -33,122 +35,8 @@ export function walletsFileOf(file: string): string {
   return file.endsWith('.json') ? `${file.slice(0, -5)}.wallets.json` : `${file}.wallets.json`;
 }
 
-/** Records per encoded piece of the wallets file. */
-const RECORDS_PER_PART = 1000;
-/** Record lines decoded between two turns of the event loop while the wallets file loads. */
-const LINES_PER_TURN = 2000;
-
-/**
- * The wallets file, encoded a thousand records at a time as the writer asks for each
- * part: it runs to tens of megabytes, and neither one string of all of it nor all of its
- * parts are held at once (the snapshot it is encoded from does not change).
- */
-function* encodeWallets(wallets: WalletsSnapshot, wallOffset: number): Generator<Buffer> {
-  yield Buffer.from(`${walletsHeaderLine(wallets.fetchedAt + wallOffset, wallets.wallets.size)}\n`);
-  const rowLine = createWalletRowWriter(wallOffset);
-  let lines: string[] = [];
-  for (const record of wallets.wallets.values()) {
-    lines.push(rowLine(record));
-    if (lines.length === RECORDS_PER_PART) {
-      yield Buffer.from(`${lines.join('\n')}\n`);
-      lines = [];
-    }
-  }
-  if (lines.length > 0) yield Buffer.from(`${lines.join('\n')}\n`);
-}
-
-/**
- * The records of a wallets file's bytes, or why not. A version 4 or 3 file is decoded a line at
- * a time, letting the event loop turn every LINES_PER_TURN lines, so that served requests
- * are answered while 100,000 records load; a version 2 file (one document) in one go.
- */
-async function decodeWalletsBytes(
-  bytes: Buffer,
-  toProcess: (wall: number) => number,
-): Promise<{ ok: true; wallets: WalletsSnapshot } | { ok: false; problem: string }> {
-  let end = bytes.indexOf(10);
-  if (end === -1) end = bytes.length;
-  let first: ReturnType<typeof decodeWalletsFirstLine>;
-  try {
-    first = decodeWalletsFirstLine(JSON.parse(bytes.toString('utf8', 0, end)));
-  } catch (err) {
-    return { ok: false, problem: `not valid JSON on line 1: ${(err as Error).message}` };
-  }
-  if ('problem' in first) return { ok: false, problem: `not a ${FORMAT} wallets file: ${first.problem}` };
-  if (first.version === 2) {
-    const { fetchedAt, records } = first.file.wallets;
-    return {
-      ok: true,
-      wallets: { fetchedAt: toProcess(fetchedAt), wallets: new Map(records.map((r) => [r.raw, inProcessTime(r as WalletRecord, toProcess)])) },
-    };
-  }
-  const records = new Map<string, WalletRecord>();
-  const pool = createStringPool();
-  const expand = first.version === 4 ? createRowExpander() : null;
-  let line = 1;
-  let rows = 0;
-  for (let start = end + 1; start < bytes.length; start = end + 1) {
-    end = bytes.indexOf(10, start);
-    if (end === -1) end = bytes.length;
-    line += 1;
-    if (end === start) continue;
-    let row: unknown;
-    try {
-      row = JSON.parse(bytes.toString('utf8', start, end));
-    } catch (err) {
-      return { ok: false, problem: `not valid JSON on line ${line}: ${(err as Error).message}` };
-    }
-    const wrong = expand?.(row) ?? null;
-    if (wrong !== null) return { ok: false, problem: `line ${line}: ${wrong}` };
-    const decoded = decodeWalletRow(row, pool);
-    if (!decoded.ok) return { ok: false, problem: `line ${line}: ${decoded.problem}` };
-    records.set(decoded.record.raw, inProcessTime(decoded.record, toProcess));
-    rows += 1;
-    if (rows % LINES_PER_TURN === 0) await nextTurn();
-  }
-  if (rows !== first.header.records) return { ok: false, problem: `the header announces ${first.header.records} records, the file holds ${rows}` };
-  return { ok: true, wallets: { fetchedAt: toProcess(first.header.fetchedAt), wallets: records } };
-}
-
-/** A record read from the file with its fetch time on the process clock; the same object when that changes nothing. */
-function inProcessTime(record: WalletRecord, toProcess: (wall: number) => number): WalletRecord {
-  const fetchedAt = toProcess(record.fetchedAt);
-  return fetchedAt === record.fetchedAt ? record : { ...record, fetchedAt };
-}
-
 /** Wall and process clock parting by less than this is drift, not a step: file times are taken as they are. */
 const STEP_MS = 1_000;
-
-/** Told how each write of a part went; the metrics count it. */
-export interface PersistObserver {
-  /** A part was written; `at` is wall time, ms. */
-  persisted(at: number): void;
-  /** A part could not be written, for `reason` (persistFailureReason). */
-  failed(reason: PersistFailureReason): void;
-}
-
-export type PersistFailureReason = 'read_only' | 'disk_full' | 'permission' | 'not_a_file' | 'other';
-export const PERSIST_FAILURE_REASONS: readonly PersistFailureReason[] = ['read_only', 'disk_full', 'permission', 'not_a_file', 'other'];
-
-/** Why a write failed, from its error code: what an operator fixes. */
-export function persistFailureReason(err: unknown): PersistFailureReason {
-  switch ((err as NodeJS.ErrnoException | null)?.code) {
-    case 'EROFS':
-      return 'read_only';
-    case 'ENOSPC':
-    case 'EDQUOT':
-      return 'disk_full';
-    case 'EACCES':
-    case 'EPERM':
-      return 'permission';
-    case 'EISDIR':
-    case 'ENOTDIR':
-    case 'EEXIST':
-      return 'not_a_file';
-    default:
-      return 'other';
-  }
-}
 
 export interface SnapshotPersisterOptions {
   readonly file: string;
