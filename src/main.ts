@@ -1,14 +1,8 @@
 #!/usr/bin/env -S node --max-semi-space-size=8
 /**
- * (The shebang's --max-semi-space-size=8: a young generation of 8 MiB semi-spaces, half of
- * what Node 20 allows on 64-bit systems. A poll cycle's short-lived objects still die there,
- * and the process keeps 16 MB less resident: RSS of a daemon polling 10,000 wallets peaked
- * at 138-146 MB against 160-172 MB with 16 MiB semi-spaces, 320-344 against 363 MB at
- * 100,000; v2 req/s and poll processing were the same within the machine's noise. An
- * earlier build fixed the semi-spaces at 16 MiB from the start because some processes
- * served v2 at half speed; the cause was nextTick's inline caches (tick-object.ts), not
- * the young generation. npm start, npm run demo, the Docker image and the benchmarks pass
- * the same flags; test/node-flags.test.ts checks that they agree.)
+ * The shebang's --max-semi-space-size=8 keeps the young generation small: the RSS targets
+ * need it (figures: docs/benchmarks.md, "Memory flags"; test/node-flags.test.ts keeps npm
+ * start, the demo, the image and the benchmarks on the same flags).
  *
  * The composition root: the only module that reads process.env/argv, installs signal
  * handlers and calls process.exit. Everything else gets these as parameters.
@@ -29,14 +23,10 @@ import { keepTickObject } from './tick-object.js';
 export const keptTickObject = keepTickObject();
 
 /**
- * Once started up, V8's old generation may grow by this much over what the last full
- * collection left before the next one starts (V8 picks 10-300 %, from its own measure
- * of the collector's speed). A wallet cycle replaces most of the snapshot's objects, so
- * left to V8 the heap held two or three snapshots' worth of garbage between collections
- * (a polling daemon at 100,000 wallets peaked at 560 MB). Set after start-up, not on the
- * command line: while the persisted snapshot loads, every step of a tight limit is a full
- * collection, and start-up was ~10 % slower. The collection itself runs concurrently
- * with serving; the README's Benchmarks section has the figures.
+ * Once started up, V8's old generation grows at most this much between full collections:
+ * a wallet cycle replaces most of the snapshot, and left to V8 the heap held two or three
+ * snapshots of garbage. Set after start-up, where a tight limit no longer slows the load
+ * (figures: docs/benchmarks.md, "Memory flags").
  */
 const HEAP_GROWING_PERCENT = 20;
 

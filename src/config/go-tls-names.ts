@@ -8,6 +8,9 @@ import type { TlsVersionName } from '../domain/web-config.js';
 /** Go's TLS version names, as exporter-toolkit takes them. */
 export const TLS_VERSIONS: Readonly<Record<string, TlsVersionName>> = { TLS10: 'TLSv1', TLS11: 'TLSv1.1', TLS12: 'TLSv1.2', TLS13: 'TLSv1.3' };
 
+/** Node's TLS version names, oldest first: compared by place, not as strings. */
+export const TLS_VERSION_ORDER: readonly TlsVersionName[] = ['TLSv1', 'TLSv1.1', 'TLSv1.2', 'TLSv1.3'];
+
 /** Go's names of the TLS 1.2 cipher suites it implements → OpenSSL's. (Go does not let TLS 1.3 suites be chosen; neither do we.) */
 export const CIPHER_SUITES: Readonly<Record<string, string>> = {
   TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256: 'ECDHE-ECDSA-AES128-GCM-SHA256',

@@ -3,7 +3,7 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import * as z from 'zod';
 import { CLIENT_AUTH_TYPES, secureContextOptions, type TlsSettings, type WebConfig } from '../domain/web-config.js';
-import { CIPHER_SUITES, CURVES, TLS13_SUITES, TLS_VERSIONS } from './go-tls-names.js';
+import { CIPHER_SUITES, CURVES, TLS13_SUITES, TLS_VERSION_ORDER, TLS_VERSIONS } from './go-tls-names.js';
 import type { ConfigProblem } from './problems.js';
 
 /**
@@ -91,8 +91,9 @@ export async function loadWebConfig(file: string, readFile: (path: string) => Pr
   const value = parsed.data;
   const users = checkUsers(value, (key, message) => problems.push({ path: at(key), message }));
   const headers = checkHeaders(value, (key, message) => problems.push({ path: at(key), message }));
-  const files = [file];
-  const tls = await readTls(value, dirname(file), readFile, files, (key, message) => problems.push({ path: at(key), message }));
+  const read = await readTls(value, dirname(file), readFile, (key, message) => problems.push({ path: at(key), message }));
+  const tls = read?.tls ?? null;
+  const files = [file, ...(read?.files ?? [])];
   if (problems.length > 0) return { web: null, problems };
   return { web: { file, files, tls, users, headers }, problems };
 }
@@ -128,9 +129,10 @@ async function readTls(
   value: WebConfigFile,
   dir: string,
   readFile: (path: string) => Promise<string>,
-  files: string[],
   report: Report,
-): Promise<TlsSettings | null> {
+): Promise<{ tls: TlsSettings; files: string[] } | null> {
+  /** The certificate files it names (watched for changes like the web config itself). */
+  const files: string[] = [];
   const tls = value.tls_server_config;
   if (tls === undefined) return null;
   const enabled = [tls.cert_file, tls.cert, tls.key_file, tls.key, tls.client_ca_file, tls.client_ca, tls.client_auth_type].some(
@@ -176,7 +178,8 @@ async function readTls(
   }
   const minVersion = TLS_VERSIONS[tls.min_version ?? 'TLS12'] ?? 'TLSv1.2';
   const maxVersion = TLS_VERSIONS[tls.max_version ?? 'TLS13'] ?? 'TLSv1.3';
-  if (minVersion > maxVersion) report('tls_server_config.min_version', `is above max_version (${tls.max_version ?? 'TLS13'})`);
+  if (TLS_VERSION_ORDER.indexOf(minVersion) > TLS_VERSION_ORDER.indexOf(maxVersion))
+    report('tls_server_config.min_version', `is above max_version (${tls.max_version ?? 'TLS13'})`);
   const settings: TlsSettings = {
     cert: cert ?? Buffer.alloc(0),
     key: key ?? Buffer.alloc(0),
@@ -200,7 +203,7 @@ async function readTls(
       report('tls_server_config', `the certificate, key or client CA cannot be used: ${messageOf(cause)}`);
     }
   }
-  return settings;
+  return { tls: settings, files };
 }
 
 /** The web config as check-config prints it: every setting, no secret (hashes and inline keys redacted). */

@@ -8,22 +8,17 @@ import { createGunzip, gzip, gzipSync } from 'node:zlib';
  * long as the block itself is kept, and only what changed is compressed again.
  *
  * Level 1 with a 4 KiB window: the text is label sets and numbers whose repeats are a
- * line or two apart. On /metrics at 10,000 wallets the fastest level compresses about as
- * well as the default while taking half the CPU, and the small window is a quarter faster
- * again (177 against 139 MB/s here) for a slightly smaller output (0.243 of the text
- * against 0.253), with an eighth of the window memory. Any gzip reader takes it. zlib's
- * async API runs in libuv's thread pool, off the event loop that answers the other
- * endpoints.
+ * line or two apart, so the fastest level and a small window compress as well as the
+ * defaults for much less CPU and memory (figures: docs/benchmarks.md). zlib's async API
+ * runs in libuv's thread pool, off the event loop that answers the other endpoints.
  */
 const OPTIONS = { level: 1, windowBits: 12 };
 
 /**
  * The thread pool's output buffer for a part: a part's member (40-85 KB for a family of
  * 1,000 wallets) comes back in one or two round trips to the pool instead of three to six
- * of zlib's default 16 KiB. Each round trip is a hand-off to a pool thread and a callback
- * on the event loop: compressing every family of 30 blocks took 0.190 CPU-s here against
- * 0.223 with the default (medians of 8, alternating). A member much smaller than the
- * buffer is copied out of it (compress()).
+ * of zlib's default 16 KiB. A member much smaller than the buffer is copied out of it
+ * (compress()).
  */
 const PART_OPTIONS = { ...OPTIONS, chunkSize: 64 * 1024 };
 

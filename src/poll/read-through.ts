@@ -1,3 +1,4 @@
+import type { ReadThroughAnswer as DomainReadThroughAnswer } from '../domain/read-through.js';
 import type { Logger } from 'pino';
 import { createEpisodeLog } from '../log/episodes.js';
 import type { UpstreamClient } from '../domain/upstream.js';
@@ -23,7 +24,7 @@ import { matchWalletAnswer } from './wallet-mapping.js';
 
 export type ReadThroughResult = 'hit' | 'fetched' | 'coalesced' | 'unknown' | 'refused';
 
-export interface ReadThroughSettings {
+export interface ReadThroughLimits {
   readonly ttlSeconds: number;
   readonly maxPendingAddresses: number;
   /** How long a request waits for its addresses, ms (its upstream's timeoutMs). */
@@ -34,16 +35,14 @@ export interface ReadThroughDeps {
   /** The client and batch size of the config in force. */
   readonly client: () => UpstreamClient;
   readonly batchSize: () => BatchSize;
-  readonly settings: () => ReadThroughSettings;
+  readonly settings: () => ReadThroughLimits;
   readonly now: () => number;
   readonly logger: Logger;
   /** Counts addresses by outcome (tonwatch_read_through_addresses_total). */
   readonly count: (result: ReadThroughResult, addresses: number) => void;
 }
 
-export type ReadThroughAnswer =
-  | { readonly ok: true; readonly records: ReadonlyMap<string, WalletRecord> }
-  | { readonly ok: false; readonly status: 503 | 504; readonly error: string; readonly retryAfterSeconds: number };
+export type ReadThroughAnswer = DomainReadThroughAnswer<WalletRecord>;
 
 export interface ReadThrough {
   /** Records for these raw keys: at once when every one is cached, else once fetched (or refused, failed, timed out). */

@@ -1,3 +1,4 @@
+import type { ReadThroughAnswer } from '../domain/read-through.js';
 import type { WatchedKeys } from '../domain/config.js';
 import { addressBookEntry } from '../snapshot/address-book.js';
 import { isFresh, staleFrom } from '../snapshot/freshness.js';
@@ -38,9 +39,7 @@ export interface WalletStatesRequest {
 export interface ReadThroughLookup {
   lookup(raws: readonly string[]): ReadThroughLookupAnswer | Promise<ReadThroughLookupAnswer>;
 }
-export type ReadThroughLookupAnswer =
-  | { readonly ok: true; readonly records: ReadonlyMap<string, WalletRecord> }
-  | { readonly ok: false; readonly status: 503 | 504; readonly error: string; readonly retryAfterSeconds: number };
+export type ReadThroughLookupAnswer = ReadThroughAnswer<WalletRecord>;
 
 export interface WalletStatesHandler {
   serve(snapshot: WalletsSnapshot | null, request: WalletStatesRequest): ServedResponse | Promise<ServedResponse>;

@@ -23,7 +23,7 @@ import { WALLET_STATE_FIELDS, type WalletFieldName } from '../domain/wallet-stat
  */
 
 export const FORMAT = 'tonwatch-snapshot';
-export const VERSION = 2;
+export const QUEUE_FILE_VERSION = 2;
 export const WALLETS_VERSION = 4;
 /** Wallets file versions read as JSON lines. */
 const LINE_VERSIONS = [3, 4] as const;
@@ -53,7 +53,7 @@ export const walletRecordSchema = z.object({
 
 export const queueFileSchema = z.object({
   format: z.literal(FORMAT),
-  version: z.literal(VERSION),
+  version: z.literal(QUEUE_FILE_VERSION),
   part: z.literal('queue_sizes'),
   queueSizes: z.object({
     fetchedAt: z.number(),
@@ -65,7 +65,7 @@ export const queueFileSchema = z.object({
 
 export const walletsFileSchema = z.object({
   format: z.literal(FORMAT),
-  version: z.literal(VERSION),
+  version: z.literal(QUEUE_FILE_VERSION),
   part: z.literal('wallets'),
   wallets: z.object({ fetchedAt: z.number(), records: z.array(walletRecordSchema) }),
 });
@@ -105,7 +105,7 @@ export function walletsHeaderLine(fetchedAt: number, records: number): string {
  * (written on one line). Throws on a line that is not JSON.
  */
 export function decodeWalletsFirstLine(value: unknown): { version: 3 | 4; header: WalletsHeader } | { version: 2; file: WalletsFile } | { problem: string } {
-  if (isObject(value) && (value as { version?: unknown }).version === VERSION) {
+  if (isObject(value) && (value as { version?: unknown }).version === QUEUE_FILE_VERSION) {
     const v2 = decodeWalletsFile(value);
     return v2.success ? { version: 2, file: v2.data } : { problem: issueText(v2.error.issues[0]) };
   }
@@ -128,7 +128,7 @@ const RECORD_KEYS_WITHOUT_METADATA = RECORD_KEYS.filter((key) => key !== 'metada
 export function decodeWalletsFileQuickly(value: unknown): WalletsFile | null {
   if (!isObject(value)) return null;
   const { format, version, part, wallets } = value as Record<string, unknown>;
-  if (format !== FORMAT || version !== VERSION || part !== 'wallets' || !isObject(wallets)) return null;
+  if (format !== FORMAT || version !== QUEUE_FILE_VERSION || part !== 'wallets' || !isObject(wallets)) return null;
   const { fetchedAt, records } = wallets as Record<string, unknown>;
   if (!isNumber(fetchedAt) || !Array.isArray(records)) return null;
   for (const record of records as unknown[]) if (!isRecordAsParsed(record)) return null;

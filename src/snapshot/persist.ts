@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { createEpisodeLog } from '../log/episodes.js';
 import { readIfPresent, removeStaleTemps, setAside, writeAtomically } from './atomic-file.js';
-import { decodeQueueFile, FORMAT, VERSION } from './file-format.js';
+import { decodeQueueFile, FORMAT, QUEUE_FILE_VERSION } from './file-format.js';
 import { persistFailureReason, type PersistObserver } from './persist-faults.js';
 import type { QueueSizesSnapshot, Snapshot, WalletsSnapshot } from './types.js';
 import { decodeWalletsBytes, encodeWallets } from './wallets-file.js';
@@ -95,7 +95,7 @@ export function createSnapshotPersister(options: SnapshotPersisterOptions): Snap
       pending = null;
       if (next.queueSizes && next.queueSizes !== written.queueSizes) {
         const queueSizes = { ...next.queueSizes, fetchedAt: next.queueSizes.fetchedAt + wallOffset() };
-        const text = JSON.stringify({ format: FORMAT, version: VERSION, part: 'queue_sizes', queueSizes });
+        const text = JSON.stringify({ format: FORMAT, version: QUEUE_FILE_VERSION, part: 'queue_sizes', queueSizes });
         if (await writePart(file, `${text}\n`)) written = { ...written, queueSizes: next.queueSizes };
       }
       if (next.wallets && next.wallets !== written.wallets) {
@@ -139,7 +139,7 @@ export function createSnapshotPersister(options: SnapshotPersisterOptions): Snap
         if (written.queueSizes === null) written = { ...written, queueSizes };
         return queueSizes;
       }
-      problem = `not a ${FORMAT} v${VERSION} file: ${parsed.error.issues[0]?.path.join('.') ?? ''} ${parsed.error.issues[0]?.message ?? ''}`;
+      problem = `not a ${FORMAT} v${QUEUE_FILE_VERSION} file: ${parsed.error.issues[0]?.path.join('.') ?? ''} ${parsed.error.issues[0]?.message ?? ''}`;
     } catch (err) {
       problem = `not valid JSON: ${(err as Error).message}`;
     }

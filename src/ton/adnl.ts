@@ -1,5 +1,6 @@
 import { createCipheriv, createHash, createPrivateKey, createPublicKey, diffieHellman, randomBytes, type Cipher, type Decipher } from 'node:crypto';
-import { ID } from './lite-api.js';
+import { TonParseError } from './errors.js';
+import { tlId } from './tl.js';
 
 /**
  * ADNL over TCP, both ends, on node:crypto alone (ton-docs "ADNL TCP - Liteserver", the
@@ -19,8 +20,10 @@ const ED25519_PKCS8 = Buffer.from('302e020100300506032b657004220420', 'hex');
 const X25519_SPKI = Buffer.from('302a300506032b656e032100', 'hex');
 
 export const HANDSHAKE_BYTES = 256;
-/** Size field + nonce + hash: a frame with an empty payload. */
-export const FRAME_OVERHEAD = 4 + 32 + 32;
+/** Nonce + hash: what a frame's size counts beyond its payload (the size field itself not counted). */
+export const FRAME_OVERHEAD = 32 + 32;
+/** The TL id of a public key, for the server's key id: ADNL's own, not the lite API's. */
+const PUB_ED25519 = tlId('pub.ed25519 key:int256 = PublicKey');
 /** The largest frame we accept; a bigger size field is garbage (the node's own limit is 16 MiB). */
 export const MAX_FRAME_BYTES = 1 << 24;
 
@@ -81,7 +84,7 @@ export function sharedSecret(ours: Ed25519Keys, peerPublicKey: Uint8Array): Buff
 /** A server's ADNL id: sha256 of its boxed `pub.ed25519` key. */
 export function keyId(publicKey: Uint8Array): Buffer {
   const boxed = Buffer.alloc(36);
-  boxed.writeUInt32LE(ID.pubEd25519);
+  boxed.writeUInt32LE(PUB_ED25519);
   Buffer.from(publicKey).copy(boxed, 4);
   return sha256(boxed);
 }
@@ -138,8 +141,11 @@ export function frame(payload: Uint8Array): Buffer {
 }
 
 /** Bad framing: the stream cannot be trusted past it, so the connection is closed. */
-export class FrameError extends Error {
+export class FrameError extends TonParseError {
   override readonly name = 'FrameError';
+  constructor(message: string) {
+    super('bad_frame', message);
+  }
 }
 
 /**
@@ -154,7 +160,7 @@ export function createFrameReader(): { push(decrypted: Buffer): Buffer[] } {
       const payloads: Buffer[] = [];
       while (pending.length >= 4) {
         const size = pending.readUInt32LE(0);
-        if (size < 64 || size > MAX_FRAME_BYTES) throw new FrameError(`frame size ${size} out of range`);
+        if (size < FRAME_OVERHEAD || size > MAX_FRAME_BYTES) throw new FrameError(`frame size ${size} out of range`);
         if (pending.length < 4 + size) break;
         const body = pending.subarray(4, 4 + size);
         const nonce = body.subarray(0, 32);

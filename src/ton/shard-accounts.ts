@@ -1,3 +1,4 @@
+import { TonParseError } from './errors.js';
 import { beginCell, convertToMerkleProof, type Builder, type Cell, type Slice } from '@ton/core';
 import { shardDepth } from './shard.js';
 
@@ -107,17 +108,17 @@ function lookupAccounts(root: Slice, accountHash: Uint8Array): ShardAccountRecor
  */
 export function lookupShardAccount(stateProof: Cell, accountHash: Uint8Array): ShardAccountRecord | null {
   let state = stateProof.isExotic ? stateProof.refs[0] : stateProof;
-  if (state === undefined) throw new Error('the state proof has no state');
+  if (state === undefined) throw new TonParseError('bad_data', 'the state proof has no state');
   const tag = state.beginParse(true).preloadUint(32);
   if (tag === SPLIT_STATE_TAG) {
     // A state split in two: the half that is not pruned is the account's.
     state = state.refs.find((half) => !half.isExotic);
-    if (state === undefined) throw new Error('both halves of the split state are pruned');
+    if (state === undefined) throw new TonParseError('bad_data', 'both halves of the split state are pruned');
   } else if (tag !== SHARD_STATE_TAG) {
-    throw new Error(`not a shard state (tag 0x${tag.toString(16)})`);
+    throw new TonParseError('bad_data', `not a shard state (tag 0x${tag.toString(16)})`);
   }
   const accounts = state.refs[1];
-  if (accounts === undefined) throw new Error('the shard state has no accounts reference');
+  if (accounts === undefined) throw new TonParseError('bad_data', 'the shard state has no accounts reference');
   return lookupAccounts(accounts.beginParse(), accountHash);
 }
 
@@ -142,7 +143,7 @@ function buildAug(entries: readonly { readonly bits: string; readonly entry: Sha
   const at = prefixLength + common.length;
   if (at === KEY_BITS) {
     const only = entries[0]?.entry;
-    if (only === undefined) throw new Error('empty dictionary');
+    if (only === undefined) throw new TonParseError('bad_data', 'empty dictionary');
     b.storeUint(0, 5).storeCoins(only.balance).storeBit(false);
     b.storeRef(only.account).storeBuffer(only.lastTransHash, 32).storeUint(only.lastTransLt, 64);
     return { cell: b.endCell(), balance: only.balance };

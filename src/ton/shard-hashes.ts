@@ -1,3 +1,4 @@
+import { TonParseError } from './errors.js';
 import { Cell, Dictionary, beginCell, type Slice } from '@ton/core';
 import type { LiteBlockId } from './lite-api.js';
 import { WHOLE_WORKCHAIN_SHARD, splitShard } from './shard.js';
@@ -17,7 +18,7 @@ import { WHOLE_WORKCHAIN_SHARD, splitShard } from './shard.js';
 function readTree(workchain: number, cell: Cell, shard: bigint, depth: number, out: LiteBlockId[]): void {
   const s = cell.beginParse();
   if (s.loadBit()) {
-    if (depth >= 60) throw new Error('shard tree deeper than 60');
+    if (depth >= 60) throw new TonParseError('bad_data', 'shard tree deeper than 60');
     const [left, right] = splitShard(shard);
     readTree(workchain, s.loadRef(), left, depth + 1, out);
     readTree(workchain, s.loadRef(), right, depth + 1, out);
@@ -28,7 +29,7 @@ function readTree(workchain: number, cell: Cell, shard: bigint, depth: number, o
 
 function readDescr(workchain: number, shard: bigint, s: Slice): LiteBlockId {
   const tag = s.loadUint(4);
-  if (tag !== 0xa && tag !== 0xb) throw new Error(`not a ShardDescr (tag ${tag})`);
+  if (tag !== 0xa && tag !== 0xb) throw new TonParseError('bad_data', `not a ShardDescr (tag ${tag})`);
   const seqno = s.loadUint(32);
   s.skip(32 + 64 + 64);
   return { workchain, shard, seqno, rootHash: s.loadBuffer(32), fileHash: s.loadBuffer(32) };
@@ -37,7 +38,7 @@ function readDescr(workchain: number, shard: bigint, s: Slice): LiteBlockId {
 /** Every current shard block of every workchain, in workchain then shard order. */
 export function parseShardHashes(data: Buffer): LiteBlockId[] {
   const root = Cell.fromBoc(data)[0];
-  if (root === undefined) throw new Error('empty shard hashes');
+  if (root === undefined) throw new TonParseError('bad_data', 'empty shard hashes');
   const dict = root.beginParse().loadDict(Dictionary.Keys.Int(32), Dictionary.Values.Cell());
   const out: LiteBlockId[] = [];
   for (const workchain of dict.keys().sort((a, b) => a - b)) {

@@ -1,3 +1,4 @@
+import { TonParseError } from './errors.js';
 import { crc32 } from 'node:zlib';
 
 /**
@@ -18,8 +19,11 @@ export function tlId(line: string): number {
 }
 
 /** Malformed TL: the peer sent something that does not parse. */
-export class TlError extends Error {
+export class TlError extends TonParseError {
   override readonly name = 'TlError';
+  constructor(message: string) {
+    super('bad_tl', message);
+  }
 }
 
 export class TlWriter {

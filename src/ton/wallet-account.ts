@@ -1,3 +1,4 @@
+import { TonParseError } from './errors.js';
 import { loadAccount, type Cell, type Slice } from '@ton/core';
 import type { ServedWalletState } from '../domain/wallet-state.js';
 import type { ShardAccountRecord } from './shard-accounts.js';
@@ -58,7 +59,8 @@ export function walletStateOfAccount(raw: string, accountState: Cell | undefined
   const s = accountState.beginParse();
   if (s.remainingBits === 0 || !s.loadBit()) return null;
   const account = loadAccount(s);
-  if (account.addr.toRawString().toUpperCase() !== raw) throw new Error(`the account state is of ${account.addr.toRawString()}, not of ${raw}`);
+  if (account.addr.toRawString().toUpperCase() !== raw)
+    throw new TonParseError('bad_data', `the account state is of ${account.addr.toRawString()}, not of ${raw}`);
   const { state, balance } = account.storage;
   const extra: Record<string, string> = {};
   if (balance.other) for (const [id, amount] of balance.other) extra[String(id)] = amount.toString();

@@ -10,17 +10,7 @@ export class UpstreamError extends Error implements UpstreamFailure {
   constructor(
     readonly code: UpstreamErrorCode,
     message: string,
-    readonly details: {
-      readonly upstream: string;
-      readonly query: string;
-      /** HTTP status when there was a response. */
-      readonly status?: number | undefined;
-      /** Delay the upstream asked for (Retry-After), in milliseconds. */
-      readonly retryAfterMs?: number | undefined;
-      /** The code of a liteServer.error. */
-      readonly liteserverCode?: number | undefined;
-      readonly cause?: unknown;
-    },
+    readonly details: UpstreamFailure['details'] & { readonly cause?: unknown },
   ) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
   }

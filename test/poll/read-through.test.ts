@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { createDaemon } from '../../src/daemon.js';
 import type { UpstreamClient } from '../../src/domain/upstream.js';
 import { createBatchSize } from '../../src/poll/batches.js';
-import { createReadThrough, type ReadThroughAnswer, type ReadThroughResult, type ReadThroughSettings } from '../../src/poll/read-through.js';
+import { createReadThrough, type ReadThroughAnswer, type ReadThroughResult, type ReadThroughLimits } from '../../src/poll/read-through.js';
 import { createUpstreamClient } from '../../src/upstream/client.js';
 import { configFrom } from '../helpers/config.js';
 import { createLogSink } from '../helpers/log.js';
@@ -28,7 +28,7 @@ interface Harness {
   setNow(ms: number): void;
 }
 
-function harness(sim: RunningSim, settings: Partial<ReadThroughSettings> = {}, upstream: { timeoutMs?: number } = {}): Harness {
+function harness(sim: RunningSim, settings: Partial<ReadThroughLimits> = {}, upstream: { timeoutMs?: number } = {}): Harness {
   let clock = 1_000_000;
   const calls: number[] = [];
   const real = createUpstreamClient({

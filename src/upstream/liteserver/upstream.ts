@@ -1,3 +1,4 @@
+import { TonParseError } from '../../ton/errors.js';
 import { Cell } from '@ton/core';
 import type { LiteserverUpstreamSettings } from '../../domain/config.js';
 import type { QueueSizesAnswer, Result, UpstreamQuery, WalletStatesAnswer } from '../../domain/upstream.js';
@@ -99,7 +100,9 @@ export function createLiteUpstream(deps: LiteUpstreamDeps): UpstreamCalls {
     if (cause instanceof LiteServerError) {
       return new UpstreamError('liteserver_error', `${method}: liteServer.error ${cause.code}: ${cause.message}`, { ...details, liteserverCode: cause.code });
     }
-    return new UpstreamError('bad_body', `${method}: unreadable answer: ${cause instanceof Error ? cause.message : String(cause)}`, details);
+    // Ours (TonParseError), or @ton/core's reading the cells: either way the answer is unreadable.
+    const reason = cause instanceof TonParseError ? `${cause.code}: ${cause.message}` : cause instanceof Error ? cause.message : String(cause);
+    return new UpstreamError('bad_body', `${method}: unreadable answer: ${reason}`, details);
   }
 
   const masterchainInfo = (query: UpstreamQuery, priority: RequestPriority, signal: AbortSignal | undefined) =>
