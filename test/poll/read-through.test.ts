@@ -121,10 +121,8 @@ describe('read-through', () => {
     s.sim.http.inject('timeout', 1);
     const slow = await settled(h.readThrough.lookup([raw]));
     expect(slow).toMatchObject({ ok: false, status: 504 });
-    // The next ask, once the hanging batch has given up, is fetched and answered.
-    await new Promise((resolve) => setTimeout(resolve, 1200));
-    const ok = await settled(h.readThrough.lookup([raw]));
-    expect(ok.ok).toBe(true);
+    // The next ask, once the hanging batch has given up (its upstream's 1 s timeout), is fetched and answered.
+    await expect.poll(async () => (await settled(h.readThrough.lookup([raw]))).ok, { timeout: 5_000, interval: 100 }).toBe(true);
   });
 
   it('through the daemon: an upstream failure is a 503 envelope for the unwatched request, and the daemon stays healthy', async () => {

@@ -174,7 +174,18 @@ describe('HTTP server', () => {
     finished = false;
     const socket = connect(t.port, '127.0.0.1', () => socket.write('GET /stream HTTP/1.1\r\nhost: x\r\n\r\n'));
     socket.pause();
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Until the parts stop coming: the socket's buffers are full.
+    let seen = -1;
+    await expect
+      .poll(
+        () => {
+          const settledAt = made > 0 && made === seen;
+          seen = made;
+          return settledAt;
+        },
+        { interval: 50, timeout: 5_000 },
+      )
+      .toBe(true);
     expect(made).toBeGreaterThan(0);
     expect(made).toBeLessThan(PARTS);
     socket.destroy();

@@ -1,5 +1,5 @@
 import { MockAgent } from 'undici';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { HttpUpstreamSettings, UpstreamSettings } from '../../src/domain/config.js';
 import type { FailureKind } from '../../src/sim/failures.js';
 import { createUpstreamClient, type UpstreamClientDeps } from '../../src/upstream/client.js';
@@ -174,11 +174,19 @@ describe('upstream client with a MockAgent', () => {
       dispatcher: agent,
       retry: { attempts: 2, baseDelayMs: 1, maxDelayMs: 5000 },
     });
-    const started = Date.now();
-    const result = await client.fetchQueueSizes();
-    expect(result.ok).toBe(true);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(950);
-    expect(requests.map((r) => r.code)).toEqual(['429', '200']);
+    // On fake time: the second request waits for the second the 429 asked for, not a millisecond less.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    try {
+      const pending = client.fetchQueueSizes();
+      await vi.advanceTimersByTimeAsync(999);
+      expect(requests.map((r) => r.code)).toEqual(['429']);
+      await vi.advanceTimersByTimeAsync(1);
+      const result = await pending;
+      expect(result.ok).toBe(true);
+      expect(requests.map((r) => r.code)).toEqual(['429', '200']);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('accepts @extra at the top level, inside result, or absent', async () => {
