@@ -155,7 +155,8 @@ async function simulate(values: { [K in keyof typeof OPTIONS]?: string | boolean
   if (lite !== null && simulator.liteserver !== null) {
     deps.stdout.write(`tonwatch simulator liteserver on ${host}:${lite.port}, public key ${simulator.liteserver.publicKey}\n`);
     deps.stdout.write(
-      `  upstreams: [{ name: sim-lite, kind: liteserver, liteservers: [{ host: ${host}, port: ${lite.port}, publicKey: "${simulator.liteserver.publicKey}" }] }]\n`,
+      `  upstreams: [{ name: sim-lite, kind: liteserver, liteservers: [{ host: ${host}, port: ${lite.port}, publicKey: ` +
+        `"${simulator.liteserver.publicKey}" }] }]\n`,
     );
   }
   await deps.terminated;

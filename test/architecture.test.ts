@@ -72,6 +72,38 @@ describe('architecture', () => {
     expect(found.map((file) => relative(SRC, file))).toEqual(['assets.ts']);
   });
 
+  it('features/ reach the upstream only through the domain interface and never load the config', () => {
+    expect(violations((from, to) => roomOf(from) === 'features' && (roomOf(to) === 'upstream' || roomOf(to) === 'config'))).toEqual([]);
+  });
+
+  it('the daemon knows its features only through their list (features/index.ts) and their shape (features/feature.ts)', () => {
+    const features = (IMPORTS.get('daemon.ts') ?? []).filter((to) => roomOf(to) === 'features');
+    expect(features.sort()).toEqual(['features/feature.ts', 'features/index.ts']);
+    // Every feature module is on the list.
+    const modules = [...IMPORTS.keys()].filter((path) => roomOf(path) === 'features' && !['features/feature.ts', 'features/index.ts'].includes(path));
+    expect(modules.length).toBeGreaterThanOrEqual(5);
+    expect([...(IMPORTS.get('features/index.ts') ?? [])].filter((to) => to !== 'features/feature.ts').sort()).toEqual(modules.sort());
+  });
+
+  it('keeps every line of src/ within 160 characters', () => {
+    const wide = sourceFiles(SRC).flatMap((file) =>
+      readFileSync(file, 'utf8')
+        .split('\n')
+        .flatMap((line, i) => (line.length > 160 ? [`${relative(SRC, file)}:${i + 1}`] : [])),
+    );
+    expect(wide).toEqual([]);
+  });
+
+  it('keeps every file of src/ under 250 lines, and createDaemon under 80', () => {
+    const long = sourceFiles(SRC)
+      .map((file) => [relative(SRC, file), readFileSync(file, 'utf8').split('\n').length - 1] as const)
+      .filter(([, lines]) => lines > 250);
+    expect(long).toEqual([]);
+    const daemon = readFileSync(join(SRC, 'daemon.ts'), 'utf8');
+    const start = daemon.indexOf('export function createDaemon(');
+    expect(daemon.slice(start, daemon.indexOf('\n}\n', start)).split('\n').length).toBeLessThan(80);
+  });
+
   it('only the composition root and config/ import the config loader', () => {
     expect(violations((from, to) => to === 'config/load.ts' && !COMPOSITION_ROOT.has(from) && roomOf(from) !== 'config')).toEqual([]);
   });

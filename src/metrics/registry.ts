@@ -106,7 +106,9 @@ export function createSelfMetrics(options: {
   });
   const upstreamRequests = new Counter({
     name: 'tonwatch_upstream_requests_total',
-    help: 'Upstream requests by HTTP status, or by error class when there was no usable response; liteserver calls by ok, error class or liteserver_error_<code>.',
+    help:
+      'Upstream requests by HTTP status, or by error class when there was no usable response; liteserver calls by ok, error class or ' +
+      'liteserver_error_<code>.',
     labelNames: ['upstream', 'query', 'code'],
     registers,
   });
@@ -120,7 +122,9 @@ export function createSelfMetrics(options: {
   const served = createServedCounts(registers);
   const renderDuration = new Histogram({
     name: 'tonwatch_metrics_render_duration_seconds',
-    help: 'Time to make one /metrics body, compression included (pre-rendered blocks are reused, so most scrapes take little); for identity, up to its first byte (its blocks are decompressed as it is sent).',
+    help:
+      'Time to make one /metrics body, compression included (pre-rendered blocks are reused, so most scrapes take little); for identity, up to ' +
+      'its first byte (its blocks are decompressed as it is sent).',
     labelNames: ['encoding'],
     buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
     registers,
@@ -166,14 +170,18 @@ export function createSelfMetrics(options: {
   readGauge(registers, 'tonwatch_http_connections', 'Client connections open now (listen.maxConnections bounds them).', () => connectionsOpen);
   const dropped = new Counter({
     name: 'tonwatch_http_connections_dropped_total',
-    help: 'Client connections cut or refused: max_connections (past listen.maxConnections), request_timeout (headers or request not sent in time), send_timeout (a response not taken within listen.sendTimeoutSeconds).',
+    help:
+      'Client connections cut or refused: max_connections (past listen.maxConnections), request_timeout (headers or request not sent in time), ' +
+      'send_timeout (a response not taken within listen.sendTimeoutSeconds).',
     labelNames: ['reason'],
     registers,
   });
   for (const reason of ['max_connections', 'request_timeout', 'send_timeout']) dropped.inc({ reason }, 0);
   const readThrough = new Counter({
     name: 'tonwatch_read_through_addresses_total',
-    help: 'Unwatched addresses asked with read-through: hit (cached), fetched, coalesced (joined a fetch in flight), unknown (the upstream does not know it), refused (past maxPendingAddresses).',
+    help:
+      'Unwatched addresses asked with read-through: hit (cached), fetched, coalesced (joined a fetch in flight), unknown (the upstream does not ' +
+      'know it), refused (past maxPendingAddresses).',
     labelNames: ['result'],
     registers,
   });

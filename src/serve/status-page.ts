@@ -19,7 +19,8 @@ export const STATUS_CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 
 const FAVICON =
-  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#0b57d0"/><rect x="3" y="9" width="2" height="4" fill="#fff"/><rect x="7" y="6" width="2" height="7" fill="#fff"/><rect x="11" y="3" width="2" height="10" fill="#fff"/></svg>';
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#0b57d0"/><rect x="3" y="9" width="2" ' +
+  'height="4" fill="#fff"/><rect x="7" y="6" width="2" height="7" fill="#fff"/><rect x="11" y="3" width="2" height="10" fill="#fff"/></svg>';
 
 /** The browser modules, compiled from src/status/. */
 const SCRIPTS: Readonly<Record<string, URL>> = {
@@ -71,7 +72,8 @@ export function createStatusRoutes(deps: StatusPageDeps): [string, Route][] {
     const wallets = maker.wallets(sources, q.get('q') ?? '', pageOf(q.get('page')));
     const refresh = Math.min(300, Math.max(1, Math.floor(Number(q.get('refresh') ?? '5')) || 5));
     const sections = renderStatus(model, wallets);
-    const html = `<!doctype html>
+    const html =
+      `<!doctype html>
 <html lang="en" data-refresh="${refresh}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>tonwatch ${escapeHtml(model.version)}: TON queue pressure and wallets</title>
 <link rel="icon" href="/assets/favicon.svg" type="image/svg+xml"><link rel="stylesheet" href="/assets/status.css">
@@ -81,12 +83,16 @@ export function createStatusRoutes(deps: StatusPageDeps): [string, Route][] {
 <section aria-labelledby="h-queue"><h2 id="h-queue">Queue pressure</h2><div id="section-queue">${sections.queue}</div></section>
 <section aria-labelledby="h-history"><h2 id="h-history">The last hour</h2><div id="section-history">${sections.history}</div></section>
 <section aria-labelledby="h-wallets" id="wallets"><h2 id="h-wallets">Wallets</h2>
-<form id="wallet-search" class="search" role="search" method="get" action="/#wallets"><label for="wallet-query">Find a watched wallet by name or any address form</label>
-<input id="wallet-query" name="q" type="search" value="${escapeHtml(wallets.query)}" autocomplete="off" spellcheck="false"><input type="hidden" name="refresh" value="${refresh}"><button type="submit">Search</button></form>
+<form id="wallet-search" class="search" role="search" method="get" action="/#wallets"><label for="wallet-query">Find a watched wallet by name or any ` +
+      `address form</label>
+<input id="wallet-query" name="q" type="search" value="${escapeHtml(wallets.query)}" autocomplete="off" spellcheck="false"><input type="hidden" ` +
+      `name="refresh" value="${refresh}"><button type="submit">Search</button></form>
 <div id="section-wallets">${sections.wallets}</div></section>
 <section aria-labelledby="h-upstreams"><h2 id="h-upstreams">Upstreams</h2><div id="section-upstreams">${sections.upstreams}</div></section>
 </main>
-<footer><p><a href="/metrics">/metrics</a> · <a href="/api/v2/getOutMsgQueueSizes">/api/v2/getOutMsgQueueSizes</a> · <a href="/api/v3/walletStates">/api/v3/walletStates?address=…</a> · <a href="/api/status">/api/status</a> · <a href="/healthz">/healthz</a> · <a href="/readyz">/readyz</a>. Refreshes every ${refresh} s with JavaScript; reload the page without it.</p></footer>
+<footer><p><a href="/metrics">/metrics</a> · <a href="/api/v2/getOutMsgQueueSizes">/api/v2/getOutMsgQueueSizes</a> · <a href="/api/v3/walletStates">` +
+      `/api/v3/walletStates?address=…</a> · <a href="/api/status">/api/status</a> · <a href="/healthz">/healthz</a> · <a href="/readyz">/readyz</a>. ` +
+      `Refreshes every ${refresh} s with JavaScript; reload the page without it.</p></footer>
 </body></html>
 `;
     return {

@@ -125,7 +125,8 @@ export function createSimWallets(options: { random: Random; seed: number; count:
     answer(url) {
       if (url.pathname.length + url.search.length > options.maxUrlBytes) {
         const html =
-          '<html><head><title>414 Request-URI Too Large</title></head><body><center><h1>414 Request-URI Too Large</h1></center><hr><center>nginx</center></body></html>';
+          '<html><head><title>414 Request-URI Too Large</title></head><body><center><h1>414 Request-URI Too Large</h1></center><hr><center>' +
+          'nginx</center></body></html>';
         return { status: 414, body: html };
       }
       const given = url.searchParams

@@ -1,5 +1,7 @@
 /** The status page's stylesheet, served as /assets/status.css (the page allows no inline styles). */
-export const STATUS_CSS = `:root { color-scheme: light; --ok: #2e7d32; --warning: #a15c00; --critical: #c62828; --ink: #1b1b1b; --muted: #595959; --line: #d0d0d0; }
+export const STATUS_CSS =
+  `:root { color-scheme: light; --ok: #2e7d32; --warning: #a15c00; --critical: #c62828; --ink: #1b1b1b; --muted: #595959; ` +
+  `--line: #d0d0d0; }
 * { box-sizing: border-box; }
 body { margin: 0; font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--ink); background: #fff; }
 header, main, footer { max-width: 1100px; margin: 0 auto; padding: 0 16px; }
