@@ -1,5 +1,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { createServer as createNetServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
@@ -96,4 +98,24 @@ export function freePort(): Promise<number> {
       server.close(() => resolve(port));
     });
   });
+}
+
+/** `tonwatch simulate` on a free loopback port, with `args`; resolves once it listens. */
+export async function startSimProcess(args: readonly string[]): Promise<{ proc: RunningProcess; url: string }> {
+  const proc = startTonwatch(['simulate', '--port', '0', ...args]);
+  const [, url = ''] = await proc.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
+  return { proc, url };
+}
+
+/** The daemon on `config` (written to `dir`/tonwatch.yml, paths relative to it), with `env`; resolves once it listens. */
+export async function startDaemonProcess(dir: string, config: string, env: Record<string, string> = {}): Promise<{ proc: RunningProcess; url: string }> {
+  await writeFile(join(dir, 'tonwatch.yml'), config);
+  const proc = startTonwatch(['--config', join(dir, 'tonwatch.yml')], env);
+  const [, url = ''] = await proc.waitFor(/"url":"(http:\/\/127\.0\.0\.1:\d+)"/);
+  return { proc, url };
+}
+
+/** Resolves once `url`/readyz answers 200. */
+export function ready(url: string, timeoutMs = 20_000): Promise<true> {
+  return eventually(async () => ((await fetch(`${url}/readyz`)).status === 200 ? true : undefined), timeoutMs, 'readiness');
 }

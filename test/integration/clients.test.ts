@@ -7,7 +7,7 @@ import type { HttpProvider } from 'tonweb/dist/types/providers/http-provider.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { omissionProblems, openApiProblems } from '../helpers/indexer-schema.js';
-import { eventually, startTonwatch, type RunningProcess } from '../helpers/process.js';
+import { eventually, ready, startDaemonProcess, startSimProcess, type RunningProcess } from '../helpers/process.js';
 
 /**
  * The real TON client libraries against the real daemon process on the real simulator
@@ -48,22 +48,20 @@ describe('TON client libraries against the tonwatch process', () => {
 
   beforeAll(async () => {
     const dir = await mkdtemp(join(tmpdir(), 'tonwatch-clients-'));
-    sim = startTonwatch(['simulate', '--port', '0', '--block-ms', '0', '--accounts', '40', '--seed', '5']);
-    const simUrl = (await sim.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+)/))[1] ?? '';
+    let simUrl: string;
+    ({ proc: sim, url: simUrl } = await startSimProcess(['--block-ms', '0', '--accounts', '40', '--seed', '5']));
     accounts = (await (await fetch(`${simUrl}/_sim/accounts`)).json()) as typeof accounts;
     await writeFile(join(dir, 'watch.txt'), `${accounts.map((a, i) => `${a.raw},w${i}`).join('\n')}\n${GHOST},ghost\n`);
-    await writeFile(
-      join(dir, 'tonwatch.yml'),
+    ({ proc: daemon, url } = await startDaemonProcess(
+      dir,
       `listen: { host: 127.0.0.1, port: 0 }
 upstreams: [ { name: sim, url: "${simUrl}", rps: 50, timeoutMs: 2000 } ]
 schedule: { queueSizes: "* * * * * *", wallets: "*/2 * * * * *" }
 snapshot: { file: ./snapshot.json, maxAgeSeconds: 60 }
 watchlistFiles: [ ./watch.txt ]
 `,
-    );
-    daemon = startTonwatch(['--config', join(dir, 'tonwatch.yml')]);
-    url = (await daemon.waitFor(/"url":"(http:\/\/127\.0\.0\.1:\d+)"/))[1] ?? '';
-    await eventually(async () => ((await fetch(`${url}/readyz`)).status === 200 ? true : undefined), 20_000, 'readiness');
+    ));
+    await ready(url);
   });
 
   afterAll(async () => {

@@ -3,7 +3,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, startTonwatch, type RunningProcess } from '../helpers/process.js';
+import { eventually, startDaemonProcess, startSimProcess, type RunningProcess } from '../helpers/process.js';
 
 /**
  * The real daemon under Debian's libfaketime, its wall clock stepped an hour back and
@@ -51,25 +51,25 @@ describe('wall clock steps, real process under libfaketime', () => {
     const dir = await mkdtemp(join(tmpdir(), 'tonwatch-clock-'));
     offsetFile = join(dir, 'faketime');
     await step(0);
-    sim = startTonwatch(['simulate', '--port', '0', '--block-ms', '500', '--seed', '3']);
-    const simUrl = (await sim.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+)/))[1] ?? '';
-    await writeFile(
-      join(dir, 'tonwatch.yml'),
+    let simUrl: string;
+    ({ proc: sim, url: simUrl } = await startSimProcess(['--block-ms', '500', '--seed', '3']));
+    ({ proc: daemon, url } = await startDaemonProcess(
+      dir,
       `listen: { host: 127.0.0.1, port: 0 }
 upstreams: [ { name: sim, url: "${simUrl}", rps: 50, timeoutMs: 1000 } ]
 schedule: { queueSizes: "* * * * * *" }
 retry: { attempts: 1, baseDelayMs: 50, maxDelayMs: 200 }
 snapshot: { file: ./snapshot.json, maxAgeSeconds: 4 }
 `,
-    );
-    daemon = startTonwatch(['--config', join(dir, 'tonwatch.yml')], {
-      LD_PRELOAD: preload,
-      FAKETIME_TIMESTAMP_FILE: offsetFile,
-      FAKETIME_CACHE_DURATION: '0',
-      FAKETIME_NO_CACHE: '1',
-      FAKETIME_DONT_FAKE_MONOTONIC: '1',
-    });
-    url = (await daemon.waitFor(/"url":"(http:\/\/127\.0\.0\.1:\d+)"/))[1] ?? '';
+      {
+        LD_PRELOAD: preload,
+        FAKETIME_TIMESTAMP_FILE: offsetFile,
+        FAKETIME_CACHE_DURATION: '0',
+        FAKETIME_NO_CACHE: '1',
+        FAKETIME_DONT_FAKE_MONOTONIC: '1',
+      },
+    ));
+
     await eventually(async () => ((await v2()).status === 200 ? true : undefined), 15_000, 'the first queue poll');
   });
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listen } from '../../src/serve/lifecycle.js';
 import { parseAddress } from '../../src/ton/address.js';
-import { eventually, startTonwatch, type RunningProcess } from '../helpers/process.js';
+import { eventually, ready, startDaemonProcess, startSimProcess, type RunningProcess } from '../helpers/process.js';
 
 /**
  * Two upstreams that disagree, against the real daemon process: the primary is the
@@ -92,8 +92,7 @@ describe('two upstreams that disagree, real daemon process', () => {
 
   beforeAll(async () => {
     const dir = await mkdtemp(join(tmpdir(), 'tonwatch-disagree-'));
-    sim = startTonwatch(['simulate', '--port', '0', '--block-ms', '0', '--accounts', '30', '--seed', '9']);
-    simUrl = (await sim.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+)/))[1] ?? '';
+    ({ proc: sim, url: simUrl } = await startSimProcess(['--block-ms', '0', '--accounts', '30', '--seed', '9']));
     accounts = ((await (await fetch(`${simUrl}/_sim/accounts`)).json()) as { raw: string; kind: string }[])
       .filter((a) => a.kind !== 'nonexist')
       .map((a) => a.raw);
@@ -105,8 +104,8 @@ describe('two upstreams that disagree, real daemon process', () => {
     }
     await mirror.record();
     await writeFile(join(dir, 'watch.txt'), accounts.join('\n'));
-    await writeFile(
-      join(dir, 'tonwatch.yml'),
+    ({ proc: daemon, url } = await startDaemonProcess(
+      dir,
       `listen: { host: 127.0.0.1, port: 0 }
 upstreams:
   - { name: primary, url: "${simUrl}", rps: 100, timeoutMs: 1000 }
@@ -117,10 +116,8 @@ lagCheck: { everySeconds: 0 }
 snapshot: { file: ./snapshot.json, maxAgeSeconds: 60 }
 watchlistFiles: [ ./watch.txt ]
 `,
-    );
-    daemon = startTonwatch(['--config', join(dir, 'tonwatch.yml')]);
-    url = (await daemon.waitFor(/"url":"(http:\/\/127\.0\.0\.1:\d+)"/))[1] ?? '';
-    await eventually(async () => ((await fetch(`${url}/readyz`)).status === 200 ? true : undefined), 20_000, 'readiness');
+    ));
+    await ready(url);
   });
 
   afterAll(async () => {

@@ -3,7 +3,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, startTonwatch, type RunningProcess } from '../helpers/process.js';
+import { eventually, ready, startDaemonProcess, startSimProcess, type RunningProcess } from '../helpers/process.js';
 
 /**
  * Hostile clients against the real daemon process on loopback: slowloris connections that
@@ -31,23 +31,21 @@ describe('hostile clients, real daemon process', () => {
 
   beforeAll(async () => {
     const dir = await mkdtemp(join(tmpdir(), 'tonwatch-hostile-'));
-    sim = startTonwatch(['simulate', '--port', '0', '--block-ms', '0', '--accounts', '10000', '--seed', '6']);
-    const simUrl = (await sim.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+)/))[1] ?? '';
+    let simUrl: string;
+    ({ proc: sim, url: simUrl } = await startSimProcess(['--block-ms', '0', '--accounts', '10000', '--seed', '6']));
     const accounts = (await (await fetch(`${simUrl}/_sim/accounts`)).json()) as { raw: string }[];
     await writeFile(join(dir, 'watch.txt'), accounts.map((a, i) => `${a.raw},wallet-${i}`).join('\n'));
-    await writeFile(
-      join(dir, 'tonwatch.yml'),
+    ({ proc: daemon, url } = await startDaemonProcess(
+      dir,
       `listen: { host: 127.0.0.1, port: 0, maxConnections: 150, sendTimeoutSeconds: 3, maxMetricsRequests: 0 }
 upstreams: [ { name: sim, url: "${simUrl}", rps: 200, timeoutMs: 5000 } ]
 schedule: { queueSizes: "*/2 * * * * *", wallets: "0 0 * * * *" }
 snapshot: { file: ./snapshot.json, maxAgeSeconds: 3600 }
 watchlistFiles: [ ./watch.txt ]
 `,
-    );
-    daemon = startTonwatch(['--config', join(dir, 'tonwatch.yml')]);
-    url = (await daemon.waitFor(/"url":"(http:\/\/127\.0\.0\.1:\d+)"/))[1] ?? '';
+    ));
     port = Number(new URL(url).port);
-    await eventually(async () => ((await fetch(`${url}/readyz`)).status === 200 ? true : undefined), 60_000, 'readiness with 10,000 wallets');
+    await ready(url, 60_000);
   }, 90_000);
 
   afterAll(async () => {

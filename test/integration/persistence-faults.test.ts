@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, startTonwatch, type RunningProcess } from '../helpers/process.js';
+import { eventually, startDaemonProcess, startSimProcess, type RunningProcess } from '../helpers/process.js';
 
 /**
  * What a disk does to the real daemon process: its snapshot folder on a small tmpfs turned
@@ -36,8 +36,7 @@ describe('snapshot folder faults, real process on a tmpfs', () => {
 
   beforeAll(async () => {
     if (!root) return;
-    sim = startTonwatch(['simulate', '--port', '0', '--block-ms', '200', '--accounts', '300', '--seed', '8']);
-    simUrl = (await sim.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+)/))[1] ?? '';
+    ({ proc: sim, url: simUrl } = await startSimProcess(['--block-ms', '200', '--accounts', '300', '--seed', '8']));
     mountPoint = await mkdtemp(join(tmpdir(), 'tonwatch-tmpfs-'));
     run('mount', '-t', 'tmpfs', '-o', 'size=4m', 'tmpfs', mountPoint);
   });
@@ -53,8 +52,8 @@ describe('snapshot folder faults, real process on a tmpfs', () => {
   const startDaemon = async (dir: string, watchlist: number) => {
     const accounts = ((await (await fetch(`${simUrl}/_sim/accounts`)).json()) as { raw: string }[]).slice(0, watchlist);
     await writeFile(join(dir, 'watch.txt'), accounts.map((a) => a.raw).join('\n'));
-    await writeFile(
-      join(dir, 'tonwatch.yml'),
+    return startDaemonProcess(
+      dir,
       `listen: { host: 127.0.0.1, port: 0 }
 upstreams: [ { name: sim, url: "${simUrl}", rps: 100, timeoutMs: 2000 } ]
 schedule: { queueSizes: "* * * * * *", wallets: "* * * * * *" }
@@ -62,9 +61,6 @@ snapshot: { file: "${join(mountPoint, 'data', 'snapshot.json')}", maxAgeSeconds:
 watchlistFiles: [ ./watch.txt ]
 `,
     );
-    const proc = startTonwatch(['--config', join(dir, 'tonwatch.yml')]);
-    const url = (await proc.waitFor(/"url":"(http:\/\/127\.0\.0\.1:\d+)"/))[1] ?? '';
-    return { proc, url };
   };
 
   it('logs a read-only and a full folder once per episode, counts every failed write by reason, keeps serving, and recovers', async (ctx) => {

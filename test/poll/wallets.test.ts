@@ -299,47 +299,47 @@ describe('a dead upstream under a large watchlist', () => {
 });
 
 describe('batches cut by the request line, against the simulator behind 8 KiB', () => {
+  let running: RunningSim | undefined;
+  afterEach(async () => {
+    await running?.stop();
+  });
+
   it.each([1000, 10_000])('%i wallets: no 414 from the first batch on; one probe for a larger limit, then steady cycles of full batches', async (count) => {
-    const sim = await startSim({ accounts: count, maxUrlBytes: 8192 });
-    try {
-      const codes: string[] = [];
-      const log = createLogSink();
-      const client = createUpstreamClient({
-        upstreams: [{ kind: 'http', name: 'sim', url: sim.url, rps: 1000, timeoutMs: 5000 }],
-        retry: { attempts: 1, baseDelayMs: 1, maxDelayMs: 10 },
-        logger: log.logger,
-        observer: { request: (_u, _q, code) => codes.push(code), skipped: () => undefined },
-        now: () => Date.now(),
-        userAgent: 'test',
-      });
-      const batchSize = createBatchSize(1000, Date.now, (n) => walletStatesRequestLineBytes(sim.url, n));
-      let snapshot: WalletsSnapshot | null = null;
-      const watchlist = sim.sim.wallets.accounts().map((a) => watch(a.raw));
-      const deps: WalletPollDeps = {
-        client,
-        logger: log.logger,
-        now: () => Date.now(),
-        watchlist,
-        batchSize,
-        previous: () => snapshot,
-        publish: (s) => (snapshot = s),
-        concurrency: 4,
-      };
-      const cycles: { calls: number; refused: number }[] = [];
-      for (let cycle = 0; cycle < 3; cycle += 1) {
-        codes.length = 0;
-        expect(await pollWallets(deps)).toMatchObject({ ok: true, fetched: count });
-        cycles.push({ calls: codes.length, refused: codes.filter((c) => c === '414').length });
-      }
-      const full = Math.ceil(count / 166);
-      // The first cycle: batches that fit from the start, and the poll's one probe at twice the size.
-      expect(cycles[0]?.refused).toBeLessThanOrEqual(1);
-      expect(cycles.slice(1)).toEqual([
-        { calls: full, refused: 0 },
-        { calls: full, refused: 0 },
-      ]);
-    } finally {
-      await sim.stop();
+    running = await startSim({ accounts: count, maxUrlBytes: 8192 });
+    const sim = running;
+    const codes: string[] = [];
+    const log = createLogSink();
+    const client = createUpstreamClient({
+      upstreams: [{ kind: 'http', name: 'sim', url: sim.url, rps: 1000, timeoutMs: 5000 }],
+      retry: { attempts: 1, baseDelayMs: 1, maxDelayMs: 10 },
+      logger: log.logger,
+      observer: { request: (_u, _q, code) => codes.push(code), skipped: () => undefined },
+      now: () => Date.now(),
+      userAgent: 'test',
+    });
+    let snapshot: WalletsSnapshot | null = null;
+    const deps: WalletPollDeps = {
+      client,
+      logger: log.logger,
+      now: () => Date.now(),
+      watchlist: sim.sim.wallets.accounts().map((a) => watch(a.raw)),
+      batchSize: createBatchSize(1000, Date.now, (n) => walletStatesRequestLineBytes(sim.url, n)),
+      previous: () => snapshot,
+      publish: (s) => (snapshot = s),
+      concurrency: 4,
+    };
+    const cycles: { calls: number; refused: number }[] = [];
+    for (let cycle = 0; cycle < 3; cycle += 1) {
+      codes.length = 0;
+      expect(await pollWallets(deps)).toMatchObject({ ok: true, fetched: count });
+      cycles.push({ calls: codes.length, refused: codes.filter((c) => c === '414').length });
     }
+    const full = Math.ceil(count / 166);
+    // The first cycle: batches that fit from the start, and the poll's one probe at twice the size.
+    expect(cycles[0]?.refused).toBeLessThanOrEqual(1);
+    expect(cycles.slice(1)).toEqual([
+      { calls: full, refused: 0 },
+      { calls: full, refused: 0 },
+    ]);
   });
 });
