@@ -7,6 +7,7 @@ import { createFeatures } from './features/index.js';
 import { createGenerations, type Generation } from './generation.js';
 import { createEpisodeLog } from './log/episodes.js';
 import { createMetricsExposition } from './metrics/exposition.js';
+import { createCompressor } from './metrics/gzip-members.js';
 import { createSelfMetrics, type HealthSource, type SelfMetrics } from './metrics/registry.js';
 import { createWalletSeriesRenderer } from './metrics/wallet-series.js';
 import { createPollStatus, type PollStatus } from './poll/status.js';
@@ -171,8 +172,11 @@ function coreHealth(store: SnapshotStore, status: PollStatus, current: () => Gen
 function createServerFor(deps: DaemonDeps, ctx: FeatureContext, features: readonly Feature[], health: HealthSource, self: SelfMetrics) {
   const { current, now, store } = ctx;
   const serves = Object.assign({}, ...features.map((f) => f.serves)) as NonNullable<Feature['serves']>;
+  // One bound on compressions in the thread pool for all of /metrics.
+  const compressor = createCompressor();
   const metrics = createMetricsExposition({
     self,
+    compressor,
     snapshot: () => store.current(),
     now,
     maxAgeSeconds: () => current().config.snapshot.maxAgeSeconds,
@@ -180,6 +184,7 @@ function createServerFor(deps: DaemonDeps, ctx: FeatureContext, features: readon
       watchlist: () => current().config.watchlist,
       maxAgeSeconds: () => current().config.snapshot.maxAgeSeconds,
       testnet: () => current().config.testnet,
+      compressor,
     }),
   });
   const statusParts = serves.status ?? (() => undefined);

@@ -1,7 +1,7 @@
 import { perObject } from '../domain/per-object.js';
 import { isFresh } from '../snapshot/freshness.js';
 import type { QueueSizesSnapshot, Snapshot } from '../snapshot/types.js';
-import { compressSmall, createGzipMembers, inflateParts, type GzipPart } from './gzip-members.js';
+import { compressSmall, createGzipMembers, inflateParts, type Compressor, type GzipPart } from './gzip-members.js';
 import { renderQueueSeries } from './queue-series.js';
 import type { SelfMetrics } from './registry.js';
 
@@ -39,6 +39,8 @@ export interface MetricsExpositionDeps {
   readonly now: () => number;
   readonly maxAgeSeconds: () => number;
   readonly wallets?: WalletSeriesRenderer;
+  /** Compression in the thread pool, shared with the wallet series' (default: one of its own). */
+  readonly compressor?: Compressor;
 }
 
 /**
@@ -49,7 +51,7 @@ export function createMetricsExposition(deps: MetricsExpositionDeps): MetricsExp
   const queueSeries = perObject((snapshot: QueueSizesSnapshot): string => renderQueueSeries(snapshot));
   // The queue text is small: encode it once per change. Wallet series come encoded.
   let encodedQueue = { text: '', buffer: Buffer.alloc(0) };
-  const gzipMembers = createGzipMembers();
+  const gzipMembers = createGzipMembers(deps.compressor);
   // The own part's member, made again only when the part is a new reading.
   let ownMember: { text: Buffer; gzip: Buffer } = { text: Buffer.alloc(0), gzip: Buffer.alloc(0) };
   return {

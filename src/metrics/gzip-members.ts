@@ -23,7 +23,7 @@ const OPTIONS = { level: 1, windowBits: 12 };
 const PART_OPTIONS = { ...OPTIONS, chunkSize: 64 * 1024 };
 
 /**
- * At most this many compressions at once, process-wide. Each holds a deflate state of a
+ * At most this many compressions at once (per Compressor: the daemon shares one). Each holds a deflate state of a
  * few hundred KiB for as long as it waits in the thread pool; a first render at 100,000
  * wallets asks for hundreds of members together, and the allocator keeps what they all took.
  */
@@ -38,22 +38,34 @@ export interface GzipPart {
 
 export const EMPTY_PART: GzipPart = { gzip: Buffer.alloc(0), length: 0 };
 
-let running = 0;
-const waiting: (() => void)[] = [];
+/** Compression in the thread pool, at most `atOnce` at a time; one is shared by everything that renders /metrics. */
+export interface Compressor {
+  /** One gzip member of `buffer`. */
+  compress(buffer: Buffer): Promise<Buffer>;
+  /** A text's part; nothing to compress for an empty text. */
+  part(text: Buffer): Promise<GzipPart>;
+}
 
-/** One gzip member of `buffer`, made in the thread pool, at most AT_ONCE at a time. */
-export async function compress(buffer: Buffer): Promise<Buffer> {
-  if (running >= AT_ONCE) await new Promise<void>((resolve) => waiting.push(resolve));
-  running += 1;
-  try {
-    const member = await new Promise<Buffer>((resolve, reject) => gzip(buffer, PART_OPTIONS, (err, out) => (err ? reject(err) : resolve(out))));
-    // zlib hands a short output as a slice of its output buffer (PART_OPTIONS.chunkSize):
-    // kept for long, it would hold the whole buffer.
-    return member.byteLength + 1024 < member.buffer.byteLength ? Buffer.from(member) : member;
-  } finally {
-    running -= 1;
-    waiting.shift()?.();
-  }
+export function createCompressor(atOnce = AT_ONCE): Compressor {
+  let running = 0;
+  const waiting: (() => void)[] = [];
+  const compress = async (buffer: Buffer): Promise<Buffer> => {
+    if (running >= atOnce) await new Promise<void>((resolve) => waiting.push(resolve));
+    running += 1;
+    try {
+      const member = await new Promise<Buffer>((resolve, reject) => gzip(buffer, PART_OPTIONS, (err, out) => (err ? reject(err) : resolve(out))));
+      // zlib hands a short output as a slice of its output buffer (PART_OPTIONS.chunkSize):
+      // kept for long, it would hold the whole buffer.
+      return member.byteLength + 1024 < member.buffer.byteLength ? Buffer.from(member) : member;
+    } finally {
+      running -= 1;
+      waiting.shift()?.();
+    }
+  };
+  return {
+    compress,
+    part: async (text) => (text.length === 0 ? EMPTY_PART : { gzip: await compress(text), length: text.length }),
+  };
 }
 
 /**
@@ -63,11 +75,6 @@ export async function compress(buffer: Buffer): Promise<Buffer> {
  */
 export function compressSmall(text: Buffer): GzipPart {
   return { gzip: gzipSync(text, OPTIONS), length: text.length };
-}
-
-/** A text's part, compressed in the thread pool; nothing to compress for an empty text. */
-export async function compressPart(text: Buffer): Promise<GzipPart> {
-  return text.length === 0 ? EMPTY_PART : { gzip: await compress(text), length: text.length };
 }
 
 /**
@@ -104,9 +111,9 @@ export interface GzipMembers {
   kept(buffer: Buffer): Promise<Buffer>;
 }
 
-export function createGzipMembers(): GzipMembers {
+export function createGzipMembers(compressor: Compressor = createCompressor()): GzipMembers {
   const members = perObject((buffer: Buffer): Promise<Buffer> => {
-    const member = compress(buffer);
+    const member = compressor.compress(buffer);
     // A failure is not kept: the next scrape tries again.
     member.catch(() => members.forget(buffer));
     return member;

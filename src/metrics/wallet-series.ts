@@ -3,7 +3,7 @@ import { isFresh, staleFrom } from '../snapshot/freshness.js';
 import type { AddressBookEntry } from '../domain/wallet-state.js';
 import type { Snapshot, WalletRecord, WalletsSnapshot } from '../snapshot/types.js';
 import type { WalletSeriesRenderer } from './exposition.js';
-import { compressPart, compressSmall, type GzipPart } from './gzip-members.js';
+import { compressSmall, createCompressor, type Compressor, type GzipPart } from './gzip-members.js';
 import { createLineWriter, type LineWriter } from './line-writer.js';
 import type { MetricFamily } from './registry.js';
 import { familyHeader } from './text-format.js';
@@ -38,10 +38,12 @@ export interface WalletSeriesCaches {
   /** The label sets of the block being rendered. */
   readonly labels: LineWriter;
   chunks: Chunk[];
+  /** Compression in the thread pool, bounded with the rest of /metrics' (gzip-members.ts). */
+  readonly compressor: Compressor;
 }
 
-export function createWalletSeriesCaches(): WalletSeriesCaches {
-  return { writer: createLineWriter(), labels: createLineWriter(64 * 1024), chunks: [] };
+export function createWalletSeriesCaches(compressor: Compressor = createCompressor()): WalletSeriesCaches {
+  return { writer: createLineWriter(), labels: createLineWriter(64 * 1024), chunks: [], compressor };
 }
 
 /**
@@ -100,7 +102,9 @@ async function renderChunk(block: Omit<Chunk, 'families'>, previous: Chunk | und
       return [start, out.size()];
     });
     const text = out.written();
-    const families = await Promise.all(spans.map((span) => (Array.isArray(span) ? compressPart(text.subarray(span[0], span[1])) : Promise.resolve(span))));
+    const families = await Promise.all(
+      spans.map((span) => (Array.isArray(span) ? caches.compressor.part(text.subarray(span[0], span[1])) : Promise.resolve(span))),
+    );
     return { ...block, families };
   } finally {
     out.clear();
@@ -193,8 +197,10 @@ export function createWalletSeriesRenderer(settings: {
   watchlist: () => readonly WatchedWallet[];
   maxAgeSeconds: () => number;
   testnet: () => boolean;
+  /** Shared with the exposition's own compressions (default: one of its own). */
+  compressor?: Compressor;
 }): WalletSeriesRenderer {
-  const caches = createWalletSeriesCaches();
+  const caches = createWalletSeriesCaches(settings.compressor);
   let cached: {
     wallets: WalletsSnapshot | null;
     watchlist: readonly WatchedWallet[];

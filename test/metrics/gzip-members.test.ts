@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { compressPart, inflateParts, type GzipPart } from '../../src/metrics/gzip-members.js';
+import { createCompressor, inflateParts, type GzipPart } from '../../src/metrics/gzip-members.js';
+
+const compressPart = createCompressor().part;
 import { createRandom } from '../../src/sim/random.js';
 
 /** The members kept for /metrics, and the identity text made back from them. */
