@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createCompressor, inflateParts, type GzipPart } from '../../src/metrics/gzip-members.js';
 
-const compressPart = createCompressor().part;
+const compressor = createCompressor();
+const compressPart = (text: Buffer) => compressor.part(text);
 import { createRandom } from '../../src/sim/random.js';
 
 /** The members kept for /metrics, and the identity text made back from them. */
