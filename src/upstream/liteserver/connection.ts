@@ -3,6 +3,8 @@ import { connect, type Socket } from 'node:net';
 import { FrameError, clientHandshake, createFrameReader, frame } from '../../ton/adnl.js';
 import { ID, encodeRequest, type LiteRequest } from '../../ton/lite-api.js';
 import { TlReader, TlWriter } from '../../ton/tl.js';
+import { LiteTransportError } from './connection-error.js';
+import { createPendingQueries } from './pending-queries.js';
 
 /**
  * One ADNL-over-TCP connection to one liteserver: connect, handshake, then queries matched
@@ -12,18 +14,7 @@ import { TlReader, TlWriter } from '../../ton/tl.js';
  * reconnects or retries by itself, and every wait has a deadline.
  */
 
-export type TransportFailure = 'timeout' | 'network' | 'bad_body' | 'aborted';
-
-export class LiteTransportError extends Error {
-  override readonly name = 'LiteTransportError';
-  constructor(
-    readonly failure: TransportFailure,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-  }
-}
+export { LiteTransportError, type TransportFailure } from './connection-error.js';
 
 export interface LiteEndpoint {
   readonly host: string;
@@ -39,17 +30,12 @@ export interface LiteConnection {
   close(): void;
 }
 
-interface Pending {
-  readonly resolve: (answer: Buffer) => void;
-  readonly reject: (error: LiteTransportError) => void;
-}
-
 /** Connects and completes the handshake within timeoutMs, or rejects. */
 export function openLiteConnection(endpoint: LiteEndpoint, timeoutMs: number, signal?: AbortSignal): Promise<LiteConnection> {
   return new Promise((resolveOpen, rejectOpen) => {
     const { packet, ciphers } = clientHandshake(endpoint.publicKey);
     const reader = createFrameReader();
-    const pending = new Map<string, Pending>();
+    const pending = createPendingQueries();
     let ready = false;
     let closed = false;
     const socket: Socket = connect({ host: endpoint.host, port: endpoint.port });
@@ -62,8 +48,7 @@ export function openLiteConnection(endpoint: LiteEndpoint, timeoutMs: number, si
       signal?.removeEventListener('abort', onAbort);
       socket.destroy();
       if (!ready) rejectOpen(error);
-      for (const p of pending.values()) p.reject(error);
-      pending.clear();
+      pending.failAll(error);
     };
     const onAbort = (): void => fail(new LiteTransportError('aborted', 'aborted while connecting'));
     signal?.addEventListener('abort', onAbort, { once: true });
@@ -104,10 +89,7 @@ export function openLiteConnection(endpoint: LiteEndpoint, timeoutMs: number, si
         const id = r.uint32();
         if (id !== ID.adnlAnswer) return; // tcp.pong and anything else unasked for
         const queryId = r.int256().toString('hex');
-        const answer = r.bytes();
-        const waiting = pending.get(queryId);
-        pending.delete(queryId);
-        waiting?.resolve(answer);
+        pending.answer(queryId, r.bytes());
       } catch (cause) {
         fail(new LiteTransportError('bad_body', 'unreadable adnl.message.answer', { cause }));
       }
@@ -125,33 +107,7 @@ export function openLiteConnection(endpoint: LiteEndpoint, timeoutMs: number, si
         const key = queryId.toString('hex');
         const inner = new TlWriter().id(ID.query).bytes(encodeRequest(request)).build();
         const message = new TlWriter().id(ID.adnlQuery).int256(queryId).bytes(inner).build();
-        return new Promise<Buffer>((resolve, reject) => {
-          const done = (): void => {
-            clearTimeout(timer);
-            querySignal?.removeEventListener('abort', onQueryAbort);
-            pending.delete(key);
-          };
-          const onQueryAbort = (): void => {
-            done();
-            reject(new LiteTransportError('aborted', 'aborted'));
-          };
-          const timer = setTimeout(() => {
-            done();
-            reject(new LiteTransportError('timeout', `no answer within ${queryTimeoutMs} ms`));
-          }, queryTimeoutMs);
-          pending.set(key, {
-            resolve: (answer) => {
-              done();
-              resolve(answer);
-            },
-            reject: (error) => {
-              done();
-              reject(error);
-            },
-          });
-          querySignal?.addEventListener('abort', onQueryAbort, { once: true });
-          socket.write(ciphers.encrypt.update(frame(message)));
-        });
+        return pending.ask(key, () => socket.write(ciphers.encrypt.update(frame(message))), queryTimeoutMs, querySignal);
       },
     };
   });
