@@ -72,29 +72,7 @@ export function createStatusRoutes(deps: StatusPageDeps): [string, Route][] {
     const wallets = maker.wallets(sources, q.get('q') ?? '', pageOf(q.get('page')));
     const refresh = Math.min(300, Math.max(1, Math.floor(Number(q.get('refresh') ?? '5')) || 5));
     const sections = renderStatus(model, wallets);
-    const html =
-      `<!doctype html>
-<html lang="en" data-refresh="${refresh}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>tonwatch ${escapeHtml(model.version)}: TON queue pressure and wallets</title>
-<link rel="icon" href="/assets/favicon.svg" type="image/svg+xml"><link rel="stylesheet" href="/assets/status.css">
-<script type="module" src="/assets/client.js"></script></head>
-<body><header><h1>tonwatch</h1><div id="section-summary" aria-live="polite">${sections.summary}</div></header>
-<main>
-<section aria-labelledby="h-queue"><h2 id="h-queue">Queue pressure</h2><div id="section-queue">${sections.queue}</div></section>
-<section aria-labelledby="h-history"><h2 id="h-history">The last hour</h2><div id="section-history">${sections.history}</div></section>
-<section aria-labelledby="h-wallets" id="wallets"><h2 id="h-wallets">Wallets</h2>
-<form id="wallet-search" class="search" role="search" method="get" action="/#wallets"><label for="wallet-query">Find a watched wallet by name or any ` +
-      `address form</label>
-<input id="wallet-query" name="q" type="search" value="${escapeHtml(wallets.query)}" autocomplete="off" spellcheck="false"><input type="hidden" ` +
-      `name="refresh" value="${refresh}"><button type="submit">Search</button></form>
-<div id="section-wallets">${sections.wallets}</div></section>
-<section aria-labelledby="h-upstreams"><h2 id="h-upstreams">Upstreams</h2><div id="section-upstreams">${sections.upstreams}</div></section>
-</main>
-<footer><p><a href="/metrics">/metrics</a> · <a href="/api/v2/getOutMsgQueueSizes">/api/v2/getOutMsgQueueSizes</a> · <a href="/api/v3/walletStates">` +
-      `/api/v3/walletStates?address=…</a> · <a href="/api/status">/api/status</a> · <a href="/healthz">/healthz</a> · <a href="/readyz">/readyz</a>. ` +
-      `Refreshes every ${refresh} s with JavaScript; reload the page without it.</p></footer>
-</body></html>
-`;
+    const html = pageHtml(model, sections, wallets.query, refresh);
     return {
       status: 200,
       headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'content-security-policy': STATUS_CSP },
@@ -116,30 +94,7 @@ export function createStatusRoutes(deps: StatusPageDeps): [string, Route][] {
     return statusAnswer.response;
   };
 
-  const scripts = new Map<string, Promise<Buffer | null>>();
-  const script =
-    (path: string): Route['handle'] =>
-    async () => {
-      let loaded = scripts.get(path);
-      if (loaded === undefined) {
-        const file = SCRIPTS[path];
-        loaded =
-          file === undefined
-            ? Promise.resolve(null)
-            : readFile(file).catch((err: unknown) => {
-                deps.logger.error({ err, path }, 'status page asset missing (run the built tonwatch)');
-                return null;
-              });
-        scripts.set(path, loaded);
-      }
-      const body = await loaded;
-      if (body === null) return { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: 'asset not built' };
-      return {
-        status: 200,
-        headers: { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff' },
-        body,
-      };
-    };
+  const script = createScriptAssets(deps.logger);
   const fixed =
     (type: string, body: string): Route['handle'] =>
     () => ({ status: 200, headers: { 'content-type': type, 'cache-control': 'max-age=300', 'x-content-type-options': 'nosniff' }, body });
@@ -162,4 +117,59 @@ export function createStatusRoutes(deps: StatusPageDeps): [string, Route][] {
     ['/assets/client.js', { endpoint: 'asset', handle: script('/assets/client.js') }],
     ['/assets/render.js', { endpoint: 'asset', handle: script('/assets/render.js') }],
   ];
+}
+
+/** The page's HTML around its rendered sections. */
+function pageHtml(model: StatusModel, sections: ReturnType<typeof renderStatus>, query: string, refresh: number): string {
+  return (
+    `<!doctype html>
+<html lang="en" data-refresh="${refresh}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>tonwatch ${escapeHtml(model.version)}: TON queue pressure and wallets</title>
+<link rel="icon" href="/assets/favicon.svg" type="image/svg+xml"><link rel="stylesheet" href="/assets/status.css">
+<script type="module" src="/assets/client.js"></script></head>
+<body><header><h1>tonwatch</h1><div id="section-summary" aria-live="polite">${sections.summary}</div></header>
+<main>
+<section aria-labelledby="h-queue"><h2 id="h-queue">Queue pressure</h2><div id="section-queue">${sections.queue}</div></section>
+<section aria-labelledby="h-history"><h2 id="h-history">The last hour</h2><div id="section-history">${sections.history}</div></section>
+<section aria-labelledby="h-wallets" id="wallets"><h2 id="h-wallets">Wallets</h2>
+<form id="wallet-search" class="search" role="search" method="get" action="/#wallets"><label for="wallet-query">Find a watched wallet by name or any ` +
+    `address form</label>
+<input id="wallet-query" name="q" type="search" value="${escapeHtml(query)}" autocomplete="off" spellcheck="false"><input type="hidden" ` +
+    `name="refresh" value="${refresh}"><button type="submit">Search</button></form>
+<div id="section-wallets">${sections.wallets}</div></section>
+<section aria-labelledby="h-upstreams"><h2 id="h-upstreams">Upstreams</h2><div id="section-upstreams">${sections.upstreams}</div></section>
+</main>
+<footer><p><a href="/metrics">/metrics</a> · <a href="/api/v2/getOutMsgQueueSizes">/api/v2/getOutMsgQueueSizes</a> · <a href="/api/v3/walletStates">` +
+    `/api/v3/walletStates?address=…</a> · <a href="/api/status">/api/status</a> · <a href="/healthz">/healthz</a> · <a href="/readyz">/readyz</a>. ` +
+    `Refreshes every ${refresh} s with JavaScript; reload the page without it.</p></footer>
+</body></html>
+`
+  );
+}
+
+/** The browser modules, read once from the build, as routes. */
+function createScriptAssets(logger: Logger): (path: string) => Route['handle'] {
+  const scripts = new Map<string, Promise<Buffer | null>>();
+  return (path: string): Route['handle'] =>
+    async () => {
+      let loaded = scripts.get(path);
+      if (loaded === undefined) {
+        const file = SCRIPTS[path];
+        loaded =
+          file === undefined
+            ? Promise.resolve(null)
+            : readFile(file).catch((err: unknown) => {
+                logger.error({ err, path }, 'status page asset missing (run the built tonwatch)');
+                return null;
+              });
+        scripts.set(path, loaded);
+      }
+      const body = await loaded;
+      if (body === null) return { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: 'asset not built' };
+      return {
+        status: 200,
+        headers: { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff' },
+        body,
+      };
+    };
 }
