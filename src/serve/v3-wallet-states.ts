@@ -58,10 +58,8 @@ interface Fragments {
 
 export function createWalletStatesHandler(wallOffset: () => number = () => 0): WalletStatesHandler {
   const fragments = new WeakMap<WalletRecord, Fragments>();
-  let cacheKey: { snapshot: WalletsSnapshot | null; watched: WatchedKeys; testnet: boolean; maxAge: number } | null = null;
   const respond = createSnapshotResponder(wallOffset);
-  const answers = new Map<string, { body: Buffer; validUntil: number }>();
-  let cachedBytes = 0;
+  const answers = createAnswerCache();
 
   const fragmentsOf = (record: WalletRecord, key: string, testnet: boolean, make: () => ReturnType<typeof addressBookEntry>): Fragments => {
     let found = fragments.get(record);
@@ -152,22 +150,7 @@ export function createWalletStatesHandler(wallOffset: () => number = () => 0): W
             : `wallet snapshot is older than snapshot.maxAgeSeconds (${request.maxAgeSeconds} s): the upstream is failing`;
         return jsonResponse(503, { error }, { 'retry-after': request.loading ? '1' : retryAfterSeconds(request.now, request.nextPollDueAt) });
       }
-      if (
-        !cacheKey ||
-        cacheKey.snapshot !== snapshot ||
-        cacheKey.watched !== request.watched ||
-        cacheKey.testnet !== request.testnet ||
-        cacheKey.maxAge !== request.maxAgeSeconds
-      ) {
-        cacheKey = {
-          snapshot,
-          watched: request.watched,
-          testnet: request.testnet,
-          maxAge: request.maxAgeSeconds,
-        };
-        answers.clear();
-        cachedBytes = 0;
-      }
+      answers.keyedBy(snapshot, request);
       const readThrough = request.readThrough ?? null;
       let answer = answers.get(request.query);
       if (!answer || request.now >= answer.validUntil) {
@@ -177,18 +160,47 @@ export function createWalletStatesHandler(wallOffset: () => number = () => 0): W
           return withReadThrough(snapshot, request, parsed.addresses, readThrough);
         }
         answer = build(snapshot, request, parsed.addresses, null);
-        if (answer.body.length <= CACHE_BYTES / 8) {
-          answers.set(request.query, answer);
-          cachedBytes += answer.body.length;
-          for (const [oldest, entry] of answers) {
-            if (answers.size <= CACHE_ENTRIES && cachedBytes <= CACHE_BYTES) break;
-            answers.delete(oldest);
-            cachedBytes -= entry.body.length;
-          }
-        }
+        answers.set(request.query, answer);
       }
       const fetchedAt = snapshot?.fetchedAt ?? request.now;
       return respond(answer.body, fetchedAt, request.now, request.nextPollDueAt);
+    },
+  };
+}
+
+interface CachedAnswer {
+  readonly body: Buffer;
+  /** When a served record in it turns stale (process clock). */
+  readonly validUntil: number;
+}
+
+/**
+ * Whole answers to repeated queries, by query string: at most CACHE_ENTRIES and
+ * CACHE_BYTES (oldest out first), all dropped when the snapshot, the watchlist, the testnet
+ * flag or maxAgeSeconds changes.
+ */
+function createAnswerCache() {
+  let key: { snapshot: WalletsSnapshot | null; watched: WatchedKeys; testnet: boolean; maxAge: number } | null = null;
+  const answers = new Map<string, CachedAnswer>();
+  let bytes = 0;
+  return {
+    keyedBy(snapshot: WalletsSnapshot | null, request: WalletStatesRequest): void {
+      const { watched, testnet, maxAgeSeconds: maxAge } = request;
+      if (key?.snapshot === snapshot && key.watched === watched && key.testnet === testnet && key.maxAge === maxAge) return;
+      key = { snapshot, watched, testnet, maxAge };
+      answers.clear();
+      bytes = 0;
+    },
+    get: (query: string): CachedAnswer | undefined => answers.get(query),
+    set(query: string, answer: CachedAnswer): void {
+      if (answer.body.length > CACHE_BYTES / 8) return;
+      answers.set(query, answer);
+      bytes += answer.body.length;
+      for (const [oldest, entry] of answers) {
+        if (answers.size <= CACHE_ENTRIES && bytes <= CACHE_BYTES) break;
+        answers.delete(oldest);
+        bytes -= entry.body.length;
+      }
     },
   };
 }
