@@ -131,19 +131,14 @@ export function createLineWriter(initialBytes = 256 * 1024): LineWriter {
     bytes,
     labelValue,
     repeatedLabelValue(value) {
-      let encoded = repeated.get(value);
-      if (encoded === undefined) {
-        if (repeated.size >= REPEATED_VALUES) {
-          labelValue(value);
-          return;
-        }
-        const start = position;
-        labelValue(value);
-        encoded = Buffer.from(buffer.subarray(start, position));
-        repeated.set(value, encoded);
+      const encoded = repeated.get(value);
+      if (encoded !== undefined) {
+        bytes(encoded);
         return;
       }
-      bytes(encoded);
+      const start = position;
+      labelValue(value);
+      if (repeated.size < REPEATED_VALUES) repeated.set(value, Buffer.from(buffer.subarray(start, position)));
     },
     integer(value) {
       if (!Number.isSafeInteger(value)) {
@@ -152,12 +147,7 @@ export function createLineWriter(initialBytes = 256 * 1024): LineWriter {
         return;
       }
       reserve(digits.length);
-      let rest = Math.abs(value);
-      let at = digits.length;
-      do {
-        digits[--at] = 0x30 + (rest % 10);
-        rest = Math.floor(rest / 10);
-      } while (rest > 0);
+      const at = digitsOf(Math.abs(value), digits);
       if (value < 0) buffer[position++] = 0x2d; // -
       buffer.set(digits.subarray(at), position);
       position += digits.length - at;
@@ -175,4 +165,15 @@ export function createLineWriter(initialBytes = 256 * 1024): LineWriter {
       position = 0;
     },
   };
+}
+
+/** The decimal digits of a non-negative safe integer, right-aligned in `digits`; returns where they start. */
+function digitsOf(value: number, digits: Uint8Array): number {
+  let rest = value;
+  let at = digits.length;
+  do {
+    digits[--at] = 0x30 + (rest % 10);
+    rest = Math.floor(rest / 10);
+  } while (rest > 0);
+  return at;
 }

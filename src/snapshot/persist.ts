@@ -65,21 +65,7 @@ export function createSnapshotPersister(options: SnapshotPersisterOptions): Snap
   let writing: Promise<void> = Promise.resolve();
   let pending: Snapshot | null = null;
 
-  // A failing disk fails every write: said when it starts, every 10 minutes, and when it ends.
-  const episodes = createEpisodeLog(logger, options.now);
-  const writePart = async (target: string, content: string | Iterable<Uint8Array>): Promise<boolean> => {
-    try {
-      await writeAtomically(target, content);
-    } catch (err) {
-      const reason = persistFailureReason(err);
-      options.observer?.failed(reason);
-      episodes.failed(target, { err, file: target, reason }, 'could not persist the snapshot; the previous file stays');
-      return false;
-    }
-    options.observer?.persisted(options.now() + wallOffset());
-    episodes.ok(target, { file: target }, 'snapshot persisted again');
-    return true;
-  };
+  const writePart = createPartWriter(options, wallOffset);
   let tempsRemoved = false;
   /** Once, before the first load: the temp files of writes a kill cut short. */
   const removeTemps = async (): Promise<void> => {
@@ -172,5 +158,27 @@ export function createSnapshotPersister(options: SnapshotPersisterOptions): Snap
       return writing;
     },
     flush: () => writing,
+  };
+}
+
+/**
+ * Writes one part's file atomically, and says how it went: to the observer (the metrics)
+ * every time, to the log once per episode of failures (a failing disk fails every write:
+ * said when it starts, every 10 minutes, and when it ends).
+ */
+function createPartWriter(options: SnapshotPersisterOptions, wallOffset: () => number) {
+  const episodes = createEpisodeLog(options.logger, options.now);
+  return async (target: string, content: string | Iterable<Uint8Array>): Promise<boolean> => {
+    try {
+      await writeAtomically(target, content);
+    } catch (err) {
+      const reason = persistFailureReason(err);
+      options.observer?.failed(reason);
+      episodes.failed(target, { err, file: target, reason }, 'could not persist the snapshot; the previous file stays');
+      return false;
+    }
+    options.observer?.persisted(options.now() + wallOffset());
+    episodes.ok(target, { file: target }, 'snapshot persisted again');
+    return true;
   };
 }
