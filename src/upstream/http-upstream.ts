@@ -63,7 +63,7 @@ export interface HttpUpstreamDeps extends UpstreamCallsDeps<HttpUpstreamSettings
 }
 
 export function createHttpUpstream(deps: HttpUpstreamDeps): UpstreamCalls {
-  const { settings: upstream, budget, observer, logger, now, wall, userAgent, dispatcher } = deps;
+  const { settings: upstream, budget, observer, logger, now } = deps;
   /** Index into QUEUE_SIZES_PATHS that this upstream answers, learned from 404s. */
   let queuePathIndex = 0;
 
@@ -82,63 +82,9 @@ export function createHttpUpstream(deps: HttpUpstreamDeps): UpstreamCalls {
       };
     }
     const started = now();
-    const sent = await send(spec, signal);
+    const sent = await send(deps, spec, signal);
     observer.request(upstream.name, spec.query, sent.ok ? String(sent.status) : sent.error.metricCode, (now() - started) / 1000);
     return sent;
-  }
-
-  async function send<T>(
-    spec: Attempt<T>,
-    signal: AbortSignal | undefined,
-  ): Promise<{ readonly ok: true; readonly value: T; readonly status: number } | { readonly ok: false; readonly error: UpstreamError }> {
-    const fail = (
-      code: ConstructorParameters<typeof UpstreamError>[0],
-      message: string,
-      extra: { status?: number; retryAfterMs?: number | undefined; cause?: unknown } = {},
-    ) => ({ ok: false, error: new UpstreamError(code, message, { upstream: upstream.name, query: spec.query, ...extra }) }) as const;
-    const url = new URL(upstream.url.replace(/\/+$/, '') + spec.path);
-    if (spec.search !== undefined) url.search = spec.search;
-    const timeout = new AbortController();
-    const timer = setTimeout(() => timeout.abort(new Error(`timed out after ${upstream.timeoutMs} ms`)), upstream.timeoutMs);
-    const combined = signal ? AbortSignal.any([signal, timeout.signal]) : timeout.signal;
-    try {
-      const request = await loadRequest();
-      const response = await request(url, {
-        method: 'GET',
-        signal: combined,
-        headers: {
-          accept: 'application/json',
-          'user-agent': userAgent,
-          // An empty key (`${KEY:-}` with KEY unset) means none.
-          ...(upstream.apiKey ? { 'x-api-key': upstream.apiKey } : {}),
-        },
-        headersTimeout: upstream.timeoutMs,
-        bodyTimeout: upstream.timeoutMs,
-        ...(dispatcher ? { dispatcher } : {}),
-      });
-      const text = await readCapped(response.body, MAX_BODY_BYTES);
-      const status = response.statusCode;
-      const json = tryParseJson(text);
-      if (status < 200 || status >= 300) {
-        const retryAfterMs = parseRetryAfter(response.headers['retry-after'], wall());
-        const errorClass = classifyStatus(status);
-        if (errorClass === 'rate_limited') budget.holdUntil(now() + (retryAfterMs ?? 1000));
-        const message = (json.ok ? errorMessageOf(json.value) : undefined) ?? describeNonJson(text);
-        return fail(errorClass, `HTTP ${status}: ${message}`, { status, retryAfterMs });
-      }
-      if (!json.ok) return fail('bad_body', `HTTP ${status} with a body that is not JSON: ${describeNonJson(text)}`, { status, cause: json.cause });
-      if (isFailureEnvelope(json.value)) return fail('upstream_error', `ok=false: ${errorMessageOf(json.value) ?? 'no message'}`, { status });
-      const parsed = spec.schema.safeParse(json.value);
-      if (!parsed.success) {
-        const issue = parsed.error.issues[0];
-        return fail('bad_body', `body violates the schema at ${issue?.path.join('.') ?? '?'}: ${issue?.message ?? '?'}`, { status, cause: parsed.error });
-      }
-      return { ok: true, value: parsed.data, status };
-    } catch (cause) {
-      return fail(classifyThrown(cause, timeout.signal.aborted, signal?.aborted === true), cause instanceof Error ? cause.message : String(cause), { cause });
-    } finally {
-      clearTimeout(timer);
-    }
   }
 
   /** The v2 query: on a 404, try the other path spelling and remember it. */
@@ -192,4 +138,64 @@ export function createHttpUpstream(deps: HttpUpstreamDeps): UpstreamCalls {
       loadAddressCodec();
     },
   };
+}
+
+/**
+ * One HTTP request and what its answer means: the value its schema reads, or the error
+ * class of its status, body or failure (a 429 also holds the upstream's budget).
+ */
+async function send<T>(
+  deps: HttpUpstreamDeps,
+  spec: Attempt<T>,
+  signal: AbortSignal | undefined,
+): Promise<{ readonly ok: true; readonly value: T; readonly status: number } | { readonly ok: false; readonly error: UpstreamError }> {
+  const { settings: upstream, budget, now, wall, userAgent, dispatcher } = deps;
+  const fail = (
+    code: ConstructorParameters<typeof UpstreamError>[0],
+    message: string,
+    extra: { status?: number; retryAfterMs?: number | undefined; cause?: unknown } = {},
+  ) => ({ ok: false, error: new UpstreamError(code, message, { upstream: upstream.name, query: spec.query, ...extra }) }) as const;
+  const url = new URL(upstream.url.replace(/\/+$/, '') + spec.path);
+  if (spec.search !== undefined) url.search = spec.search;
+  const timeout = new AbortController();
+  const timer = setTimeout(() => timeout.abort(new Error(`timed out after ${upstream.timeoutMs} ms`)), upstream.timeoutMs);
+  const combined = signal ? AbortSignal.any([signal, timeout.signal]) : timeout.signal;
+  try {
+    const request = await loadRequest();
+    const response = await request(url, {
+      method: 'GET',
+      signal: combined,
+      headers: {
+        accept: 'application/json',
+        'user-agent': userAgent,
+        // An empty key (`${KEY:-}` with KEY unset) means none.
+        ...(upstream.apiKey ? { 'x-api-key': upstream.apiKey } : {}),
+      },
+      headersTimeout: upstream.timeoutMs,
+      bodyTimeout: upstream.timeoutMs,
+      ...(dispatcher ? { dispatcher } : {}),
+    });
+    const text = await readCapped(response.body, MAX_BODY_BYTES);
+    const status = response.statusCode;
+    const json = tryParseJson(text);
+    if (status < 200 || status >= 300) {
+      const retryAfterMs = parseRetryAfter(response.headers['retry-after'], wall());
+      const errorClass = classifyStatus(status);
+      if (errorClass === 'rate_limited') budget.holdUntil(now() + (retryAfterMs ?? 1000));
+      const message = (json.ok ? errorMessageOf(json.value) : undefined) ?? describeNonJson(text);
+      return fail(errorClass, `HTTP ${status}: ${message}`, { status, retryAfterMs });
+    }
+    if (!json.ok) return fail('bad_body', `HTTP ${status} with a body that is not JSON: ${describeNonJson(text)}`, { status, cause: json.cause });
+    if (isFailureEnvelope(json.value)) return fail('upstream_error', `ok=false: ${errorMessageOf(json.value) ?? 'no message'}`, { status });
+    const parsed = spec.schema.safeParse(json.value);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      return fail('bad_body', `body violates the schema at ${issue?.path.join('.') ?? '?'}: ${issue?.message ?? '?'}`, { status, cause: parsed.error });
+    }
+    return { ok: true, value: parsed.data, status };
+  } catch (cause) {
+    return fail(classifyThrown(cause, timeout.signal.aborted, signal?.aborted === true), cause instanceof Error ? cause.message : String(cause), { cause });
+  } finally {
+    clearTimeout(timer);
+  }
 }
