@@ -88,21 +88,10 @@ export function createLiteUpstream(deps: LiteUpstreamDeps): UpstreamCalls {
       const { answer } = await pool.query(request, settings.timeoutMs, signal);
       result = { ok: true, value: decode(answer) };
     } catch (cause) {
-      result = { ok: false, error: classify(cause, query, request.kind) };
+      result = { ok: false, error: classify(name, cause, query, request.kind) };
     }
     observer.request(name, query, result.ok ? 'ok' : result.error.metricCode, (now() - started) / 1000);
     return result;
-  }
-
-  function classify(cause: unknown, query: UpstreamQuery, method: string): UpstreamError {
-    const details = { upstream: name, query, cause };
-    if (cause instanceof LiteTransportError) return new UpstreamError(cause.failure, `${method}: ${cause.message}`, details);
-    if (cause instanceof LiteServerError) {
-      return new UpstreamError('liteserver_error', `${method}: liteServer.error ${cause.code}: ${cause.message}`, { ...details, liteserverCode: cause.code });
-    }
-    // Ours (TonParseError), or @ton/core's reading the cells: either way the answer is unreadable.
-    const reason = cause instanceof TonParseError ? `${cause.code}: ${cause.message}` : cause instanceof Error ? cause.message : String(cause);
-    return new UpstreamError('bad_body', `${method}: unreadable answer: ${reason}`, details);
   }
 
   const masterchainInfo = (query: UpstreamQuery, priority: RequestPriority, signal: AbortSignal | undefined) =>
@@ -128,52 +117,7 @@ export function createLiteUpstream(deps: LiteUpstreamDeps): UpstreamCalls {
       if (!size.ok) return size;
       answered.push({ id: size.value.id, size: Number(size.value.size) });
     }
-    return { ok: true, value: toAnswer(answered, lastLimit) };
-  }
-
-  const toAnswer = (shards: readonly { id: LiteBlockId; size: number }[], limit: number): QueueSizesAnswer => ({
-    shards: [...shards].sort(byWorkchainThenShard).map((s) => ({ id: blockIdOf(s.id), size: s.size })),
-    ext_msg_queue_size_limit: limit,
-    extra: `liteserver:${name}`,
-  });
-
-  async function walletStates(
-    addresses: readonly string[],
-    priority: RequestPriority,
-    signal: AbortSignal | undefined,
-  ): Promise<Result<WalletStatesAnswer, UpstreamError>> {
-    const info = await masterchainInfo('wallets', priority, signal);
-    if (!info.ok) return info;
-    const block = info.value.last;
-    const wallets: ServedWalletState[] = [];
-    let failure: UpstreamError | undefined;
-    // The first failure stops the rest: the batch is answered whole or not at all, and
-    // failover asks the next upstream for all of it.
-    const stop = new AbortController();
-    const combined = signal ? AbortSignal.any([signal, stop.signal]) : stop.signal;
-    let next = 0;
-    const worker = async (): Promise<void> => {
-      while (failure === undefined && next < addresses.length) {
-        const raw = addresses[next] as string;
-        next += 1;
-        const [workchain, hex] = raw.split(':') as [string, string];
-        const request: LiteRequest = { kind: 'getAccountState', id: block, workchain: Number(workchain), account: Buffer.from(hex, 'hex') };
-        const decode = (answer: Buffer) => accountRow(raw, answer);
-        let result = await call('wallets', priority, request, decode, combined);
-        // One more try, on the next liteserver in turn, before the batch fails.
-        if (!result.ok && result.error.retryable && failure === undefined) result = await call('wallets', priority, request, decode, combined);
-        if (!result.ok) {
-          if (failure === undefined && !(result.error.code === 'aborted' && signal?.aborted !== true)) failure = result.error;
-          stop.abort();
-          return;
-        }
-        if (result.value !== null) wallets.push(result.value);
-      }
-    };
-    const inFlight = Math.max(1, Math.min(addresses.length, settings.liteservers.length * ACCOUNTS_IN_FLIGHT_PER_SERVER));
-    await Promise.all(Array.from({ length: inFlight }, worker));
-    if (failure !== undefined) return { ok: false, error: failure };
-    return { ok: true, value: { wallets, address_book: {}, metadata: {} } };
+    return { ok: true, value: toAnswer(name, answered, lastLimit) };
   }
 
   return {
@@ -183,7 +127,7 @@ export function createLiteUpstream(deps: LiteUpstreamDeps): UpstreamCalls {
         const sizes = await call('queue_sizes', 'high', { kind: 'getOutMsgQueueSizes' }, decodeOutMsgQueueSizes, signal);
         if (sizes.ok) {
           lastLimit = sizes.value.extMsgQueueSizeLimit;
-          return { ok: true, value: toAnswer(sizes.value.shards, sizes.value.extMsgQueueSizeLimit) };
+          return { ok: true, value: toAnswer(name, sizes.value.shards, sizes.value.extMsgQueueSizeLimit) };
         }
         if (sizes.error.code !== 'liteserver_error') return sizes;
         perBlockQueues = true;
@@ -194,7 +138,7 @@ export function createLiteUpstream(deps: LiteUpstreamDeps): UpstreamCalls {
       }
       return queuesPerBlock(signal);
     },
-    walletStates,
+    walletStates: (addresses, priority, signal) => walletStatesOf(call, settings.liteservers.length, addresses, priority, signal),
     /** Its last masterchain seqno; a liteserver has no indexer. */
     async tip(signal) {
       const info = await masterchainInfo('lag_check', 'high', signal);
@@ -220,4 +164,77 @@ function accountRow(raw: string, answer: Buffer): ServedWalletState | null {
   const row = walletStateOfAccount(raw, account, shardAccount);
   if (row !== null && shardAccount === null) throw new Error('the account exists but the state proof does not hold it');
   return row;
+}
+
+/** What a failed lite API call was: the connection, the liteserver's own error, or an unreadable answer. */
+function classify(name: string, cause: unknown, query: UpstreamQuery, method: string): UpstreamError {
+  const details = { upstream: name, query, cause };
+  if (cause instanceof LiteTransportError) return new UpstreamError(cause.failure, `${method}: ${cause.message}`, details);
+  if (cause instanceof LiteServerError) {
+    return new UpstreamError('liteserver_error', `${method}: liteServer.error ${cause.code}: ${cause.message}`, { ...details, liteserverCode: cause.code });
+  }
+  // Ours (TonParseError), or @ton/core's reading the cells: either way the answer is unreadable.
+  const reason = cause instanceof TonParseError ? `${cause.code}: ${cause.message}` : cause instanceof Error ? cause.message : String(cause);
+  return new UpstreamError('bad_body', `${method}: unreadable answer: ${reason}`, details);
+}
+
+/** Queue sizes in the order toncenter answers them: masterchain first, then shards by id. */
+const toAnswer = (name: string, shards: readonly { id: LiteBlockId; size: number }[], limit: number): QueueSizesAnswer => ({
+  shards: [...shards].sort(byWorkchainThenShard).map((s) => ({ id: blockIdOf(s.id), size: s.size })),
+  ext_msg_queue_size_limit: limit,
+  extra: `liteserver:${name}`,
+});
+
+/** One lite API call inside the budget, decoded (createLiteUpstream's `call`). */
+type LiteCall = <T>(
+  query: UpstreamQuery,
+  priority: RequestPriority,
+  request: LiteRequest,
+  decode: (answer: Buffer) => T,
+  signal: AbortSignal | undefined,
+) => Promise<Result<T, UpstreamError>>;
+
+/**
+ * The states of `addresses` at the last masterchain block, `servers` liteservers' worth of
+ * getAccountState calls in flight; the first failure stops the rest.
+ */
+async function walletStatesOf(
+  call: LiteCall,
+  servers: number,
+  addresses: readonly string[],
+  priority: RequestPriority,
+  signal: AbortSignal | undefined,
+): Promise<Result<WalletStatesAnswer, UpstreamError>> {
+  const info = await call('wallets', priority, { kind: 'getMasterchainInfo' }, decodeMasterchainInfo, signal);
+  if (!info.ok) return info;
+  const block = info.value.last;
+  const wallets: ServedWalletState[] = [];
+  let failure: UpstreamError | undefined;
+  // The first failure stops the rest: the batch is answered whole or not at all, and
+  // failover asks the next upstream for all of it.
+  const stop = new AbortController();
+  const combined = signal ? AbortSignal.any([signal, stop.signal]) : stop.signal;
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (failure === undefined && next < addresses.length) {
+      const raw = addresses[next] as string;
+      next += 1;
+      const [workchain, hex] = raw.split(':') as [string, string];
+      const request: LiteRequest = { kind: 'getAccountState', id: block, workchain: Number(workchain), account: Buffer.from(hex, 'hex') };
+      const decode = (answer: Buffer) => accountRow(raw, answer);
+      let result = await call('wallets', priority, request, decode, combined);
+      // One more try, on the next liteserver in turn, before the batch fails.
+      if (!result.ok && result.error.retryable && failure === undefined) result = await call('wallets', priority, request, decode, combined);
+      if (!result.ok) {
+        if (failure === undefined && !(result.error.code === 'aborted' && signal?.aborted !== true)) failure = result.error;
+        stop.abort();
+        return;
+      }
+      if (result.value !== null) wallets.push(result.value);
+    }
+  };
+  const inFlight = Math.max(1, Math.min(addresses.length, servers * ACCOUNTS_IN_FLIGHT_PER_SERVER));
+  await Promise.all(Array.from({ length: inFlight }, worker));
+  if (failure !== undefined) return { ok: false, error: failure };
+  return { ok: true, value: { wallets, address_book: {}, metadata: {} } };
 }
