@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { SimChain } from './chain.js';
 import { FAILURE_KINDS, writeFailure, writeRateLimited, type FailureKind } from './failures.js';
@@ -7,6 +6,7 @@ import { scenarioParams } from './scenarios.js';
 import type { SimWallets } from './wallets.js';
 import type { SimLiteserver } from './liteserver.js';
 import { createSimControl } from './control.js';
+import { createSimBodies } from './v2-bodies.js';
 
 /**
  * The simulator's HTTP face: a toncenter-compatible upstream in either server generation's
@@ -53,7 +53,6 @@ const PLURAL = '/api/v2/getOutMsgQueueSizes';
 const SINGULAR = '/api/v2/getOutMsgQueueSize';
 const MASTERCHAIN_INFO = '/api/v2/getMasterchainInfo';
 const INDEXER_MASTERCHAIN_INFO = '/api/v3/masterchainInfo';
-const WHOLE_SHARD_SIGNED = '-9223372036854775808';
 
 export function createSimServer(options: SimServerOptions): SimServer {
   const { chain, wallets, random, now } = options;
@@ -67,10 +66,6 @@ export function createSimServer(options: SimServerOptions): SimServer {
   let requestCount = 0;
   const byPath: Record<string, number> = {};
   let lag = { blocks: options.lagBlocks, indexer: options.indexerLagBlocks };
-  /** The masterchain seqno this upstream shows: the chain's, held `lag.blocks` back. */
-  const tipSeqno = (): number => Math.max(1, (chain.queues()[0]?.seqno ?? 1) - lag.blocks);
-  const blockHash = (kind: string, seqno: number): string => createHash('sha256').update(`mc:${kind}:${seqno}`).digest('base64');
-
   const overBudget = (): boolean => {
     if (!limiter) return false;
     const t = now();
@@ -87,58 +82,7 @@ export function createSimServer(options: SimServerOptions): SimServer {
     res.end(body);
   };
 
-  const queueSizesBody = (): string => {
-    const extra = `${(now() / 1000).toFixed(7)}:${options.style === 'cpp' ? 0 : random.int(0, 12)}:${random.next()}`;
-    const result = {
-      '@type': 'blocks.outMsgQueueSizes',
-      shards: chain.queues().map((q) => ({
-        '@type': 'blocks.outMsgQueueSize',
-        id:
-          q.workchain === -1 && lag.blocks > 0
-            ? {
-                '@type': 'ton.blockIdExt',
-                workchain: -1,
-                shard: q.shard,
-                seqno: tipSeqno(),
-                root_hash: blockHash('root', tipSeqno()),
-                file_hash: blockHash('file', tipSeqno()),
-              }
-            : { '@type': 'ton.blockIdExt', workchain: q.workchain, shard: q.shard, seqno: q.seqno, root_hash: q.rootHash, file_hash: q.fileHash },
-        size: q.size,
-      })),
-      ext_msg_queue_size_limit: chain.limit,
-    };
-    return JSON.stringify(options.style === 'cpp' ? { ok: true, result, '@extra': extra } : { ok: true, result: { ...result, '@extra': extra } });
-  };
-
-  /** v2 getMasterchainInfo, as toncenter's Python server answers it. */
-  const masterchainInfoBody = (): string => {
-    const seqno = tipSeqno();
-    const last = {
-      '@type': 'ton.blockIdExt',
-      workchain: -1,
-      shard: WHOLE_SHARD_SIGNED,
-      seqno,
-      root_hash: blockHash('root', seqno),
-      file_hash: blockHash('file', seqno),
-    };
-    const init = { '@type': 'ton.blockIdExt', workchain: -1, shard: '0', seqno: 0, root_hash: blockHash('root', 0), file_hash: blockHash('file', 0) };
-    const extra = `${(now() / 1000).toFixed(7)}:0:${random.next()}`;
-    return JSON.stringify({ ok: true, result: { '@type': 'blocks.masterchainInfo', last, state_root_hash: blockHash('state', seqno), init, '@extra': extra } });
-  };
-
-  /** v3 masterchainInfo, as ton-indexer answers it: its first and last indexed masterchain blocks. */
-  const indexerMasterchainInfoBody = (): string => {
-    const block = (seqno: number) => ({
-      workchain: -1,
-      shard: '8000000000000000',
-      seqno,
-      root_hash: blockHash('root', seqno),
-      file_hash: blockHash('file', seqno),
-      gen_utime: String(Math.floor(now() / 1000)),
-    });
-    return JSON.stringify({ first: block(1), last: block(Math.max(1, tipSeqno() - lag.indexer)) });
-  };
+  const bodies = createSimBodies({ chain, random, now, style: options.style, lag: () => lag });
 
   const control = createSimControl({
     step: options.step,
@@ -171,11 +115,11 @@ export function createSimServer(options: SimServerOptions): SimServer {
     if (isV2 && wrongSpelling) return send(res, 404, JSON.stringify({ ok: false, error: 'Not Found', code: 404, '@extra': '_' }));
 
     const answer = isV2
-      ? { status: 200, body: queueSizesBody() }
+      ? { status: 200, body: bodies.queueSizes() }
       : url.pathname === MASTERCHAIN_INFO
-        ? { status: 200, body: masterchainInfoBody() }
+        ? { status: 200, body: bodies.masterchainInfo() }
         : url.pathname === INDEXER_MASTERCHAIN_INFO
-          ? { status: 200, body: indexerMasterchainInfoBody() }
+          ? { status: 200, body: bodies.indexerMasterchainInfo() }
           : wallets.answer(url);
     const failure = injected.shift() ?? (random.chance(scenarioParams(chain.scenario).failureRate) ? random.pick(FAILURE_KINDS) : undefined);
     if (failure && answer.status === 200) {
