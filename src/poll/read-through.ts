@@ -10,10 +10,9 @@ import { matchWalletAnswer } from './wallet-mapping.js';
  * Read-through: wallet states for addresses that are not on the watchlist, fetched for the
  * clients that ask and kept for ttlSeconds.
  *
- * - Coalesced: the addresses of all concurrent requests wait in one queue; one batch at a
- *   time takes as many as fit (the wallet poll's batch size), so an address asked by a
- *   thousand clients at once is one address in one batch, and a burst of requests is a
- *   few batches.
+ * - Coalesced: the addresses of all concurrent requests wait in one queue, in the order
+ *   they came; one batch at a time takes as many as fit (the wallet poll's batch size): an
+ *   address asked by a thousand clients at once is one address in one batch.
  * - Budgeted: batches go through the upstream client as `read_through`, below the queue
  *   poll and taking turns with the wallet cycle (upstream/budget.ts).
  * - Bounded: past maxPendingAddresses (queued and in flight) a request is refused; a
@@ -67,39 +66,23 @@ interface Pending {
 
 export function createReadThrough(deps: ReadThroughDeps): ReadThrough {
   const { now, logger } = deps;
-  const cache = new Map<string, WalletRecord>();
+  const cache = createRecordCache(() => deps.settings().ttlSeconds * 1000);
   const pending = new Map<string, Pending>();
   const queue: string[] = [];
   let fetching = false;
-  let sweptAt = 0;
   const abort = new AbortController();
-
-  const fresh = (record: WalletRecord, at: number): boolean => at < record.fetchedAt + deps.settings().ttlSeconds * 1000;
-
-  function sweep(at: number): void {
-    if (at - sweptAt < SWEEP_EVERY_MS && cache.size <= MAX_CACHED_ADDRESSES) return;
-    sweptAt = at;
-    for (const [raw, record] of cache) if (!fresh(record, at)) cache.delete(raw);
-    for (const raw of cache.keys()) {
-      if (cache.size <= MAX_CACHED_ADDRESSES) break;
-      cache.delete(raw);
-    }
-  }
 
   function settle(raw: string, outcome: Outcome): void {
     const waiting = pending.get(raw);
     pending.delete(raw);
-    if (outcome.ok) {
-      cache.delete(raw); // re-inserted last: the map's order is age order
-      cache.set(raw, outcome.record);
-    }
+    if (outcome.ok) cache.set(raw, outcome.record);
     waiting?.resolve(outcome);
   }
 
-  /** Fetches queued addresses one batch at a time until the queue is empty. */
   // A dead upstream under a storm fails a batch every few hundred ms: one line per episode.
   const episodes = createEpisodeLog(logger, deps.now);
 
+  /** Fetches queued addresses one batch at a time until the queue is empty. */
   async function drain(): Promise<void> {
     if (fetching) return;
     fetching = true;
@@ -144,7 +127,7 @@ export function createReadThrough(deps: ReadThroughDeps): ReadThrough {
   return {
     lookup(raws) {
       const at = now();
-      sweep(at);
+      cache.sweep(at);
       const records = new Map<string, WalletRecord>();
       const waits: Promise<Outcome>[] = [];
       /** The raw key each of `waits` is for. */
@@ -153,8 +136,8 @@ export function createReadThrough(deps: ReadThroughDeps): ReadThrough {
       let hits = 0;
       let coalesced = 0;
       for (const raw of raws) {
-        const cached = cache.get(raw);
-        if (cached !== undefined && fresh(cached, at)) {
+        const cached = cache.get(raw, at);
+        if (cached !== undefined) {
           records.set(raw, cached);
           hits += 1;
           continue;
@@ -200,35 +183,68 @@ export function createReadThrough(deps: ReadThroughDeps): ReadThrough {
       cache.clear();
     },
   };
+}
 
-  /** The request's answer once every address it waits for is settled, or a 504 after timeoutMs. */
-  async function waitFor(
-    records: Map<string, WalletRecord>,
-    waitingFor: readonly string[],
-    waits: Promise<Outcome>[],
-    timeoutMs: number,
-  ): Promise<ReadThroughAnswer> {
-    let timer: NodeJS.Timeout | undefined;
-    const timedOut = new Promise<'timeout'>((resolve) => {
-      timer = setTimeout(() => resolve('timeout'), timeoutMs);
-    });
-    try {
-      const outcome = await Promise.race([Promise.all(waits), timedOut]);
-      if (outcome === 'timeout') {
-        return {
-          ok: false,
-          status: 504,
-          error: `the upstream did not answer for the unwatched addresses within ${timeoutMs} ms; retry shortly`,
-          retryAfterSeconds: 1,
-        };
-      }
-      for (const [i, settled] of outcome.entries()) {
-        if (!settled.ok) return { ok: false, status: 503, error: `the upstream failed for the unwatched addresses (${settled.error})`, retryAfterSeconds: 1 };
-        records.set(waitingFor[i] ?? settled.record.raw, settled.record);
-      }
-      return { ok: true, records };
-    } finally {
-      clearTimeout(timer);
+/** The request's answer once every address it waits for is settled, or a 504 after timeoutMs. */
+async function waitFor(
+  records: Map<string, WalletRecord>,
+  waitingFor: readonly string[],
+  waits: Promise<Outcome>[],
+  timeoutMs: number,
+): Promise<ReadThroughAnswer> {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), timeoutMs);
+  });
+  try {
+    const outcome = await Promise.race([Promise.all(waits), timedOut]);
+    if (outcome === 'timeout') {
+      return {
+        ok: false,
+        status: 504,
+        error: `the upstream did not answer for the unwatched addresses within ${timeoutMs} ms; retry shortly`,
+        retryAfterSeconds: 1,
+      };
     }
+    for (const [i, settled] of outcome.entries()) {
+      if (!settled.ok) return { ok: false, status: 503, error: `the upstream failed for the unwatched addresses (${settled.error})`, retryAfterSeconds: 1 };
+      records.set(waitingFor[i] ?? settled.record.raw, settled.record);
+    }
+    return { ok: true, records };
+  } finally {
+    clearTimeout(timer);
   }
+}
+
+/**
+ * Records fetched for clients, oldest first, served while younger than the ttl; swept of
+ * stale ones every SWEEP_EVERY_MS, and of the oldest past MAX_CACHED_ADDRESSES.
+ */
+function createRecordCache(ttlMs: () => number) {
+  const records = new Map<string, WalletRecord>();
+  let sweptAt = 0;
+  const fresh = (record: WalletRecord, at: number): boolean => at < record.fetchedAt + ttlMs();
+  return {
+    get(raw: string, at: number): WalletRecord | undefined {
+      const record = records.get(raw);
+      return record !== undefined && fresh(record, at) ? record : undefined;
+    },
+    set(raw: string, record: WalletRecord): void {
+      records.delete(raw); // re-inserted last: the map's order is age order
+      records.set(raw, record);
+    },
+    sweep(at: number): void {
+      if (at - sweptAt < SWEEP_EVERY_MS && records.size <= MAX_CACHED_ADDRESSES) return;
+      sweptAt = at;
+      for (const [raw, record] of records) if (!fresh(record, at)) records.delete(raw);
+      for (const raw of records.keys()) {
+        if (records.size <= MAX_CACHED_ADDRESSES) break;
+        records.delete(raw);
+      }
+    },
+    get size(): number {
+      return records.size;
+    },
+    clear: (): void => records.clear(),
+  };
 }
