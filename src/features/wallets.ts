@@ -1,4 +1,5 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import { createInterning } from '../domain/interning.js';
 import type { QueryName } from '../domain/queries.js';
 import { pollWallets, walletConcurrency } from '../poll/wallets.js';
 import { ageSeconds, freshForAll } from '../snapshot/freshness.js';
@@ -19,6 +20,8 @@ const PREPARE_AFTER_MS = 1_000;
 export function createWalletsFeature(ctx: FeatureContext): Feature {
   const { store, now, current } = ctx;
   const logger = ctx.logger.child({ module: 'poll' });
+  /** One copy of what repeats across the states kept, for the life of the daemon. */
+  const interning = createInterning();
   /** True while the persisted wallets file is being read at start. */
   let loading = false;
   let loaded: Promise<void> = Promise.resolve();
@@ -102,6 +105,7 @@ export function createWalletsFeature(ctx: FeatureContext): Feature {
                   heldFrom: () => now() - config.snapshot.maxAgeSeconds * 1000,
                   stale: (upstream) => ctx.self.staleAnswer(upstream, 'wallets'),
                   episodes: ctx.episodes,
+                  interning,
                 },
                 signal,
               );

@@ -4,6 +4,7 @@ import type { AddressBookEntry, ServedWalletState } from '../domain/wallet-state
 import type { WalletRecord, WalletsSnapshot } from '../snapshot/types.js';
 import { sameAddressBookEntry, sameState } from '../snapshot/wallet-state.js';
 import type { WalletStatesAnswer } from '../domain/upstream.js';
+import type { Interning } from '../domain/interning.js';
 
 /** The canonical key of an address as an upstream printed it; null when unreadable. */
 export function rawKeyOf(address: string): string | null {
@@ -25,7 +26,7 @@ export function rawKeyOf(address: string): string | null {
 export function matchWalletAnswer(
   asked: readonly string[],
   answer: WalletStatesAnswer,
-  meta: { fetchedAt: number; upstream: string; heldFrom?: number | undefined },
+  meta: { fetchedAt: number; upstream: string; heldFrom?: number | undefined; interning?: Interning | undefined },
   previous?: ReadonlyMap<string, WalletRecord>,
   /** Where found records go; a new map when not given. */
   found: Map<string, WalletRecord> = new Map(),
@@ -44,8 +45,8 @@ export function matchWalletAnswer(
     }
     found.set(raw, {
       raw,
-      state: keptState(decoded, raw, before?.state),
-      addressBook: keptEntry(answer.address_book[key] ?? (key === raw ? null : (answer.address_book[raw] ?? null)), before?.addressBook),
+      state: keptState(decoded, raw, before?.state, meta.interning),
+      addressBook: keptEntry(answer.address_book[key] ?? (key === raw ? null : (answer.address_book[raw] ?? null)), before?.addressBook, meta.interning),
       metadata: metadata === null ? undefined : keptMetadata(metadata[key] ?? metadata[raw], before?.metadata),
       fetchedAt: meta.fetchedAt,
       upstream: meta.upstream,
@@ -97,11 +98,19 @@ function isOlderLt(next: string | null, held: string | null | undefined): boolea
  * that way, anything else is rewritten), and holding the watchlist's own copy of it: the
  * parsed copy would be one more 67-character string per wallet for as long as it is kept.
  */
-function keptState(decoded: ServedWalletState, raw: string, before: ServedWalletState | null | undefined): ServedWalletState {
+function keptState(decoded: ServedWalletState, raw: string, before: ServedWalletState | null | undefined, interning: Interning | undefined): ServedWalletState {
   const printedRaw = decoded.address === raw;
   const state = printedRaw ? decoded : { ...decoded, address: raw };
   if (before && sameState(before, state)) return before;
-  return printedRaw ? { ...decoded, address: raw } : state;
+  if (interning === undefined) return printedRaw ? { ...decoded, address: raw } : state;
+  const { code_hash: code, status, wallet_type: type } = decoded;
+  return {
+    ...decoded,
+    address: raw,
+    code_hash: code === null ? null : interning.string(code),
+    status: interning.string(status),
+    wallet_type: type === null ? null : interning.string(type),
+  };
 }
 
 /**
@@ -109,9 +118,9 @@ function keptState(decoded: ServedWalletState, raw: string, before: ServedWallet
  * the snapshot keeps one copy and the parsed one dies young. A new one has its lists of
  * names (`interfaces`: `["wallet_v4r2"]` on every wallet of that kind) shared.
  */
-function keptEntry(next: AddressBookEntry | null, before: AddressBookEntry | null | undefined): AddressBookEntry | null {
+function keptEntry(next: AddressBookEntry | null, before: AddressBookEntry | null | undefined, interning: Interning | undefined): AddressBookEntry | null {
   if (next === null) return null;
-  return before && sameAddressBookEntry(next, before) ? before : withSharedLists(next);
+  return before && sameAddressBookEntry(next, before) ? before : withSharedLists(next, interning);
 }
 
 /** The previous metadata entry when the new one is deeply equal (it rarely changes); else the new one. */
@@ -119,32 +128,13 @@ function keptMetadata(next: unknown, before: unknown): unknown {
   return before !== undefined && next !== undefined && isDeepStrictEqual(next, before) ? before : next;
 }
 
-/**
- * Lists of strings that repeat across address book entries, one frozen copy of each:
- * 100,000 wallets hold a handful of arrays instead of 100,000. Bounded like the shared
- * strings of decoded states: past SHARED_LISTS_LIMIT distinct lists, new ones are kept as
- * they came.
- */
-const SHARED_LISTS_LIMIT = 1024;
-const sharedLists = new Map<string, readonly string[]>();
-
-function sharedList(list: readonly unknown[]): readonly unknown[] {
-  if (!list.every((item): item is string => typeof item === 'string')) return list;
-  const key = JSON.stringify(list);
-  const known = sharedLists.get(key);
-  if (known !== undefined) return known;
-  if (sharedLists.size >= SHARED_LISTS_LIMIT) return list;
-  const own = Object.freeze(JSON.parse(key) as string[]);
-  sharedLists.set(key, own);
-  return own;
-}
-
-function withSharedLists(entry: AddressBookEntry): AddressBookEntry {
+function withSharedLists(entry: AddressBookEntry, interning: Interning | undefined): AddressBookEntry {
+  if (interning === undefined) return entry;
   let copy: Record<string, unknown> | null = null;
   for (const key in entry) {
     const value = entry[key];
     if (!Array.isArray(value)) continue;
-    const shared = sharedList(value);
+    const shared = interning.list(value);
     if (shared === value) continue;
     copy ??= { ...entry };
     copy[key] = shared;

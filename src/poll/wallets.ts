@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { WatchedWallet } from '../domain/config.js';
 import type { UpstreamClient } from '../domain/upstream.js';
 import type { WalletRecord, WalletsSnapshot } from '../snapshot/types.js';
+import type { Interning } from '../domain/interning.js';
 import type { EpisodeLog } from '../log/episodes.js';
 import { createBatchQueue, type BatchSize } from './batches.js';
 import { createCycleProgress, type CycleProgress } from './progress.js';
@@ -26,6 +27,8 @@ export interface WalletPollDeps {
   readonly stale?: (upstream: string) => void;
   /** Failed batches are logged once per episode. */
   readonly episodes?: EpisodeLog;
+  /** Repeating values of the states kept, one copy each (for as long as the poll keeps states). */
+  readonly interning?: Interning;
 }
 
 /**
@@ -177,7 +180,7 @@ async function askBatch(cycle: Cycle, batch: readonly string[]): Promise<LeftOut
     if (!wasSettled && batchSize.settled)
       logger.info({ upstream: result.value.upstream, batchSize: batchSize.get() }, 'largest walletStates batch that fits found; remembered');
     const { fetchedAt, upstream } = result.value;
-    const meta = { fetchedAt, upstream, heldFrom: cycle.deps.heldFrom?.() };
+    const meta = { fetchedAt, upstream, heldFrom: cycle.deps.heldFrom?.(), interning: cycle.deps.interning };
     const matched = matchWalletAnswer(batch, result.value.value, meta, cycle.deps.previous()?.wallets, cycle.records);
     if (matched.older > 0) {
       cycle.deps.stale?.(upstream);

@@ -1,3 +1,4 @@
+import { perObject } from '../domain/per-object.js';
 import type { ReadThroughAnswer } from '../domain/read-through.js';
 import type { WatchedKeys } from '../domain/config.js';
 import { addressBookEntry } from '../snapshot/address-book.js';
@@ -50,29 +51,26 @@ const CACHE_ENTRIES = 512;
 const CACHE_BYTES = 64 * 1024 * 1024;
 
 interface Fragments {
-  readonly testnet: boolean;
   readonly state: string | null;
   readonly book: string;
   readonly metadata: string | null;
 }
 
 export function createWalletStatesHandler(wallOffset: () => number = () => 0): WalletStatesHandler {
-  const fragments = new WeakMap<WalletRecord, Fragments>();
+  /** Each record's JSON pieces, made once per record and testnet flag. */
+  const fragments = perObject((_record: WalletRecord): { mainnet: Fragments | null; testnet: Fragments | null } => ({ mainnet: null, testnet: null }));
   const respond = createSnapshotResponder(wallOffset);
   const answers = createAnswerCache();
 
   const fragmentsOf = (record: WalletRecord, key: string, testnet: boolean, make: () => ReturnType<typeof addressBookEntry>): Fragments => {
-    let found = fragments.get(record);
-    if (found?.testnet !== testnet) {
-      found = {
-        testnet,
-        state: record.state ? indexerWalletJson(record.state) : null,
-        book: `${key}:${JSON.stringify(make())}`,
-        metadata: record.metadata === undefined ? null : `${key}:${JSON.stringify(record.metadata)}`,
-      };
-      fragments.set(record, found);
-    }
-    return found;
+    const kept = fragments(record);
+    const network = testnet ? 'testnet' : 'mainnet';
+    kept[network] ??= {
+      state: record.state ? indexerWalletJson(record.state) : null,
+      book: `${key}:${JSON.stringify(make())}`,
+      metadata: record.metadata === undefined ? null : `${key}:${JSON.stringify(record.metadata)}`,
+    };
+    return kept[network];
   };
 
   /**

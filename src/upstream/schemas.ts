@@ -84,22 +84,6 @@ export type UpstreamWalletFields = Pick<ServedWalletState, RequiredWalletField> 
 
 const NO_CURRENCIES: Readonly<Record<string, string>> = Object.freeze({});
 
-/**
- * Strings that repeat across most accounts (status, wallet type, code hash): one copy of
- * each kept, so 100,000 states hold a handful of strings instead of 300,000, and equal
- * values compare as the same string. Bounded: past SHARED_LIMIT distinct values, new
- * ones are kept as they came.
- */
-const SHARED_LIMIT = 4096;
-const sharedStrings = new Map<string, string>();
-
-function shared(value: string): string {
-  const known = sharedStrings.get(value);
-  if (known !== undefined) return known;
-  if (sharedStrings.size < SHARED_LIMIT) sharedStrings.set(value, value);
-  return value;
-}
-
 /** An account's extra currencies; `{}` (nearly every account) as one shared object. */
 function currenciesOrNone(currencies: Readonly<Record<string, string>> | null | undefined): Readonly<Record<string, string>> {
   if (currencies === undefined || currencies === null) return NO_CURRENCIES;
@@ -107,11 +91,10 @@ function currenciesOrNone(currencies: Readonly<Record<string, string>> | null | 
   return NO_CURRENCIES;
 }
 
-const sharedOrNull = (value: string | null | undefined): string | null => (value === undefined || value === null ? null : shared(value));
-
 /**
  * The twelve served fields in the API's order, with the one rule for what the upstream
- * left out: null, except extra_currencies, which is `{}`. Written out as one literal (the
+ * left out: null, except extra_currencies, which is `{}`. (Repeating strings are interned
+ * where a state is kept: poll/wallet-mapping.ts.) Written out as one literal (the
  * fastest way to build the object); the ServedWalletState type makes a missing field a
  * compile error.
  */
@@ -119,16 +102,16 @@ export function servedWalletState(state: UpstreamWalletFields): ServedWalletStat
   return {
     address: state.address,
     balance: state.balance ?? null,
-    code_hash: sharedOrNull(state.code_hash),
+    code_hash: state.code_hash ?? null,
     extra_currencies: currenciesOrNone(state.extra_currencies),
     is_signature_allowed: state.is_signature_allowed ?? null,
     is_wallet: state.is_wallet ?? null,
     last_transaction_hash: state.last_transaction_hash ?? null,
     last_transaction_lt: state.last_transaction_lt ?? null,
     seqno: state.seqno ?? null,
-    status: shared(state.status),
+    status: state.status,
     wallet_id: state.wallet_id ?? null,
-    wallet_type: sharedOrNull(state.wallet_type),
+    wallet_type: state.wallet_type ?? null,
   };
 }
 

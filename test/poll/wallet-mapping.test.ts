@@ -1,11 +1,13 @@
 import { Address } from '@ton/core';
 import { describe, expect, it } from 'vitest';
+import { createInterning } from '../../src/domain/interning.js';
 import { assembleWalletsSnapshot, matchWalletAnswer } from '../../src/poll/wallet-mapping.js';
 import type { WalletRecord } from '../../src/snapshot/types.js';
 import { walletStatesResponseSchema } from '../../src/upstream/schemas.js';
 import { ADDR, record, walletState } from '../helpers/wallets.js';
 
-const META = { fetchedAt: 5_000, upstream: 'sim' };
+// The wallet poll's one copy of what repeats, for as long as it keeps states.
+const META = { fetchedAt: 5_000, upstream: 'sim', interning: createInterning() };
 const friendly = (raw: string) => Address.parseRaw(raw).toString({ urlSafe: true, bounceable: false });
 const answer = (body: unknown) => walletStatesResponseSchema.parse(body);
 const upstreamState = (address: string, extra: Record<string, unknown> = {}) => ({ address, status: 'active', balance: '1500000000', ...extra });
