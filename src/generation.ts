@@ -1,10 +1,8 @@
-import type { Logger } from 'pino';
 import { redactUrl } from './config/redact.js';
 import { watchlistKeys } from './config/watchlist.js';
 import { upstreamLocation, type Config } from './domain/config.js';
 import type { UpstreamClient, UpstreamObserver } from './domain/upstream.js';
-import type { GenerationParts, UpstreamLagView } from './features/feature.js';
-import type { SelfMetrics } from './metrics/registry.js';
+import type { FeatureContext, GenerationParts, UpstreamLagView } from './features/feature.js';
 import { createBatchSize, type BatchSize } from './poll/batches.js';
 import { createScheduler, type ScheduledJob, type Scheduler } from './poll/scheduler.js';
 import type { ServeSettings } from './serve/routes.js';
@@ -30,14 +28,9 @@ export interface Generation {
   readonly connectionLimits: ConnectionLimits;
 }
 
-export interface GenerationDeps {
-  readonly logger: Logger;
-  /** The process clock (domain/clock.ts). */
-  readonly now: () => number;
-  /** Wall minus process time, ms (domain/clock.ts). */
-  readonly wallOffset: () => number;
+/** The daemon's shared parts a generation is built with (logger, clocks, self metrics), and: */
+export interface GenerationDeps extends Pick<FeatureContext, 'logger' | 'now' | 'wallOffset' | 'self'> {
   readonly version: string;
-  readonly self: SelfMetrics;
   /** Receives every upstream request (metrics and the status page's upstream health). */
   readonly observer: UpstreamObserver;
   /** What the lag check found (kept across reloads); the client passes lagging upstreams over. */

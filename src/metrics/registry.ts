@@ -98,21 +98,7 @@ export function createSelfMetrics(options: {
   const { changing } = readings;
 
   registerHealthGauges(registers, health);
-  const {
-    pollDuration,
-    upstreamRequests,
-    upstreamDuration,
-    renderDuration,
-    responseSize,
-    scrapesInFlight,
-    skipped,
-    staleAnswers,
-    persistFailures,
-    dropped,
-    readThrough,
-    reloadOk,
-    reloadAt,
-  } = createInstruments(registers, options);
+  const instruments = createInstruments(registers, options);
   const served = createServedCounts(registers);
   let persistedAt: number | undefined;
   readGauge(
@@ -123,50 +109,50 @@ export function createSelfMetrics(options: {
   );
   let connectionsOpen = 0;
   readGauge(registers, 'tonwatch_http_connections', 'Client connections open now (listen.maxConnections bounds them).', () => connectionsOpen);
-  reloadOk.set(1);
-  reloadAt.set(wall() / 1000);
+  instruments.reloadOk.set(1);
+  instruments.reloadAt.set(wall() / 1000);
 
   // Pre-create the series that must exist from the start, so rate() and alerts see zeros.
-  for (const query of QUERIES) pollDuration.zero({ query });
+  for (const query of QUERIES) instruments.pollDuration.zero({ query });
 
   return {
     registry,
     texts: () => readings.texts(),
     upstream: {
       request: changing((upstream, query, code, durationSeconds) => {
-        upstreamRequests.inc({ upstream, query, code });
-        upstreamDuration.observe({ upstream, query }, durationSeconds);
+        instruments.upstreamRequests.inc({ upstream, query, code });
+        instruments.upstreamDuration.observe({ upstream, query }, durationSeconds);
       }),
-      skipped: changing((upstream, query, reason) => skipped.inc({ upstream, query, reason })),
+      skipped: changing((upstream, query, reason) => instruments.skipped.inc({ upstream, query, reason })),
     },
-    observePoll: changing((query, durationSeconds) => pollDuration.observe({ query }, durationSeconds)),
+    observePoll: changing((query, durationSeconds) => instruments.pollDuration.observe({ query }, durationSeconds)),
     servedRequest(endpoint, code) {
       // A scrape's own count may show a reading late (OWN_METRICS_REUSE_MS); any other request's may not.
       if (endpoint !== METRICS_ENDPOINT) readings.changed();
       served.count(endpoint, code);
     },
     metricsRendered(encoding, durationSeconds, bytes) {
-      renderDuration.observe({ encoding }, durationSeconds);
-      responseSize.set({ encoding }, bytes);
+      instruments.renderDuration.observe({ encoding }, durationSeconds);
+      instruments.responseSize.set({ encoding }, bytes);
     },
-    metricsInFlight: (inFlight) => scrapesInFlight.set(inFlight),
+    metricsInFlight: (inFlight) => instruments.scrapesInFlight.set(inFlight),
     readThrough: (result, addresses) => {
-      if (addresses > 0) changing(() => readThrough.inc({ result }, addresses))();
+      if (addresses > 0) changing(() => instruments.readThrough.inc({ result }, addresses))();
     },
     persist: {
       persisted: changing((at) => (persistedAt = at)),
-      failed: changing((reason) => persistFailures.inc({ reason })),
+      failed: changing((reason) => instruments.persistFailures.inc({ reason })),
     },
     connection(event) {
       // Opened and closed change only the gauge, read at the next reading: not a reason to read again.
       if (event === 'opened') connectionsOpen += 1;
       else if (event === 'closed') connectionsOpen -= 1;
-      else changing(() => dropped.inc({ reason: event }))();
+      else changing(() => instruments.dropped.inc({ reason: event }))();
     },
-    staleAnswer: changing((upstream, query) => staleAnswers.inc({ upstream, query })),
+    staleAnswer: changing((upstream, query) => instruments.staleAnswers.inc({ upstream, query })),
     configReloaded: changing((successful) => {
-      reloadOk.set(successful ? 1 : 0);
-      if (successful) reloadAt.set(wall() / 1000);
+      instruments.reloadOk.set(successful ? 1 : 0);
+      if (successful) instruments.reloadAt.set(wall() / 1000);
     }),
   };
 }
