@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { jsonResponse, type ServedResponse } from './response.js';
 import type { Route, ServedRequest } from './server.js';
 

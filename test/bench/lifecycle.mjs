@@ -18,9 +18,9 @@ async function msUntil200(url, since) {
  * Milliseconds from spawning `tonwatch` on a persisted snapshot of `wallets` wallets
  * (upstream dead) to its first 200 on v2, and on walletStates for one watched address.
  */
-export async function startTimes(wallets) {
+export async function startTimes(wallets, watchlist = 'realistic') {
   const port = await freePort();
-  const data = await persistedDataDir(wallets, port);
+  const data = await persistedDataDir(wallets, port, { watchlist });
   const base = `http://127.0.0.1:${port}`;
   const started = process.hrtime.bigint();
   const daemon = await spawnTonwatch(['--config', data.config]);

@@ -10,7 +10,7 @@ import { request } from 'undici';
 import { matchWalletAnswer } from '../../dist/poll/wallet-mapping.js';
 import { createSnapshotPersister } from '../../dist/snapshot/persist.js';
 import { decodeWalletStates } from '../../dist/upstream/wallet-states.js';
-import { queueSnapshot, rawAddress, walletStatesBody } from './fixtures.mjs';
+import { queueSnapshot, rawAddress, rawWatchlist, realisticWatchlist, walletStatesBody } from './fixtures.mjs';
 
 export const MAIN = new URL('../../dist/tonwatch.js', import.meta.url).pathname;
 /**
@@ -84,9 +84,11 @@ export function benchDir(prefix) {
  * persisted snapshot of `wallets` watched wallets: the two snapshot files (fetched now,
  * fresh for an hour), the watchlist file, and a config whose upstream is dead, so nothing
  * but the persisted snapshot is served while the real scheduler keeps ticking. Its log
- * level is `logLevel` (debug to read the daemon's start-up steps from its output).
+ * level is `logLevel` (debug to read the daemon's start-up steps from its output). The
+ * watchlist is `realistic` (as users write it: see realisticWatchlist) or `raw` (one raw
+ * address a line, for information).
  */
-export async function persistedDataDir(wallets, port, { logLevel = 'warn' } = {}) {
+export async function persistedDataDir(wallets, port, { logLevel = 'warn', watchlist = 'realistic' } = {}) {
   const dir = benchDir('tonwatch-bench-');
   const now = Date.now();
   const records = new Map();
@@ -98,7 +100,8 @@ export async function persistedDataDir(wallets, port, { logLevel = 'warn' } = {}
   }
   const persister = createSnapshotPersister({ file: join(dir, 'snapshot.json'), logger: pino({ level: 'silent' }), now: Date.now });
   await persister.save({ queueSizes: { ...queueSnapshot(), fetchedAt: now }, wallets: { wallets: records, fetchedAt: now } });
-  writeFileSync(join(dir, 'watch.txt'), Array.from({ length: wallets }, (_, i) => rawAddress(i)).join('\n'));
+  const lists = watchlist === 'raw' ? rawWatchlist(wallets) : realisticWatchlist(wallets);
+  writeFileSync(join(dir, 'watch.txt'), lists.file);
   writeFileSync(
     join(dir, 'tonwatch.yml'),
     [
@@ -108,6 +111,7 @@ export async function persistedDataDir(wallets, port, { logLevel = 'warn' } = {}
       'watchlistFiles: [watch.txt]',
       'snapshot: { file: snapshot.json, maxAgeSeconds: 3600 }',
       `log: { level: ${logLevel} }`,
+      ...lists.yaml,
       '',
     ].join('\n'),
   );
