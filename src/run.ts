@@ -36,6 +36,7 @@ export function configLoadDeps(deps: ProcessDeps): ConfigLoadDeps {
     env: deps.env,
     cwd: deps.cwd,
     readFile: (path) => readFile(path, 'utf8'),
+    readBytes: (path) => readFile(path),
     fileExists: (path) =>
       access(path).then(
         () => true,

@@ -21,6 +21,8 @@ export interface ConfigLoadDeps {
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly cwd: string;
   readonly readFile: (path: string) => Promise<string>;
+  /** The file's bytes (watchlist files are parsed from them); default: readFile's text, encoded. */
+  readonly readBytes?: (path: string) => Promise<Uint8Array>;
   readonly fileExists: (path: string) => Promise<boolean>;
 }
 
@@ -79,9 +81,9 @@ export async function loadConfig(path: string | null, deps: ConfigLoadDeps, over
   const watchlistFiles = file.watchlistFiles.map((f) => (isAbsolute(f) ? f : resolve(base, f)));
   const sources: WatchlistSource[] = file.watchlist.map((entry, i) => ({ entry, origin: `watchlist.${i}` }));
   for (const [i, listFile] of watchlistFiles.entries()) {
-    let text: string;
+    let text: Uint8Array | string;
     try {
-      text = await deps.readFile(listFile);
+      text = deps.readBytes ? await deps.readBytes(listFile) : await deps.readFile(listFile);
     } catch (cause) {
       problems.push({ path: `watchlistFiles.${i}`, message: `cannot read ${listFile}: ${errorMessage(cause)}` });
       continue;

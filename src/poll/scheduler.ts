@@ -1,6 +1,7 @@
 import { getMaxListeners, setMaxListeners } from 'node:events';
 import { createTask, type ScheduledTask } from 'node-cron';
 import type { Logger } from 'pino';
+import { nextSecondsOnlyMatch } from '../domain/schedule.js';
 
 /** A recurring job: `run` gets a signal that aborts when the scheduler stops. */
 export interface ScheduledJob {
@@ -51,8 +52,16 @@ export function createScheduler(jobs: readonly ScheduledJob[], logger: Logger, c
   // Every request in flight or waiting for its upstream's budget listens to it: eight wallet
   // batches, a queue poll and a lag check are past Node's default warning at ten.
   setMaxListeners(Math.max(getMaxListeners(controller.signal), 100), controller.signal);
-  /** node-cron tasks, never started: they only read the expression. */
+  /** node-cron tasks, never started: they only read the expressions that nextSecondsOnlyMatch does not. */
   const expressions = new Map<string, ScheduledTask>();
+  const expressionOf = (job: ScheduledJob): ScheduledTask => {
+    let task = expressions.get(job.name);
+    if (task === undefined) {
+      task = createTask(job.cron, () => undefined, { name: job.name });
+      expressions.set(job.name, task);
+    }
+    return task;
+  };
   const timers = new Map<string, NodeJS.Timeout>();
   const running = new Map<string, Promise<void>>();
   /** Each scheduled job's next run on the process clock, updated when it is armed. */
@@ -78,7 +87,7 @@ export function createScheduler(jobs: readonly ScheduledJob[], logger: Logger, c
   const arm = (job: ScheduledJob): void => {
     if (stopped) return;
     const wallNow = clock.wall();
-    const nextWall = expressions.get(job.name)?.getNextRuns(1)[0]?.getTime();
+    const nextWall = nextSecondsOnlyMatch(job.cron, wallNow) ?? expressionOf(job).getNextRuns(1)[0]?.getTime();
     if (nextWall === undefined) {
       nextRuns.set(job.name, null);
       return;
@@ -112,10 +121,6 @@ export function createScheduler(jobs: readonly ScheduledJob[], logger: Logger, c
       if (stopped || started) return;
       started = true;
       for (const job of jobs) {
-        expressions.set(
-          job.name,
-          createTask(job.cron, () => undefined, { name: job.name }),
-        );
         arm(job);
         if (job.runAtStart?.() !== false) void runJob(job);
       }

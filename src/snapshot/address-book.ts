@@ -1,4 +1,4 @@
-import { addressOfRaw, userFriendly } from '../ton/address.js';
+import { friendlyForm } from '../ton/address.js';
 import type { AddressBookEntry, ServedWalletState } from '../domain/wallet-state.js';
 import type { WalletRecord } from './types.js';
 
@@ -20,5 +20,5 @@ export function addressBookEntryOf(
 ): AddressBookEntry {
   if (book) return book;
   const nonBounceable = state !== null && state !== undefined && (state.is_wallet === true || state.status === 'uninit');
-  return { user_friendly: userFriendly(addressOfRaw(raw), { bounceable: !nonBounceable, testnet }), domain: null };
+  return { user_friendly: friendlyForm(raw, { bounceable: !nonBounceable, testnet }), domain: null };
 }

@@ -1,25 +1,13 @@
-import { createRequire } from 'node:module';
-import type * as TonCore from '@ton/core';
 import type { Address } from '@ton/core';
 
 /**
- * @ton/core, loaded on first use: a watchlist and upstream answers in canonical raw form
- * never need it, and loading it is a fifth of start-up. It is a CommonJS package, so it
- * can be required synchronously where it is needed.
- */
-let tonCore: typeof TonCore | undefined;
-const core = (): typeof TonCore => (tonCore ??= createRequire(import.meta.url)('@ton/core') as typeof TonCore);
-
-/** Loads @ton/core now, if it is not loaded yet: the upstream client does it before its first walletStates request. */
-export function loadAddressCodec(): void {
-  core();
-}
-
-/**
- * Account addresses, parsed and formatted by @ton/core only (no hand-written CRC16 or
- * base64). Every accepted form (raw `wc:hex` either case, user-friendly base64 or
- * base64url with any flags) maps to one canonical key: the raw form in uppercase hex,
- * as real upstreams print it.
+ * Account addresses. Every accepted form (raw `wc:hex` either case, user-friendly base64
+ * or base64url with any flags) maps to one canonical key: the raw form in uppercase hex,
+ * as real upstreams print it. The user-friendly forms are read and written here, with a
+ * table-driven CRC16 and Node's base64: a watchlist of 100,000 user-friendly lines is
+ * read at every start, and @ton/core's parser (a bit-by-bit CRC16, an Address of five
+ * closures per address, and loading @ton/core itself) took most of a start's budget.
+ * test/ton/address.test.ts pins both directions to @ton/core on random addresses.
  */
 
 export interface ParsedAddress {
@@ -32,8 +20,8 @@ export type AddressParseResult = { readonly ok: true; readonly value: ParsedAddr
 const RAW_FORM = /^-?\d{1,3}:[0-9a-fA-F]{64}$/;
 /**
  * Already the canonical key, exactly as rawKey() prints it (workchain in decimal, 64
- * uppercase hex digits), as upstreams print addresses: hot paths use it as-is without
- * going through @ton/core. By hand rather than a regex: this runs once per wallet per poll.
+ * uppercase hex digits), as upstreams print addresses: hot paths use it as-is. By hand
+ * rather than a regex: this runs once per wallet per poll.
  */
 export function isCanonicalRaw(text: string): boolean {
   const colon = text.length - 65;
@@ -59,6 +47,39 @@ export function rawKey(address: Address): string {
   return `${address.workChain}:${address.hash.toString('hex').toUpperCase()}`;
 }
 
+/** CRC-16/XMODEM (polynomial 0x1021, initial 0), the checksum of user-friendly forms: one table lookup per byte. */
+const CRC_TABLE = Uint16Array.from({ length: 256 }, (_, byte) => {
+  let crc = byte << 8;
+  for (let bit = 0; bit < 8; bit += 1) crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
+  return crc;
+});
+
+/** The CRC16 of `bytes[0, end)`. */
+export function crc16(bytes: Uint8Array, end = bytes.length): number {
+  let crc = 0;
+  for (let i = 0; i < end; i += 1) crc = ((crc << 8) & 0xffff) ^ (CRC_TABLE[((crc >> 8) ^ (bytes[i] as number)) & 0xff] as number);
+  return crc;
+}
+
+const BOUNCEABLE_TAG = 0x11;
+const NON_BOUNCEABLE_TAG = 0x51;
+const TEST_FLAG = 0x80;
+
+/**
+ * The raw key of a 48-character user-friendly form (either base64 alphabet, or both),
+ * or why it is not one: the tag, workchain and checksum rules of @ton/core's parser.
+ */
+function rawOfFriendly(text: string): AddressParseResult {
+  // Node's base64 decoder reads both alphabets; 48 characters are always 36 bytes.
+  const bytes = Buffer.from(text, 'base64');
+  if (crc16(bytes, 34) !== bytes.readUInt16BE(34)) return { ok: false, reason: `Invalid checksum: ${text}` };
+  const tag = (bytes[0] as number) & ~TEST_FLAG;
+  if (tag !== BOUNCEABLE_TAG && tag !== NON_BOUNCEABLE_TAG) return { ok: false, reason: 'Unknown address tag' };
+  // As @ton/core reads it: 0xff is the masterchain, any other byte a workchain 0..254.
+  const workchain = bytes[1] === 0xff ? -1 : (bytes[1] as number);
+  return { ok: true, value: { raw: `${workchain}:${bytes.toString('hex', 2, 34).toUpperCase()}` } };
+}
+
 /**
  * Parses any accepted address form. A space inside a base64 form is read as `+`: a raw
  * `+` in a query string decodes as a space.
@@ -66,21 +87,16 @@ export function rawKey(address: Address): string {
 export function parseAddress(input: string): AddressParseResult {
   const text = input.trim();
   if (text.length === 0) return { ok: false, reason: 'empty address' };
-  // Already canonical (as watchlist files and upstreams mostly print it): rawKey(parseRaw)
-  // would give the same text back, so no Address is made (each holds five closures).
+  // Already canonical (as watchlist files and upstreams mostly print it): its own key.
   if (isCanonicalRaw(text)) return { ok: true, value: { raw: text } };
-  try {
-    if (RAW_FORM.test(text)) {
-      return { ok: true, value: { raw: rawKey(core().Address.parseRaw(text)) } };
-    }
-    const friendly = text.replaceAll(' ', '+');
-    if (!FRIENDLY_FORM.test(friendly)) {
-      return { ok: false, reason: 'not a raw (wc:hex) or 48-character user-friendly address' };
-    }
-    return { ok: true, value: { raw: rawKey(core().Address.parseFriendly(friendly).address) } };
-  } catch (cause) {
-    return { ok: false, reason: cause instanceof Error ? cause.message : String(cause) };
+  if (RAW_FORM.test(text)) {
+    const colon = text.indexOf(':');
+    // parseInt gives -0 for "-0" and "-00", printed "0" as the workchain of an Address is.
+    return { ok: true, value: { raw: `${Number.parseInt(text.slice(0, colon), 10)}:${text.slice(colon + 1).toUpperCase()}` } };
   }
+  const friendly = text.replaceAll(' ', '+');
+  if (!FRIENDLY_FORM.test(friendly)) return { ok: false, reason: 'not a raw (wc:hex) or 48-character user-friendly address' };
+  return rawOfFriendly(friendly);
 }
 
 export interface FriendlyFormOptions {
@@ -88,29 +104,32 @@ export interface FriendlyFormOptions {
   readonly testnet: boolean;
 }
 
-/** The Address of a canonical key, made when needed (user-friendly forms). */
-export function addressOfRaw(raw: string): Address {
-  return core().Address.parseRaw(raw);
+/** The user-friendly base64url form of an Address, as toncenter's address book prints it. */
+export function userFriendly(address: Address, options: FriendlyFormOptions): string {
+  return friendlyForm(rawKey(address), options);
 }
 
-/** The user-friendly base64url form, as toncenter's address book prints it. */
-export function userFriendly(address: Address, options: FriendlyFormOptions): string {
-  return address.toString({ urlSafe: true, bounceable: options.bounceable, testOnly: options.testnet });
+/**
+ * The user-friendly base64url form of a canonical raw key (tag, workchain byte, hash,
+ * CRC16), without making an Address: the address book of every served wallet is built
+ * from it.
+ */
+export function friendlyForm(raw: string, options: FriendlyFormOptions): string {
+  const colon = raw.indexOf(':');
+  const bytes = Buffer.allocUnsafe(36);
+  bytes[0] = (options.bounceable ? BOUNCEABLE_TAG : NON_BOUNCEABLE_TAG) | (options.testnet ? TEST_FLAG : 0);
+  bytes.writeInt8((Number(raw.slice(0, colon)) << 24) >> 24, 1);
+  bytes.write(raw.slice(colon + 1), 2, 32, 'hex');
+  bytes.writeUInt16BE(crc16(bytes, 34), 34);
+  return bytes.toString('base64url');
 }
 
 /**
  * The shortest form upstreams accept for a canonical raw key: user-friendly, base64url,
  * 48 characters that need no escaping in a URL (the raw form takes 66, and its `:` is
- * often escaped). Tagged bounceable for mainnet; upstreams ignore the flags. Built from the
- * key's bytes with @ton/core's CRC16 and Node's base64url, without making an Address
- * (this runs for every address of every walletStates request).
+ * often escaped). Tagged bounceable for mainnet; upstreams ignore the flags. This runs for
+ * every address of every walletStates request.
  */
 export function compactForm(raw: string): string {
-  const colon = raw.indexOf(':');
-  const bytes = Buffer.allocUnsafe(36);
-  bytes[0] = 0x11;
-  bytes.writeInt8(Number(raw.slice(0, colon)), 1);
-  bytes.write(raw.slice(colon + 1), 2, 32, 'hex');
-  bytes.set(core().crc16(bytes.subarray(0, 34)), 34);
-  return bytes.toString('base64url');
+  return friendlyForm(raw, { bounceable: true, testnet: false });
 }

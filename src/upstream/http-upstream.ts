@@ -1,9 +1,8 @@
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Dispatcher, request as undiciRequestFn } from 'undici';
 import type { ZodSafeParseResult } from 'zod';
 import type { HttpUpstreamSettings } from '../domain/config.js';
 import type { Result, UpstreamQuery } from '../domain/upstream.js';
-import { compactForm, loadAddressCodec } from '../ton/address.js';
+import { compactForm } from '../ton/address.js';
 import type { RequestPriority } from './budget.js';
 import type { UpstreamCalls, UpstreamCallsDeps } from './calls.js';
 import { classifyStatus, classifyThrown, parseRetryAfter, UpstreamError } from './errors.js';
@@ -133,9 +132,6 @@ export function createHttpUpstream(deps: HttpUpstreamDeps): UpstreamCalls {
     close: () => undefined,
     async prepare() {
       await loadRequest();
-      // A turn of the event loop between the two, so their pauses do not add up.
-      await nextTurn();
-      loadAddressCodec();
     },
   };
 }

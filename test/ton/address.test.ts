@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Address } from '@ton/core';
 import { describe, expect, it } from 'vitest';
-import { compactForm, isCanonicalRaw, parseAddress, rawKey, userFriendly } from '../../src/ton/address.js';
+import { compactForm, crc16, isCanonicalRaw, parseAddress, rawKey, userFriendly } from '../../src/ton/address.js';
 
 const RAW = '0:29023DEB1272494B112310754AAC7DD0660B68FCC40C3A693C97BD9ACDA5E563';
 
@@ -92,6 +92,87 @@ describe('compactForm', () => {
       expect(compact).toBe(Address.parseRaw(raw).toString({ urlSafe: true, bounceable: true }));
       expect(compact).toMatch(/^[A-Za-z0-9_-]{48}$/);
       expect(parseAddress(compact)).toEqual({ ok: true, value: { raw } });
+    }
+  });
+});
+
+describe('the codec against @ton/core', () => {
+  /** Deterministic bytes: the same addresses at every run, spread over the whole space. */
+  const bytesOf = (seed: string, n: number): Buffer => createHash('sha512').update(seed).digest().subarray(0, n);
+  const workchains = [0, -1, 1, 127, -128, 5];
+  const addresses = Array.from({ length: 600 }, (_, i) => {
+    const hash = bytesOf(`address:${i}`, 32);
+    return Address.parseRaw(`${workchains[i % workchains.length]}:${hash.toString('hex')}`);
+  });
+
+  it('reads every user-friendly form (both tags, test flag, both alphabets) to the key @ton/core gives', () => {
+    for (const address of addresses) {
+      for (const bounceable of [true, false]) {
+        for (const testOnly of [false, true]) {
+          for (const urlSafe of [true, false]) {
+            const text = address.toString({ bounceable, testOnly, urlSafe });
+            const parsed = parseAddress(text);
+            expect(parsed, text).toEqual({ ok: true, value: { raw: rawKey(Address.parseFriendly(text).address) } });
+          }
+        }
+      }
+    }
+  });
+
+  it('writes the user-friendly forms @ton/core writes, and the compact form upstreams are asked with', () => {
+    for (const address of addresses) {
+      for (const bounceable of [true, false]) {
+        for (const testnet of [false, true]) {
+          expect(userFriendly(address, { bounceable, testnet })).toBe(address.toString({ urlSafe: true, bounceable, testOnly: testnet }));
+        }
+      }
+      expect(compactForm(rawKey(address))).toBe(address.toString({ urlSafe: true, bounceable: true }));
+    }
+  });
+
+  it('refuses what @ton/core refuses: every single-character change of a form, and forged tags', () => {
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    let tried = 0;
+    for (const address of addresses.slice(0, 40)) {
+      const text = address.toString({ urlSafe: true, bounceable: true });
+      for (let at = 0; at < text.length; at += 3) {
+        const changed = text.slice(0, at) + alphabet[(alphabet.indexOf(text[at] as string) + 17) % 64] + text.slice(at + 1);
+        let theirs: string | null;
+        try {
+          theirs = rawKey(Address.parseFriendly(changed).address);
+        } catch {
+          theirs = null;
+        }
+        const ours = parseAddress(changed);
+        expect(ours.ok ? ours.value.raw : null, changed).toBe(theirs);
+        tried += 1;
+      }
+    }
+    expect(tried).toBeGreaterThan(500);
+    // A valid checksum over a tag that is neither bounceable nor non-bounceable.
+    for (const tag of [0x00, 0x12, 0x50, 0xd0, 0xff]) {
+      const bytes = Buffer.alloc(36);
+      bytes[0] = tag;
+      bytes.set(bytesOf('tag', 32), 2);
+      bytes.writeUInt16BE(crc16(bytes, 34), 34);
+      const text = bytes.toString('base64url');
+      expect(parseAddress(text)).toEqual({ ok: false, reason: 'Unknown address tag' });
+      expect(() => Address.parseFriendly(text)).toThrow();
+    }
+  });
+
+  it('computes the CRC16 @ton/core computes, on any length', async () => {
+    const { crc16: theirs } = await import('@ton/core/dist/utils/crc16.js');
+    for (let n = 0; n < 80; n += 1) {
+      const bytes = bytesOf(`crc:${n}`, Math.min(n, 64));
+      expect(crc16(bytes)).toBe(theirs(bytes).readUInt16BE(0));
+    }
+  });
+
+  it('reads non-canonical raw forms as @ton/core does (lowercase hex, leading zeros, -0)', () => {
+    const hex = bytesOf('raw', 32).toString('hex');
+    for (const text of [`0:${hex}`, `00:${hex}`, `-0:${hex}`, `-01:${hex}`, `007:${hex.toUpperCase()}`, `-128:${hex}`, `127:${hex}`]) {
+      expect(parseAddress(text)).toEqual({ ok: true, value: { raw: rawKey(Address.parseRaw(text)) } });
     }
   });
 });
