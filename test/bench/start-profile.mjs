@@ -12,7 +12,9 @@ const data = await persistedDataDir(wallets, port, { watchlist: process.argv[3] 
 const profiles = benchDir('tonwatch-profile-');
 const started = process.hrtime.bigint();
 const daemon = spawn(process.execPath, [...NODE_FLAGS, '--cpu-prof', '--cpu-prof-dir', profiles, MAIN, '--config', data.config], { stdio: 'ignore' });
-const url = `http://127.0.0.1:${port}/api/v2/getOutMsgQueueSizes`;
+const url = process.env.PROFILE_V3
+  ? `http://127.0.0.1:${port}/api/v3/walletStates?address=${encodeURIComponent(data.addresses(1)[0])}`
+  : `http://127.0.0.1:${port}/api/v2/getOutMsgQueueSizes`;
 while ((await getWhenUp(url)).status !== 200) await new Promise((r) => setTimeout(r, 2));
 const ms = Number(process.hrtime.bigint() - started) / 1e6;
 await new Promise((r) => setTimeout(r, 10));
