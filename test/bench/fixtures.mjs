@@ -60,34 +60,34 @@ export function queueSnapshot() {
 }
 
 /** The benchmark's old watchlist: one canonical raw address per line, no names (kept for information). */
-export function rawWatchlist(wallets) {
-  return { file: Array.from({ length: wallets }, (_, i) => rawAddress(i)).join('\n'), yaml: [] };
+export function rawWatchlist(raws) {
+  return { file: raws.join('\n'), yaml: [] };
 }
 
 /**
- * A watchlist as users write it (the README's watchlist section): the first 1 % inline in
- * the config, user-friendly, each with a name, labels and `minBalanceTons`; the rest in a
- * file of mostly user-friendly forms (bounceable `EQ…` and non-bounceable `UQ…`), some raw
- * (a few in lowercase hex), a name on every line, comment lines, trailing comments and
- * blank lines.
+ * A watchlist of `raws` as users write it (the README's watchlist section): the first 1 %
+ * inline in the config, user-friendly, each with a name, labels and `minBalanceTons`; the
+ * rest in a file of mostly user-friendly forms (bounceable `EQ…` and non-bounceable `UQ…`),
+ * some raw (a few in lowercase hex), a name on every line, comment lines, trailing
+ * comments and blank lines.
  */
-export function realisticWatchlist(wallets) {
-  const inline = Math.floor(wallets / 100);
+export function realisticWatchlist(raws) {
+  const inline = Math.floor(raws.length / 100);
   const yaml = ['watchlist:'];
   for (let i = 0; i < inline; i += 1) {
-    const friendly = Address.parseRaw(rawAddress(i)).toString({ urlSafe: true, bounceable: true });
+    const friendly = Address.parseRaw(raws[i]).toString({ urlSafe: true, bounceable: true });
     yaml.push(`  - { address: "${friendly}", name: hot-${i}, labels: { team: payments }, minBalanceTons: ${100 + (i % 50)} }`);
   }
   const lines = ['# Deposit addresses, exported from the custody system', '# address,name', ''];
-  for (let i = inline; i < wallets; i += 1) {
+  for (let i = inline; i < raws.length; i += 1) {
     if (i % 500 === 0) lines.push('', `# customers ${i}-${i + 499}`);
-    const address = Address.parseRaw(rawAddress(i));
+    const address = Address.parseRaw(raws[i]);
     const form = i % 20;
     let text;
     if (form < 12) text = address.toString({ urlSafe: true, bounceable: true });
     else if (form < 17) text = address.toString({ urlSafe: true, bounceable: false });
-    else if (form < 19) text = rawAddress(i);
-    else text = rawAddress(i).toLowerCase();
+    else if (form < 19) text = raws[i];
+    else text = raws[i].toLowerCase();
     lines.push(i % 97 === 0 ? `${text},deposit-${i} # checked by ops` : `${text},deposit-${i}`);
   }
   return { file: `${lines.join('\n')}\n`, yaml };

@@ -100,7 +100,8 @@ export async function persistedDataDir(wallets, port, { logLevel = 'warn', watch
   }
   const persister = createSnapshotPersister({ file: join(dir, 'snapshot.json'), logger: pino({ level: 'silent' }), now: Date.now });
   await persister.save({ queueSizes: { ...queueSnapshot(), fetchedAt: now }, wallets: { wallets: records, fetchedAt: now } });
-  const lists = watchlist === 'raw' ? rawWatchlist(wallets) : realisticWatchlist(wallets);
+  const raws = Array.from({ length: wallets }, (_, i) => rawAddress(i));
+  const lists = watchlist === 'raw' ? rawWatchlist(raws) : realisticWatchlist(raws);
   writeFileSync(join(dir, 'watch.txt'), lists.file);
   writeFileSync(
     join(dir, 'tonwatch.yml'),
@@ -120,16 +121,19 @@ export async function persistedDataDir(wallets, port, { logLevel = 'warn', watch
 
 /**
  * The simulator process with `wallets` accounts (seed 5, plus `simArgs`), and a config
- * pointing a daemon at it with every account watched: `rps` for its budget, `schedule`
+ * pointing a daemon at it with every account watched (a `realistic` watchlist, as users
+ * write it, or `raw`): `rps` for its budget, `schedule`
  * as the config's schedule line, debug logs (the benchmarks read the cycle ends from them).
  * Resolves with both, and the accounts' raw addresses.
  */
-export async function simulatorSetup(wallets, simArgs, { rps, schedule }) {
+export async function simulatorSetup(wallets, simArgs, { rps, schedule, watchlist = 'realistic' }) {
   const dir = benchDir('tonwatch-bench-sim-');
   const simPort = await freePort();
   const sim = await spawnTonwatch(['simulate', '--port', String(simPort), '--accounts', String(wallets), '--seed', '5', ...simArgs], /listening/);
   const accounts = await (await fetch(`http://127.0.0.1:${simPort}/_sim/accounts`)).json();
-  writeFileSync(join(dir, 'watch.txt'), accounts.map((a) => a.raw).join('\n'));
+  const raws = accounts.map((a) => a.raw);
+  const lists = watchlist === 'raw' ? rawWatchlist(raws) : realisticWatchlist(raws);
+  writeFileSync(join(dir, 'watch.txt'), lists.file);
   const port = await freePort();
   const config = join(dir, 'tonwatch.yml');
   writeFileSync(
@@ -142,10 +146,11 @@ export async function simulatorSetup(wallets, simArgs, { rps, schedule }) {
       'watchlistFiles: [watch.txt]',
       'snapshot: { file: snapshot.json, maxAgeSeconds: 3600 }',
       'log: { level: debug }',
+      ...lists.yaml,
       '',
     ].join('\n'),
   );
-  return { sim, port, config, addresses: accounts.map((a) => a.raw) };
+  return { sim, port, config, addresses: raws };
 }
 
 /**
