@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import type { Config } from './domain/config.js';
-import type { QueryName } from './domain/queries.js';
+import { coreHealth } from './core-health.js';
 import type { Feature, FeatureContext, UpstreamLagView } from './features/feature.js';
 import { createFeatures } from './features/index.js';
 import { createGenerations, type Generation } from './generation.js';
@@ -10,11 +10,10 @@ import { createMetricsExposition } from './metrics/exposition.js';
 import { createCompressor } from './metrics/gzip-members.js';
 import { createSelfMetrics, type HealthSource, type SelfMetrics } from './metrics/registry.js';
 import { createWalletSeriesRenderer } from './metrics/wallet-series.js';
-import { createPollStatus, type PollStatus } from './poll/status.js';
+import { createPollStatus } from './poll/status.js';
 import { closeServer, listen } from './serve/lifecycle.js';
 import { createRoutes } from './serve/routes.js';
 import { createHttpServer } from './serve/server.js';
-import { ageSeconds, isFresh } from './snapshot/freshness.js';
 import { createSnapshotStore, type SnapshotStore } from './snapshot/store.js';
 
 export interface DaemonDeps {
@@ -64,10 +63,10 @@ export function createDaemon(deps: DaemonDeps): Daemon {
     if (generation === null) throw new Error('the daemon has no configuration yet');
     return generation;
   };
-  const features: Feature[] = [];
   const store = createSnapshotStore({ onQueueSizes: (queueSizes) => features.forEach((f) => f.onQueueSizes?.(queueSizes)) });
   const status = createPollStatus();
-  const health = coreHealth(store, status, current, now, wallOffset);
+  const features: Feature[] = [];
+  const health = coreHealth(store, status, current, now, wallOffset, () => features.flatMap((f) => (f.polled === undefined ? [] : [f.polled])));
   const self = createSelfMetrics({ version: deps.version, nodeVersion: deps.nodeVersion, now, wall: () => now() + wallOffset(), health });
   const episodes = createEpisodeLog(logger.child({ module: 'poll' }), now);
   const ctx: FeatureContext = { logger, now, wallOffset, store, status, self, episodes, current, running: () => running, startedUp: deps.startedUp };
@@ -143,31 +142,6 @@ async function runSteps(logger: Logger, steps: readonly Step[]): Promise<void> {
   }
 }
 
-/** The self metrics' readings that are the daemon's own (the features add theirs). */
-function coreHealth(store: SnapshotStore, status: PollStatus, current: () => Generation, now: () => number, wallOffset: () => number): HealthSource {
-  const fetchedAtOf = (query: QueryName): number | undefined =>
-    query === 'queue_sizes' ? store.current().queueSizes?.fetchedAt : store.current().wallets?.fetchedAt;
-  return {
-    up(query) {
-      if (query === 'wallets' && current().config.watchlist.length === 0) return undefined;
-      const fetchedAt = fetchedAtOf(query);
-      return status.get(query).lastOk !== false && fetchedAt !== undefined && isFresh(fetchedAt, now(), current().config.snapshot.maxAgeSeconds);
-    },
-    snapshotAgeSeconds(query) {
-      const fetchedAt = fetchedAtOf(query);
-      return fetchedAt === undefined ? undefined : ageSeconds(fetchedAt, now());
-    },
-    lastSuccessAt(query) {
-      const at = status.get(query).lastSuccessAt ?? fetchedAtOf(query);
-      return at === undefined ? undefined : at + wallOffset();
-    },
-    watchlistSize: () => current().config.watchlist.length,
-    upstreamLags: () => new Map(),
-    maxLagBlocks: () => undefined,
-    readThroughCacheSize: () => undefined,
-  };
-}
-
 /** The HTTP server and its routes: the daemon's own (/metrics, /healthz, /readyz) and what the features serve. */
 function createServerFor(deps: DaemonDeps, ctx: FeatureContext, features: readonly Feature[], health: HealthSource, self: SelfMetrics) {
   const { current, now, store } = ctx;
@@ -186,6 +160,7 @@ function createServerFor(deps: DaemonDeps, ctx: FeatureContext, features: readon
       testnet: () => current().config.testnet,
       compressor,
     }),
+    blocks: (at) => features.flatMap((f) => (f.series === undefined ? [] : [f.series(at)])),
   });
   const statusParts = serves.status ?? (() => undefined);
   return createHttpServer({
@@ -206,6 +181,7 @@ function createServerFor(deps: DaemonDeps, ctx: FeatureContext, features: readon
       metrics,
       onMetricsInFlight: (inFlight) => self.metricsInFlight(inFlight),
       ...(serves.readThrough === undefined ? {} : { readThrough: serves.readThrough }),
+      routes: features.flatMap((f) => f.serves?.routes ?? []),
       logger: ctx.logger.child({ module: 'status' }),
       status: () => {
         const { config, serve } = current();

@@ -9,6 +9,7 @@ import type { Config, UpstreamSettings } from '../domain/config.js';
 import { parseGlobalConfig } from './global-config.js';
 import { redactUrl } from './redact.js';
 import { describeWebConfig, loadWebConfig } from './web-config.js';
+import { parseAddress } from '../ton/address.js';
 import { buildWatchlist, parseWatchlistFile, type WatchlistSource } from './watchlist.js';
 
 export interface LoadedConfig {
@@ -78,7 +79,8 @@ export async function loadConfig(path: string | null, deps: ConfigLoadDeps, over
   if (!parsed.success || problems.length > 0) throw new ConfigError(source, problems);
 
   const file = parsed.data;
-  const watchlistFiles = file.watchlistFiles.map((f) => (isAbsolute(f) ? f : resolve(base, f)));
+  const fileSettings = file.watchlistFiles.map((f) => (typeof f === 'string' ? { file: f, jettons: [] } : f));
+  const watchlistFiles = fileSettings.map(({ file: f }) => (isAbsolute(f) ? f : resolve(base, f)));
   const sources: WatchlistSource[] = file.watchlist.map((entry, i) => ({ entry, origin: `watchlist.${i}` }));
   for (const [i, listFile] of watchlistFiles.entries()) {
     let text: Uint8Array | string;
@@ -88,7 +90,7 @@ export async function loadConfig(path: string | null, deps: ConfigLoadDeps, over
       problems.push({ path: `watchlistFiles.${i}`, message: `cannot read ${listFile}: ${errorMessage(cause)}` });
       continue;
     }
-    sources.push(parseWatchlistFile(listFile, text, problems));
+    sources.push(parseWatchlistFile(listFile, text, problems, fileSettings[i]?.jettons ?? []));
   }
   const upstreams: UpstreamSettings[] = [];
   for (const [i, upstream] of file.upstreams.entries()) {
@@ -117,12 +119,25 @@ export async function loadConfig(path: string | null, deps: ConfigLoadDeps, over
     upstreams,
     snapshot: { ...file.snapshot, file: isAbsolute(file.snapshot.file) ? file.snapshot.file : resolve(base, file.snapshot.file) },
     watchlistFiles,
+    jettons: Object.entries(file.jettons).map(([name, jetton]) => ({
+      name,
+      master: rawOf(jetton.master),
+      masterAsWritten: jetton.master,
+      decimals: jetton.decimals,
+    })),
     configPath: path,
     watchlistEntries: file.watchlist,
     watchlist,
     web: web.web,
   });
   return { config, warnings };
+}
+
+/** The canonical key of an address the schema has already accepted. */
+function rawOf(address: string): string {
+  const parsed = parseAddress(address);
+  if (!parsed.ok) throw new Error(`unreachable: "${address}" passed the schema`);
+  return parsed.value.raw;
 }
 
 /** The effective config as YAML, with secrets redacted, for `check-config`. */

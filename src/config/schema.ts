@@ -10,9 +10,11 @@ import {
   type HttpUpstreamSettings,
   type LiteserverUpstreamSettings,
   type WatchlistEntry,
+  type WatchlistFileSettings,
 } from '../domain/config.js';
 import { MAX_ADDRESSES_PER_REQUEST } from '../domain/wallet-state.js';
-import { parseAddress } from '../ton/address.js';
+import { addressString } from './address-schema.js';
+import { checkJettonNames, jettonName, jettonNames, jettonSchema, watchlistFileSchema } from './jetton-schema.js';
 
 /**
  * The configuration file's schema: the one place every key, default and limit lives.
@@ -59,11 +61,6 @@ const labels = z.record(z.string(), z.string().max(1024)).superRefine((record, c
     const problem = labelNameProblem(name);
     if (problem !== null) ctx.addIssue({ code: 'custom', path: [name], message: problem });
   }
-});
-
-export const addressString = z.string().superRefine((value, ctx) => {
-  const parsed = parseAddress(value);
-  if (!parsed.ok) ctx.addIssue({ code: 'custom', message: `invalid address "${value}": ${parsed.reason}` });
 });
 
 const upstreamCommon = {
@@ -125,6 +122,10 @@ export const watchlistEntrySchema = z.strictObject({
   labels: labels.default({}),
   /** Alert threshold in TON; exported as ton_wallet_min_balance_tons. */
   minBalanceTons: z.number().nonnegative().optional(),
+  /** Jettons watched for this wallet, besides watchJettons. */
+  jettons: jettonNames.optional(),
+  /** Alert thresholds in jetton units by jetton name; exported as ton_jetton_min_balance. */
+  minJettonBalance: z.record(jettonName, z.number().nonnegative()).optional(),
 });
 
 export const configSchema = z
@@ -199,7 +200,11 @@ export const configSchema = z
     testnet: z.boolean().default(false),
     watchlist: z.array(watchlistEntrySchema).default([]),
     /** Files of one address per line, optional ",name"; '#' starts a comment. */
-    watchlistFiles: z.array(z.string().min(1)).default([]),
+    watchlistFiles: z.array(watchlistFileSchema).default([]),
+    /** Jettons by the operator's name: master address and decimals. */
+    jettons: z.record(jettonName, jettonSchema).default({}),
+    /** Jettons watched for every wallet on the watchlist. */
+    watchJettons: jettonNames.default([]),
     log: z
       .strictObject({
         level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -207,6 +212,7 @@ export const configSchema = z
       .prefault({}),
   })
   .superRefine((config, ctx) => {
+    checkJettonNames(config, ctx);
     const seen = new Map<string, number>();
     config.upstreams.forEach((upstream, index) => {
       const first = seen.get(upstream.name);
@@ -224,9 +230,10 @@ export type ConfigFile = z.output<typeof configSchema>;
  * The parsed file is the file part of domain/config.ts's Config: the same keys, each of a
  * type Config accepts. A key added to one and not the other fails to compile here.
  */
-type FilePart = Omit<Config, 'watchlist' | 'watchlistEntries' | 'watchlistFiles' | 'configPath' | 'web'> & {
+type FilePart = Omit<Config, 'watchlist' | 'watchlistEntries' | 'watchlistFiles' | 'configPath' | 'web' | 'jettons'> & {
   readonly watchlist: readonly WatchlistEntry[];
-  readonly watchlistFiles: readonly string[];
+  readonly watchlistFiles: readonly (string | WatchlistFileSettings)[];
+  readonly jettons: Readonly<Record<string, { readonly master: string; readonly decimals: number }>>;
 };
 type SameKeys<A, B> = [Exclude<keyof A, keyof B>, Exclude<keyof B, keyof A>] extends [never, never] ? true : false;
 type Assert<T extends true> = T;

@@ -52,7 +52,8 @@ const COMMA = 0x2c;
  * nothing is split, matched by a regex or copied again. A file may hold 100,000 lines,
  * read at every start and reload.
  */
-export function parseWatchlistFile(file: string, content: string | Uint8Array, problems: ConfigProblem[]): FileSource {
+export function parseWatchlistFile(file: string, content: string | Uint8Array, problems: ConfigProblem[], jettons: readonly string[] = []): FileSource {
+  const fileJettons = jettons.length === 0 ? undefined : Object.freeze([...jettons]);
   const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : Buffer.from(content.buffer, content.byteOffset, content.byteLength);
   const wallets: WatchedWallet[] = [];
   const lines: number[] = [];
@@ -84,16 +85,30 @@ export function parseWatchlistFile(file: string, content: string | Uint8Array, p
       }
       raw = parsed.value.raw;
     }
-    wallets.push(watchedWallet(raw, name !== '' ? name : raw === address ? raw : address, NO_LABELS, undefined));
+    wallets.push(watchedWallet(raw, name !== '' ? name : raw === address ? raw : address, NO_LABELS, undefined, fileJettons, undefined));
     lines.push(line);
     named.push(name === '' ? 0 : 1);
   }
   return { file, wallets, lines, named: Uint8Array.from(named) };
 }
 
-/** A watched wallet, frozen; its labels must be frozen already. Every one is made here, so all share one shape. */
-function watchedWallet(raw: string, name: string, labels: Readonly<Record<string, string>>, minBalanceTons: number | undefined): WatchedWallet {
-  return Object.freeze({ raw, name, labels, minBalanceTons });
+/** A watched wallet, frozen; its labels, jettons and thresholds must be frozen already. Every one is made here, so all share one shape. */
+function watchedWallet(
+  raw: string,
+  name: string,
+  labels: Readonly<Record<string, string>>,
+  minBalanceTons: number | undefined,
+  jettons: readonly string[] | undefined,
+  minJettonBalance: Readonly<Record<string, number>> | undefined,
+): WatchedWallet {
+  return Object.freeze({ raw, name, labels, minBalanceTons, jettons, minJettonBalance });
+}
+
+/** Two frozen lists of jetton names as one (either when the other adds nothing). */
+function unitedJettons(a: readonly string[] | undefined, b: readonly string[] | undefined): readonly string[] | undefined {
+  if (b === undefined || b.every((name) => a?.includes(name))) return a;
+  if (a === undefined) return b;
+  return Object.freeze([...new Set([...a, ...b])]);
 }
 
 /**
@@ -130,11 +145,14 @@ export function buildWatchlist(sources: readonly WatchlistSource[], warnings: st
     const kept = wallets[at] as WatchedWallet;
     const takeName = !named[at] && hasName;
     named[at] ||= takeName;
+    const thresholds = wallet.minJettonBalance === undefined ? kept.minJettonBalance : Object.freeze({ ...wallet.minJettonBalance, ...kept.minJettonBalance });
     wallets[at] = watchedWallet(
       kept.raw,
       takeName ? wallet.name : kept.name,
       Object.freeze({ ...wallet.labels, ...kept.labels }),
       kept.minBalanceTons ?? wallet.minBalanceTons,
+      unitedJettons(kept.jettons, wallet.jettons),
+      thresholds,
     );
   };
   for (const source of sources) {
@@ -143,7 +161,14 @@ export function buildWatchlist(sources: readonly WatchlistSource[], warnings: st
       const parsed = parseAddress(entry.address);
       if (!parsed.ok) continue; // reported by the schema
       const labels = Object.isFrozen(entry.labels) ? entry.labels : Object.freeze({ ...entry.labels });
-      add(watchedWallet(parsed.value.raw, entry.name ?? entry.address.trim(), labels, entry.minBalanceTons), entry.name !== undefined, source.origin, 0);
+      const jettons = entry.jettons === undefined || entry.jettons.length === 0 ? undefined : Object.freeze([...new Set(entry.jettons)]);
+      const thresholds = entry.minJettonBalance === undefined ? undefined : Object.freeze({ ...entry.minJettonBalance });
+      add(
+        watchedWallet(parsed.value.raw, entry.name ?? entry.address.trim(), labels, entry.minBalanceTons, jettons, thresholds),
+        entry.name !== undefined,
+        source.origin,
+        0,
+      );
     } else {
       const { wallets: fileWallets, named: fileNamed } = source;
       for (let i = 0; i < fileWallets.length; i += 1) add(fileWallets[i] as WatchedWallet, fileNamed[i] === 1, source, i);

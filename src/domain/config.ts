@@ -1,3 +1,4 @@
+import type { JettonSettings } from './jettons.js';
 import type { WebConfig } from './web-config.js';
 
 /**
@@ -85,6 +86,16 @@ export interface WatchlistEntry {
   readonly labels: Readonly<Record<string, string>>;
   /** Alert threshold in TON; exported as ton_wallet_min_balance_tons. */
   readonly minBalanceTons?: number | undefined;
+  /** Names of `jettons` whose balances to watch, besides `watchJettons`. */
+  readonly jettons?: readonly string[] | undefined;
+  /** Alert thresholds in jetton units, by jetton name; exported as ton_jetton_min_balance. */
+  readonly minJettonBalance?: Readonly<Record<string, number>> | undefined;
+}
+
+/** A watchlist file: its path, and the jettons watched for each of its addresses (besides `watchJettons`). */
+export interface WatchlistFileSettings {
+  readonly file: string;
+  readonly jettons: readonly string[];
 }
 
 /** One wallet on the watchlist, address already canonical. */
@@ -96,6 +107,10 @@ export interface WatchedWallet {
   /** Extra labels put on every series of this wallet. */
   readonly labels: Readonly<Record<string, string>>;
   readonly minBalanceTons: number | undefined;
+  /** Jetton names watched for this wallet beyond `watchJettons` (its entry's or file's); frozen; absent: none. */
+  readonly jettons?: readonly string[] | undefined;
+  /** Thresholds in jetton units by jetton name; absent when none. Frozen. */
+  readonly minJettonBalance?: Readonly<Record<string, number>> | undefined;
 }
 
 /**
@@ -152,6 +167,10 @@ export interface Config {
   readonly watchlistEntries: readonly WatchlistEntry[];
   /** Absolute paths of the address files. */
   readonly watchlistFiles: readonly string[];
+  /** Jettons by the operator's name, in config order. */
+  readonly jettons: readonly JettonSettings[];
+  /** Jetton names watched for every wallet on the watchlist. */
+  readonly watchJettons: readonly string[];
   readonly log: { readonly level: LogLevel };
   /** The file this came from, or null for built-in defaults. */
   readonly configPath: string | null;
@@ -163,4 +182,12 @@ export interface Config {
 export interface WatchedKeys {
   has(raw: string): boolean;
   readonly size: number;
+}
+
+/** The jettons watched for a wallet: `watchJettons`, then its own, each once, in that order. */
+export function jettonsOf(config: Pick<Config, 'watchJettons'>, wallet: WatchedWallet): readonly string[] {
+  const own = wallet.jettons ?? [];
+  if (own.length === 0) return config.watchJettons;
+  if (config.watchJettons.length === 0) return own;
+  return [...new Set([...config.watchJettons, ...own])];
 }

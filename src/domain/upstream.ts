@@ -1,3 +1,4 @@
+import type { JettonWalletsAnswer } from './jettons.js';
 import type { QueryName } from './queries.js';
 import type { AddressBookEntry, ServedWalletState } from './wallet-state.js';
 
@@ -30,7 +31,9 @@ export type UpstreamErrorCode =
   /** A 2xx envelope with ok=false. */
   | 'upstream_error'
   /** A liteserver answered liteServer.error (its code is in details.liteserverCode). */
-  | 'liteserver_error';
+  | 'liteserver_error'
+  /** This kind of upstream cannot answer the query (jetton balances from a liteserver, for now): the next upstream is asked. */
+  | 'unsupported';
 
 /** One failed upstream request (upstream/errors.ts has the implementation). */
 export interface UpstreamFailure {
@@ -107,6 +110,12 @@ export interface UpstreamLag {
  */
 export type WalletStatesPurpose = 'poll' | 'read_through';
 
+/** Which page of a jetton wallets answer: `limit` rows from `offset`. */
+export interface JettonPage {
+  readonly limit: number;
+  readonly offset: number;
+}
+
 export interface UpstreamClient {
   /** Every upstream's tip, each asked once (no failover, no retry), inside its budget. */
   fetchTips(signal?: AbortSignal): Promise<readonly UpstreamTip[]>;
@@ -117,6 +126,12 @@ export interface UpstreamClient {
    * whatever form went out); a 414/431 comes back at once as `uri_too_long` (no retry, no failover).
    */
   fetchWalletStates(addresses: readonly string[], signal?: AbortSignal, purpose?: WalletStatesPurpose): Promise<Result<Fetched<WalletStatesAnswer>>>;
+  /**
+   * One page of the jetton wallets of these owners (canonical raw keys) for one master, with
+   * retries and failover; a 414/431 comes back at once as `uri_too_long`. Ranks below the
+   * wallet poll and above read-through in the budget.
+   */
+  fetchJettonWallets(owners: readonly string[], master: string, page: JettonPage, signal?: AbortSignal): Promise<Result<Fetched<JettonWalletsAnswer>>>;
   /** Closes the connections it keeps (liteservers); a request after this opens them again. */
   close(): void;
   /**

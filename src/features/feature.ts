@@ -5,6 +5,7 @@ import type { HealthSource, SelfMetrics } from '../metrics/registry.js';
 import type { LagState } from '../poll/lag.js';
 import type { ScheduledJob } from '../poll/scheduler.js';
 import type { PollStatus } from '../poll/status.js';
+import type { Route } from '../serve/server.js';
 import type { ReadThroughLookup } from '../serve/v3-wallet-states.js';
 import type { SnapshotStore } from '../snapshot/store.js';
 import type { QueueSizesSnapshot } from '../snapshot/types.js';
@@ -37,6 +38,19 @@ export interface Feature {
   onUpstreamRequest?(upstream: string, code: string, at: number): void;
   /** Which upstreams the client passes over, and how far behind they are (the lag check). */
   readonly upstreams?: UpstreamLagView;
+  /** Chain series it renders itself (one block of exposition text, the same Buffer while unchanged). */
+  series?(now: number): Buffer;
+  /** For a query it polls beyond the two the store holds: whether it is polled now, and when its data was fetched. */
+  readonly polled?: PolledQuery;
+}
+
+/** A query a feature polls and keeps itself (jetton_wallets). */
+export interface PolledQuery {
+  readonly query: QueryName;
+  /** False when the configuration gives it nothing to poll: then it has no tonwatch_up series. */
+  active(): boolean;
+  /** When the data it serves was fetched (process clock); undefined when it has none. */
+  fetchedAt(): number | undefined;
 }
 
 /** Why an upstream is passed over for a query (null: it is not), and its lag in blocks (0 when not known). */
@@ -49,6 +63,8 @@ export interface FeatureServes {
   readonly readThrough?: ReadThroughLookup;
   /** The status page's sources beyond the snapshot and the config. */
   readonly status?: () => Pick<StatusSources, 'upstreamHealth' | 'history'>;
+  /** Routes of its own (path → route). */
+  readonly routes?: readonly (readonly [string, Route])[];
 }
 
 /** What a generation gives the jobs it schedules. */

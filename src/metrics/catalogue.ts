@@ -26,4 +26,10 @@ export const CHAIN_METRICS = {
   walletInfo: gauge('ton_wallet_info', 'Always 1; labels describe the wallet.'),
   walletMinBalanceTons: gauge('ton_wallet_min_balance_tons', 'Configured minimum balance in TON (minBalanceTons), for one generic alert rule.'),
   walletExtraCurrencyBalance: gauge('ton_wallet_extra_currency_balance', 'Extra currency balance, raw amount.'),
+  jettonBalance: gauge(
+    'ton_jetton_balance',
+    'Jetton balance of a watched wallet in jetton units (decimals applied); 0 when the wallet has no jetton wallet for that master.',
+  ),
+  jettonMinBalance: gauge('ton_jetton_min_balance', 'Configured minimum jetton balance in jetton units (minJettonBalance), for one generic alert rule.'),
+  jettonInfo: gauge('ton_jetton_info', 'Always 1; one series per configured jetton: its master address and decimals.'),
 } as const satisfies Record<string, MetricFamily>;

@@ -39,6 +39,8 @@ export interface MetricsExpositionDeps {
   readonly now: () => number;
   readonly maxAgeSeconds: () => number;
   readonly wallets?: WalletSeriesRenderer;
+  /** Further chain series (the features'): text blocks, each the same Buffer while unchanged, so each is compressed once. */
+  readonly blocks?: (now: number) => readonly Buffer[];
   /** Compression in the thread pool, shared with the wallet series' (default: one of its own). */
   readonly compressor?: Compressor;
 }
@@ -64,25 +66,36 @@ export function createMetricsExposition(deps: MetricsExpositionDeps): MetricsExp
       if (queue !== encodedQueue.text) encodedQueue = { text: queue, buffer: Buffer.from(queue) };
       const queuePart = encodedQueue.buffer;
       const wallets = deps.wallets ? await deps.wallets.render(snapshot, now) : [];
+      const blocks = (deps.blocks?.(now) ?? []).filter((block) => block.length > 0);
       const [own, processPart] = await deps.self.texts();
       let body: MetricsBody;
       let bytes: number;
       if (gzip) {
-        const [queueMember, processMember] = await Promise.all([queuePart.length > 0 ? gzipMembers.kept(queuePart) : queuePart, gzipMembers.kept(processPart)]);
+        const [queueMember, processMember, ...blockMembers] = await Promise.all([
+          queuePart.length > 0 ? gzipMembers.kept(queuePart) : queuePart,
+          gzipMembers.kept(processPart),
+          ...blocks.map((block) => gzipMembers.kept(block)),
+        ]);
         // A few KiB, new at most every few scrapes: compressed here, ~35 µs, where the
         // thread pool's round trip costs more than the compression.
         if (own !== ownMember.text) ownMember = { text: own, gzip: compressSmall(own).gzip };
-        const parts = [queueMember, ...wallets.map((part) => part.gzip), processMember, ownMember.gzip].filter((part) => part.length > 0);
+        const parts = [queueMember, ...wallets.map((part) => part.gzip), ...blockMembers, processMember, ownMember.gzip].filter((part) => part.length > 0);
         body = { encoding: 'gzip', parts };
         bytes = parts.reduce((sum, part) => sum + part.length, 0);
       } else {
-        bytes = queuePart.length + wallets.reduce((sum, part) => sum + part.length, 0) + processPart.length + own.length;
+        bytes =
+          queuePart.length +
+          wallets.reduce((sum, part) => sum + part.length, 0) +
+          blocks.reduce((sum, b) => sum + b.length, 0) +
+          processPart.length +
+          own.length;
         body = {
           encoding: 'identity',
           length: bytes,
           async *stream() {
             if (queuePart.length > 0) yield queuePart;
             yield* inflateParts(wallets);
+            yield* blocks;
             yield processPart;
             yield own;
           },

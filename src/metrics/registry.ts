@@ -1,5 +1,5 @@
 import { Registry, collectDefaultMetrics } from 'prom-client';
-import { QUERIES, type QueryName } from '../domain/queries.js';
+import { ALWAYS_POLLED, type QueryName } from '../domain/queries.js';
 import type { UpstreamLag, UpstreamObserver } from '../domain/upstream.js';
 import type { PersistObserver } from '../snapshot/persist.js';
 import { readGauge } from './read-gauges.js';
@@ -113,7 +113,7 @@ export function createSelfMetrics(options: {
   instruments.reloadAt.set(wall() / 1000);
 
   // Pre-create the series that must exist from the start, so rate() and alerts see zeros.
-  for (const query of QUERIES) instruments.pollDuration.zero({ query });
+  for (const query of ALWAYS_POLLED) instruments.pollDuration.zero({ query });
 
   return {
     registry,

@@ -48,6 +48,8 @@ export interface RoutesDeps {
   /** What the status page shows; without it `/` is the status page of an empty daemon. */
   readonly status: () => StatusSources;
   readonly logger: Logger;
+  /** The features' own routes. */
+  readonly routes?: readonly (readonly [string, Route])[];
 }
 
 /** The route table: path → handler, each reading the current snapshot and config. */
@@ -119,5 +121,6 @@ export function createRoutes(deps: RoutesDeps): ReadonlyMap<string, Route> {
       path,
       getOnly(route.endpoint, (request) => route.handle(request)),
     ]),
+    ...(deps.routes ?? []),
   ]);
 }

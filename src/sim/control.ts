@@ -3,6 +3,7 @@ import type { SimChain } from './chain.js';
 import { FAILURE_KINDS, isFailureKind, type FailureKind } from './failures.js';
 import { LITESERVER_FAULTS, isLiteserverFault, type SimLiteserver } from './liteserver.js';
 import { isScenario } from './scenarios.js';
+import type { SimJettons } from './jettons.js';
 import type { SimWallets } from './wallets.js';
 
 /** The simulator's control API under /_sim/: step, scenario, inject, lag, liteserver faults, state, accounts. */
@@ -10,6 +11,7 @@ export interface SimControlDeps {
   readonly step: () => void;
   readonly chain: SimChain;
   readonly wallets: SimWallets;
+  readonly jettons: SimJettons;
   readonly liteserver: SimLiteserver | null;
   inject(kind: FailureKind, count: number): void;
   lag(): { blocks: number; indexer: number };
@@ -66,6 +68,24 @@ export function createSimControl(deps: SimControlDeps): (url: URL, res: ServerRe
       }
       case '/_sim/state':
         break;
+      case '/_sim/jettons': {
+        // ?owner=&master=&balance= sets one balance (base units); the answer lists masters and jetton wallets.
+        if (param('owner') !== '') {
+          if (!/^\d+$/.test(param('balance'))) return send(res, 400, JSON.stringify({ error: 'balance must be a non-negative integer (base units)' }));
+          if (!deps.jettons.setBalance(param('owner'), param('master'), BigInt(param('balance')))) {
+            return send(res, 404, JSON.stringify({ error: 'that owner holds no jetton wallet of that master' }));
+          }
+        }
+        const { jettons } = deps;
+        return send(
+          res,
+          200,
+          JSON.stringify({
+            jettons: jettons.jettons,
+            wallets: jettons.wallets().map((w) => ({ address: w.address, owner: w.owner, jetton: w.jetton, balance: w.balance.toString() })),
+          }),
+        );
+      }
       case '/_sim/accounts':
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(

@@ -3,6 +3,7 @@ import type { SimChain } from './chain.js';
 import { FAILURE_KINDS, writeFailure, writeRateLimited, type FailureKind } from './failures.js';
 import type { Random } from './random.js';
 import { scenarioParams } from './scenarios.js';
+import type { SimJettons } from './jettons.js';
 import type { SimWallets } from './wallets.js';
 import type { SimLiteserver } from './liteserver.js';
 import { createSimControl } from './control.js';
@@ -21,6 +22,7 @@ export type SimStyle = 'python' | 'cpp' | 'both';
 export interface SimServerOptions {
   readonly chain: SimChain;
   readonly wallets: SimWallets;
+  readonly jettons: SimJettons;
   /** One block everywhere: what the simulator's timer does, and /_sim/step on demand. */
   readonly step: () => void;
   readonly random: Random;
@@ -53,6 +55,7 @@ const PLURAL = '/api/v2/getOutMsgQueueSizes';
 const SINGULAR = '/api/v2/getOutMsgQueueSize';
 const MASTERCHAIN_INFO = '/api/v2/getMasterchainInfo';
 const INDEXER_MASTERCHAIN_INFO = '/api/v3/masterchainInfo';
+const JETTON_WALLETS = '/api/v3/jetton/wallets';
 
 export function createSimServer(options: SimServerOptions): SimServer {
   const { chain, wallets, random, now } = options;
@@ -88,6 +91,7 @@ export function createSimServer(options: SimServerOptions): SimServer {
     step: options.step,
     chain,
     wallets,
+    jettons: options.jettons,
     liteserver: options.liteserver ?? null,
     inject: (kind, count) => {
       for (let i = 0; i < count; i += 1) injected.push(kind);
@@ -101,7 +105,7 @@ export function createSimServer(options: SimServerOptions): SimServer {
     const url = new URL(req.url ?? '/', 'http://sim.invalid');
     if (url.pathname.startsWith('/_sim/')) return control(url, res);
     const isV2 = url.pathname === PLURAL || url.pathname === SINGULAR;
-    const isV3 = url.pathname === '/api/v3/walletStates';
+    const isV3 = url.pathname === '/api/v3/walletStates' || url.pathname === JETTON_WALLETS;
     const isTip = url.pathname === MASTERCHAIN_INFO || url.pathname === INDEXER_MASTERCHAIN_INFO;
     if (!isV2 && !isV3 && !isTip) return send(res, 404, JSON.stringify({ ok: false, error: 'Not Found', code: 404, '@extra': '_' }));
     if (req.method !== 'GET') return send(res, 405, JSON.stringify({ ok: false, error: 'Method Not Allowed', code: 405 }));
@@ -120,7 +124,9 @@ export function createSimServer(options: SimServerOptions): SimServer {
         ? { status: 200, body: bodies.masterchainInfo() }
         : url.pathname === INDEXER_MASTERCHAIN_INFO
           ? { status: 200, body: bodies.indexerMasterchainInfo() }
-          : wallets.answer(url);
+          : url.pathname === JETTON_WALLETS
+            ? options.jettons.answer(url)
+            : wallets.answer(url);
     const failure = injected.shift() ?? (random.chance(scenarioParams(chain.scenario).failureRate) ? random.pick(FAILURE_KINDS) : undefined);
     if (failure && answer.status === 200) {
       count(failure === 'timeout' || failure === 'reset' ? failure : failure.startsWith('rate_limited') ? 429 : failure);

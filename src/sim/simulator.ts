@@ -5,6 +5,7 @@ import { createSimLiteserver, type SimLiteserver } from './liteserver.js';
 import { createRandom } from './random.js';
 import { createSimServer, type SimServer } from './server.js';
 import type { SimulatorOptions } from './options.js';
+import { createSimJettons, type SimJettons } from './jettons.js';
 import { createSimWallets, type SimWallets } from './wallets.js';
 
 export { DEFAULT_SIMULATOR_OPTIONS, type SimulatorOptions } from './options.js';
@@ -12,6 +13,7 @@ export { DEFAULT_SIMULATOR_OPTIONS, type SimulatorOptions } from './options.js';
 export interface Simulator {
   readonly chain: SimChain;
   readonly wallets: SimWallets;
+  readonly jettons: SimJettons;
   readonly http: SimServer;
   /** Null unless liteserverPort was given. */
   readonly liteserver: SimLiteserver | null;
@@ -26,7 +28,7 @@ export interface Simulator {
  * Each part draws from its own random stream, derived from the seed, so asking for wallets
  * does not change how the chain evolves.
  */
-const STREAM = { chain: 0, wallets: 0x5eed, failures: 0xfa11 } as const;
+const STREAM = { chain: 0, wallets: 0x5eed, failures: 0xfa11, jettons: 0x7e77 } as const;
 
 /** The simulated accounts of a simulator run with these options: the same accounts it serves. */
 export function createSimWalletsFor(options: Pick<SimulatorOptions, 'seed' | 'accounts' | 'testnet' | 'maxUrlBytes'>): SimWallets {
@@ -43,9 +45,17 @@ export function createSimWalletsFor(options: Pick<SimulatorOptions, 'seed' | 'ac
 export function createSimulator(options: SimulatorOptions): Simulator {
   const chain = createSimChain({ random: createRandom(options.seed ^ STREAM.chain), seed: options.seed, scenario: options.scenario });
   const wallets = createSimWalletsFor(options);
+  const jettons = createSimJettons({
+    random: createRandom(options.seed ^ STREAM.jettons),
+    seed: options.seed,
+    accounts: wallets.accounts(),
+    testnet: options.testnet,
+    maxUrlBytes: options.maxUrlBytes,
+  });
   const step = (): void => {
     chain.step();
     wallets.step();
+    jettons.step();
   };
   const liteserver =
     options.liteserverPort === null
@@ -55,6 +65,7 @@ export function createSimulator(options: SimulatorOptions): Simulator {
     liteserver,
     chain,
     wallets,
+    jettons,
     step,
     random: createRandom(options.seed ^ STREAM.failures),
     style: options.style,
@@ -69,6 +80,7 @@ export function createSimulator(options: SimulatorOptions): Simulator {
   return {
     chain,
     wallets,
+    jettons,
     http,
     liteserver,
     liteserverAddress: () => liteserverAddress,

@@ -3,12 +3,13 @@
  * one). The upstream's own limiter allows a burst of about rps; spending only half of it
  * leaves the rest for requests that arrive bunched up (an event loop busy for a moment,
  * several batches in flight), so they do not earn a 429. `high` waiters (the queue-size
- * poll, the lag check) go first, in arrival order; below them the wallet cycle (`low`)
- * and read-through batches (`read`) take turns, so neither can starve the other.
+ * poll, the lag check) go first, in arrival order; below them the polls (the wallet cycle,
+ * `low`, before the jetton cycle, `jetton`) and read-through batches (`read`) take turns,
+ * so neither side can starve the other.
  * `holdUntil` pauses the bucket when an upstream says Retry-After.
  */
 
-export type RequestPriority = 'high' | 'low' | 'read';
+export type RequestPriority = 'high' | 'low' | 'jetton' | 'read';
 
 export interface RequestBudget {
   /** Resolves when a request may be sent; rejects with the signal's reason if aborted first. */
@@ -38,12 +39,18 @@ export function createRequestBudget(options: { rps: number; now: () => number })
   /** Which of the two classes below `high` was served last: the other goes next when both wait. */
   let lastShared: RequestPriority = 'read';
 
-  /** The waiter to serve next: the first high one, else the first of the class whose turn it is. */
+  /** The waiter to serve next: the first high one, else the first of the side whose turn it is (polls: wallets before jettons). */
   const nextIndex = (): number => {
     if (waiters[0]?.priority === 'high') return 0;
-    const turn: RequestPriority = lastShared === 'low' ? 'read' : 'low';
-    const index = waiters.findIndex((w) => w.priority === turn);
-    return index === -1 ? 0 : index;
+    if (lastShared === 'read') {
+      const wallets = waiters.findIndex((w) => w.priority === 'low');
+      const polls = wallets === -1 ? waiters.findIndex((w) => w.priority === 'jetton') : wallets;
+      if (polls !== -1) return polls;
+    }
+    const reads = waiters.findIndex((w) => w.priority === 'read');
+    if (reads !== -1) return reads;
+    const wallets = waiters.findIndex((w) => w.priority === 'low');
+    return wallets === -1 ? 0 : wallets;
   };
 
   const refill = (): void => {
@@ -61,7 +68,7 @@ export function createRequestBudget(options: { rps: number; now: () => number })
     while (waiters.length > 0 && tokens >= 1 && now() >= heldUntil) {
       tokens -= 1;
       const [waiter] = waiters.splice(nextIndex(), 1);
-      if (waiter !== undefined && waiter.priority !== 'high') lastShared = waiter.priority;
+      if (waiter !== undefined && waiter.priority !== 'high') lastShared = waiter.priority === 'read' ? 'read' : 'low';
       waiter?.signal?.removeEventListener('abort', waiter.onAbort);
       waiter?.resolve();
     }

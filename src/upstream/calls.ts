@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
-import type { QueueSizesAnswer, Result, UpstreamObserver, UpstreamTip, WalletStatesAnswer } from '../domain/upstream.js';
+import type { JettonWalletsAnswer } from '../domain/jettons.js';
+import type { JettonPage, QueueSizesAnswer, Result, UpstreamObserver, UpstreamTip, WalletStatesAnswer } from '../domain/upstream.js';
 import type { RequestBudget, RequestPriority } from './budget.js';
 import type { UpstreamError } from './errors.js';
 
@@ -13,6 +14,13 @@ export interface UpstreamCalls {
   queueSizes(signal: AbortSignal | undefined): Promise<Result<QueueSizesAnswer, UpstreamError>>;
   /** For these canonical raw keys; answers are matched by address. */
   walletStates(addresses: readonly string[], priority: RequestPriority, signal: AbortSignal | undefined): Promise<Result<WalletStatesAnswer, UpstreamError>>;
+  /** One page of the jetton wallets of these owners for one master (canonical raw keys). */
+  jettonWallets(
+    owners: readonly string[],
+    master: string,
+    page: JettonPage,
+    signal: AbortSignal | undefined,
+  ): Promise<Result<JettonWalletsAnswer, UpstreamError>>;
   /** Its tip for the lag check, each part asked once; null where it did not answer. */
   tip(signal: AbortSignal | undefined): Promise<UpstreamTip>;
   /** Closes the connections it keeps. */

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
 import type { RetryPolicy, UpstreamSettings } from '../domain/config.js';
 import type { QueryName } from '../domain/queries.js';
+import type { JettonWalletsAnswer } from '../domain/jettons.js';
 import type { Fetched, QueueSizesAnswer, Result, UpstreamClient, UpstreamObserver, WalletStatesAnswer } from '../domain/upstream.js';
 import { createRequestBudget } from './budget.js';
 import type { UpstreamCalls } from './calls.js';
@@ -139,6 +140,9 @@ export function createUpstreamClient(deps: UpstreamClientDeps): UpstreamClient {
     fetchWalletStates(addresses, signal, purpose = 'poll'): Promise<Result<Fetched<WalletStatesAnswer>>> {
       const priority = purpose === 'poll' ? 'low' : 'read';
       return withFailover('wallets', signal, async (u) => (await callsOf(u)).walletStates(addresses, priority, signal));
+    },
+    fetchJettonWallets(owners, master, page, signal): Promise<Result<Fetched<JettonWalletsAnswer>>> {
+      return withFailover('jetton_wallets', signal, async (u) => (await callsOf(u)).jettonWallets(owners, master, page, signal));
     },
     close() {
       for (const calls of upstreamCalls.values()) void calls.then((c) => c.close());

@@ -1,13 +1,20 @@
 import type { Dispatcher, request as undiciRequestFn } from 'undici';
 import type { ZodSafeParseResult } from 'zod';
 import type { HttpUpstreamSettings } from '../domain/config.js';
+import { JETTON_WALLETS_API_PATH } from '../domain/jettons.js';
 import type { Result, UpstreamQuery } from '../domain/upstream.js';
 import { compactForm } from '../ton/address.js';
 import type { RequestPriority } from './budget.js';
 import type { UpstreamCalls, UpstreamCallsDeps } from './calls.js';
 import { classifyStatus, classifyThrown, parseRetryAfter, UpstreamError } from './errors.js';
 import { describeNonJson, isFailureEnvelope, readCapped, tryParseJson } from './response-body.js';
-import { errorMessageOf, indexerMasterchainInfoSchema, masterchainInfoEnvelopeSchema, outMsgQueueSizesEnvelopeSchema } from './schemas.js';
+import {
+  errorMessageOf,
+  indexerMasterchainInfoSchema,
+  jettonWalletsResponseSchema,
+  masterchainInfoEnvelopeSchema,
+  outMsgQueueSizesEnvelopeSchema,
+} from './schemas.js';
 import { walletStatesDecoder } from './wallet-states.js';
 
 /**
@@ -28,6 +35,7 @@ const loadRequest = (): Promise<typeof undiciRequestFn> => (undiciRequest ??= im
 /** Both spellings of the v2 path: the Python server answers the plural, the C++ server the singular. */
 export const QUEUE_SIZES_PATHS = ['/api/v2/getOutMsgQueueSizes', '/api/v2/getOutMsgQueueSize'] as const;
 const WALLET_STATES_PATH = '/api/v3/walletStates';
+const JETTON_WALLETS_PATH = JETTON_WALLETS_API_PATH;
 const MASTERCHAIN_INFO_PATH = '/api/v2/getMasterchainInfo';
 const INDEXER_MASTERCHAIN_INFO_PATH = '/api/v3/masterchainInfo';
 /**
@@ -114,6 +122,15 @@ export function createHttpUpstream(deps: HttpUpstreamDeps): UpstreamCalls {
       // the most addresses fit behind a proxy's request-line limit (nginx: 8 KiB).
       const search = `address=${addresses.map(compactForm).join(',')}`;
       return attempt({ query: 'wallets', priority, path: WALLET_STATES_PATH, search, schema: walletStatesDecoder }, signal);
+    },
+    jettonWallets(owners, master, page, signal) {
+      const search = [
+        `jetton_address=${compactForm(master)}`,
+        `limit=${page.limit}`,
+        `offset=${page.offset}`,
+        ...owners.map((owner) => `owner_address=${compactForm(owner)}`),
+      ].join('&');
+      return attempt({ query: 'jetton_wallets', priority: 'jetton', path: JETTON_WALLETS_PATH, search, schema: jettonWalletsResponseSchema }, signal);
     },
     /** Its v2 masterchain seqno and its v3 indexer's, each asked once. */
     async tip(signal) {

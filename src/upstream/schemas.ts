@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { parseAddress } from '../ton/address.js';
 import { walletFieldsShape } from '../domain/wallet-field-checks.js';
 import type { AddressBookEntry, RequiredWalletField, ServedWalletState, WalletFieldName } from '../domain/wallet-state.js';
 import { parseSignedShard } from '../ton/shard.js';
@@ -149,3 +150,38 @@ export const walletStatesResponseSchema = z.object({
 });
 
 export type WalletStatesResponse = z.output<typeof walletStatesResponseSchema>;
+
+/** An address the indexer printed, as our canonical key (it prints raw uppercase; any accepted form is read). */
+const indexerAddress = z.string().transform((text, ctx) => {
+  const parsed = parseAddress(text);
+  if (parsed.ok) return parsed.value.raw;
+  ctx.addIssue({ code: 'custom', message: `not an address: ${text.slice(0, 80)}` });
+  return z.NEVER;
+});
+
+/** One row of `GET /api/v3/jetton/wallets` (ton-index-go's JettonWallet), the fields tonwatch keeps. */
+const jettonWalletRowSchema = z.object({
+  address: indexerAddress,
+  balance: z.string().regex(/^\d+$/, 'not a balance in base units'),
+  owner: indexerAddress,
+  jetton: indexerAddress,
+  last_transaction_lt: z.union([z.string().regex(/^\d+$/), z.number().int().nonnegative().transform(String)]),
+  code_hash: z
+    .string()
+    .nullish()
+    .transform((v) => v ?? null),
+  data_hash: z
+    .string()
+    .nullish()
+    .transform((v) => v ?? null),
+});
+
+export const jettonWalletsResponseSchema = z.object({
+  jetton_wallets: z.array(jettonWalletRowSchema),
+  address_book: z
+    .record(z.string(), z.looseObject({ user_friendly: z.string().nullish(), domain: z.string().nullish() }))
+    .default({})
+    .transform((book) =>
+      Object.fromEntries(Object.entries(book).map(([address, entry]) => [address, { user_friendly: entry.user_friendly ?? '', domain: entry.domain ?? null }])),
+    ),
+});

@@ -41,6 +41,7 @@ function harness(sim: RunningSim, settings: Partial<ReadThroughLimits> = {}, ups
   });
   const client: UpstreamClient = {
     fetchTips: (signal) => real.fetchTips(signal),
+    fetchJettonWallets: (owners, master, page, signal) => real.fetchJettonWallets(owners, master, page, signal),
     fetchQueueSizes: (signal) => real.fetchQueueSizes(signal),
     close: () => real.close(),
     prepare: () => real.prepare(),

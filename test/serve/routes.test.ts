@@ -22,7 +22,7 @@ const NOW = FETCHED + 2_000;
 function routesWith(options: {
   snapshot: Snapshot;
   settings: ServeSettings;
-  nextPollDueAt?: Partial<Record<'queue_sizes' | 'wallets', number>>;
+  nextPollDueAt?: Partial<Record<QueryName, number>>;
   loading?: readonly QueryName[];
 }) {
   let settings = options.settings;

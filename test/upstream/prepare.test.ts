@@ -55,11 +55,11 @@ process.stdout.write(JSON.stringify({ before, afterMaking, afterPrepare, connect
 }
 
 describe('UpstreamClient.prepare', () => {
-  it('loads undici and @ton/core for an HTTP upstream, which making the client does not, and connects to nothing', () => {
+  it('loads undici for an HTTP upstream (its addresses need no @ton/core), which making the client does not, and connects to nothing', () => {
     const loaded = prepareIn('http');
     expect(loaded.before).toEqual([]);
     expect(loaded.afterMaking).toEqual([]);
-    expect(loaded.afterPrepare).toEqual(['@ton/core', 'undici']);
+    expect(loaded.afterPrepare).toEqual(['undici']);
     expect(loaded.connections).toBe(0);
   });
 

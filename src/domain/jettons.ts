@@ -1,0 +1,91 @@
+/**
+ * Jettons (TEP-74 tokens) on the watchlist: what the config names, what an upstream
+ * answers, and how base units become jetton units, exactly.
+ */
+
+/** One jetton the config names: `jettons: { USDT: { master, decimals } }`. */
+export interface JettonSettings {
+  /** The operator's name for it: the `jetton` label. */
+  readonly name: string;
+  /** The jetton master, canonical raw key. */
+  readonly master: string;
+  /** The master as written in the config (for check-config and ton_jetton_info). */
+  readonly masterAsWritten: string;
+  /** Digits after the point: base units per jetton unit are 10^decimals. 0..255. */
+  readonly decimals: number;
+}
+
+/** One row of `GET /api/v3/jetton/wallets`: a jetton wallet, its owner and balance. */
+export interface JettonWalletRow {
+  /** The jetton wallet, canonical raw key. */
+  readonly address: string;
+  /** Decimal string of base units; may exceed 2^53. */
+  readonly balance: string;
+  /** The owner, canonical raw key. */
+  readonly owner: string;
+  /** The master, canonical raw key. */
+  readonly jetton: string;
+  readonly last_transaction_lt: string;
+  readonly code_hash: string | null;
+  readonly data_hash: string | null;
+}
+
+/** One page of jetton wallets for some owners of one master. */
+export interface JettonWalletsAnswer {
+  readonly jetton_wallets: readonly JettonWalletRow[];
+  readonly address_book: Readonly<Record<string, { readonly user_friendly: string; readonly domain: string | null }>>;
+}
+
+/** The indexer's path for jetton wallets. */
+export const JETTON_WALLETS_API_PATH = '/api/v3/jetton/wallets';
+
+/**
+ * The request line of a jetton wallets request for `count` owners to the upstream at
+ * `baseUrl`, in bytes: `GET <path>/api/v3/jetton/wallets?jetton_address=<48>&limit=1000&offset=<up to 7 digits>`
+ * then `&owner_address=<48>` per owner (the indexer takes the parameter repeated).
+ */
+export function jettonWalletsRequestLineBytes(baseUrl: string, count: number): number {
+  const prefix = new URL(baseUrl).pathname.replace(/\/+$/, '');
+  return `GET ${prefix}${JETTON_WALLETS_API_PATH}?jetton_address=${'x'.repeat(48)}&limit=1000&offset=1000000`.length + 63 * count + ' HTTP/1.1\r\n'.length;
+}
+
+/** Rows per page the indexer allows at most (`limit` above is an error). */
+export const JETTON_PAGE_LIMIT = 1000;
+
+/** What tonwatch knows of one watched owner's balance of one jetton. */
+export interface JettonRecord {
+  /** The owner's jetton wallet; null when the upstream has none for it (balance 0). */
+  readonly wallet: string | null;
+  /** Decimal string of base units, exactly as the upstream sent it ("0" without a wallet). */
+  readonly balance: string;
+  readonly lastTransactionLt: string | null;
+  readonly codeHash: string | null;
+  readonly dataHash: string | null;
+  /** When the answer arrived, process clock ms. */
+  readonly fetchedAt: number;
+  readonly upstream: string;
+}
+
+/** Every watched owner's record, by jetton name then owner raw key. */
+export interface JettonsSnapshot {
+  readonly jettons: ReadonlyMap<string, ReadonlyMap<string, JettonRecord>>;
+  /** When the newest answer in it arrived, process clock ms. */
+  readonly fetchedAt: number;
+}
+
+const UNITS = /^\d+$/;
+
+/**
+ * A balance in base units as a decimal string in jetton units: `1234567` with 6 decimals
+ * is `1.234567`; trailing zeros of the fraction and a point with nothing after it are left
+ * out. String arithmetic only: a balance may exceed 2^53 and must never pass a float.
+ */
+export function jettonUnits(baseUnits: string, decimals: number): string {
+  if (!UNITS.test(baseUnits)) throw new Error(`not a balance in base units: "${baseUnits}"`);
+  const digits = baseUnits.replace(/^0+(?=\d)/, '');
+  if (decimals === 0) return digits;
+  const padded = digits.padStart(decimals + 1, '0');
+  const whole = padded.slice(0, padded.length - decimals);
+  const fraction = padded.slice(padded.length - decimals).replace(/0+$/, '');
+  return fraction === '' ? whole : `${whole}.${fraction}`;
+}

@@ -1,0 +1,174 @@
+import type { Config } from '../domain/config.js';
+import { jettonWalletsRequestLineBytes, type JettonsSnapshot } from '../domain/jettons.js';
+import { perObject } from '../domain/per-object.js';
+import { createJettonSeriesRenderer, type JettonSeriesInput } from '../metrics/jetton-series.js';
+import { createBatchSize, type BatchSize } from '../poll/batches.js';
+import { ownersByJetton, pollJettons } from '../poll/jettons.js';
+import { walletConcurrency } from '../poll/wallets.js';
+import { createJettonWalletsHandler } from '../serve/v3-jetton-wallets.js';
+import { addressBookEntry } from '../snapshot/address-book.js';
+import { readIfPresent, setAside, writeAtomically } from '../snapshot/atomic-file.js';
+import { ageSeconds, isFresh } from '../snapshot/freshness.js';
+import { decodeJettons, encodeJettons, jettonsFileOf } from '../snapshot/jettons-file.js';
+import { pollJob, type Feature, type FeatureContext } from './feature.js';
+
+/**
+ * Jetton balances of the watched wallets: a poll on the wallet schedule (below the wallet
+ * cycle in each upstream's budget, above read-through), the balances kept in their own
+ * part of the snapshot (`<name>.jettons.json`), exported as ton_jetton_* series and served
+ * as `GET /api/v3/jetton/wallets`. Nothing runs without `jettons` and a wallet watching one.
+ */
+export function createJettonsFeature(ctx: FeatureContext): Feature {
+  const { now, current } = ctx;
+  const logger = ctx.logger.child({ module: 'poll' });
+  let snapshot: JettonsSnapshot | null = null;
+  let loading = false;
+  let loaded: Promise<void> = Promise.resolve();
+  let writing: Promise<void> = Promise.resolve();
+  let stopped = false;
+  const watchedJettons = perObject((config: Config) => ownersByJetton(config).size > 0);
+  /** Owners per request, learnt per configuration (like the wallet batches). */
+  const batchSizes = perObject((config: Config): BatchSize => {
+    const http = config.upstreams.find((u) => u.kind === 'http');
+    const max = Math.min(config.walletBatchSize, 1000);
+    return createBatchSize(max, now, http === undefined ? undefined : (count) => jettonWalletsRequestLineBytes(http.url, count));
+  });
+  const handler = createJettonWalletsHandler(ctx.wallOffset);
+  const renderSeries = createJettonSeriesRenderer();
+  /** The renderer's input: the same object while neither the snapshot nor the config changed. */
+  let input: JettonSeriesInput | null = null;
+  const seriesInput = (): JettonSeriesInput => {
+    const { config } = current();
+    if (
+      input?.snapshot !== snapshot ||
+      input.jettons !== config.jettons ||
+      input.watchlist !== config.watchlist ||
+      input.maxAgeSeconds !== config.snapshot.maxAgeSeconds
+    ) {
+      input = {
+        snapshot,
+        jettons: config.jettons,
+        watchJettons: config.watchJettons,
+        watchlist: config.watchlist,
+        maxAgeSeconds: config.snapshot.maxAgeSeconds,
+      };
+    }
+    return input;
+  };
+
+  const fileOf = (): string => jettonsFileOf(current().config.snapshot.file);
+  const persist = (next: JettonsSnapshot): void => {
+    const file = fileOf();
+    writing = writing
+      .then(() => writeAtomically(file, encodeJettons(next, ctx.wallOffset())))
+      .then(
+        () => ctx.self.persist.persisted(now() + ctx.wallOffset()),
+        (err: unknown) => {
+          ctx.self.persist.failed('other');
+          logger.warn({ err, file }, 'could not persist the jetton balances; the previous file stays');
+        },
+      );
+  };
+
+  async function loadPersisted(): Promise<void> {
+    const file = fileOf();
+    const read = await readIfPresent(file);
+    if (read.kind === 'absent') return;
+    if (read.kind === 'unreadable') {
+      logger.error({ err: read.error, file }, 'could not read the jetton snapshot file; starting without it');
+      return;
+    }
+    const offset = ctx.wallOffset();
+    const decoded = decodeJettons(read.bytes, (wall) => Math.min(wall - offset, now()));
+    if (!decoded.ok) {
+      const movedTo = await setAside(file, now()).catch(() => null);
+      logger.error({ file, movedTo, problem: decoded.problem }, 'jetton snapshot file is broken or foreign; moved aside, starting without it');
+      return;
+    }
+    if (snapshot === null) snapshot = decoded.snapshot;
+    ctx.logger.info(
+      { jettons: decoded.snapshot.jettons.size, ageSeconds: ageSeconds(decoded.snapshot.fetchedAt, now()) },
+      'loaded the persisted snapshot (jettons)',
+    );
+  }
+
+  return {
+    name: 'jettons',
+    jobs: ({ config, client }) =>
+      !watchedJettons(config)
+        ? []
+        : [
+            pollJob(
+              ctx,
+              'jetton_wallets',
+              config.schedule.wallets,
+              {
+                // Fresh persisted balances wait for the first tick, as the wallets do.
+                runAtStart: () => ctx.running() || snapshot === null || !isFresh(snapshot.fetchedAt, now(), config.snapshot.maxAgeSeconds),
+                due: async () => {
+                  await loaded;
+                  return true;
+                },
+              },
+              (signal) =>
+                pollJettons(
+                  {
+                    client,
+                    logger,
+                    config,
+                    batchSize: batchSizes(config),
+                    concurrency: walletConcurrency(config.upstreams[0]?.rps ?? 1),
+                    previous: () => snapshot,
+                    publish(next) {
+                      snapshot = next;
+                      persist(next);
+                    },
+                  },
+                  signal,
+                ),
+            ),
+          ],
+    start() {
+      if (!watchedJettons(current().config)) return;
+      loading = true;
+      loaded = loadPersisted()
+        .catch((err: unknown) => ctx.logger.error({ err }, 'could not load the persisted jetton balances; starting without them'))
+        .finally(() => (loading = false));
+    },
+    async stop() {
+      stopped = true;
+      await writing;
+    },
+    series: (at) => (stopped ? Buffer.alloc(0) : renderSeries(seriesInput, at)),
+    polled: {
+      query: 'jetton_wallets',
+      active: () => watchedJettons(current().config),
+      fetchedAt: () => snapshot?.fetchedAt,
+    },
+    serves: {
+      routes: [
+        [
+          '/api/v3/jetton/wallets',
+          {
+            endpoint: 'jetton_wallets',
+            handle: (request) => {
+              const { config, serve, scheduler } = current();
+              return handler.serve(snapshot, {
+                method: request.method,
+                query: request.query,
+                now: now(),
+                maxAgeSeconds: config.snapshot.maxAgeSeconds,
+                nextPollDueAt: scheduler.nextRunAt('jetton_wallets'),
+                testnet: config.testnet,
+                watched: serve.watched,
+                jettons: config.jettons,
+                ownerBook: (raw) => addressBookEntry(ctx.store.current().wallets?.wallets.get(raw), raw, config.testnet),
+                loading,
+              });
+            },
+          },
+        ],
+      ],
+    },
+  };
+}

@@ -1,0 +1,138 @@
+import { createHash } from 'node:crypto';
+import { friendlyForm, parseAddress } from '../ton/address.js';
+import type { Random } from './random.js';
+import type { SimAccount } from './wallets.js';
+
+/**
+ * Simulated jettons for `GET /api/v3/jetton/wallets`, with the indexer's rules
+ * (ton-index-go): `owner_address`, `jetton_address` and `address` repeated, several
+ * `jetton_address` only with exactly one `owner_address` (else 422), `limit` default 100
+ * and above 1000 an error (500), `offset` paging over rows sorted by owner then jetton, no
+ * row for an owner without a jetton wallet, 414 past a URL length. Two masters: SIMUSD (6
+ * decimals, a USD₮ look-alike held by two thirds of the wallets) and SIMBIG (9 decimals,
+ * one holder's balance past 2^53 base units).
+ */
+
+export interface SimJetton {
+  readonly symbol: string;
+  readonly master: string;
+  readonly decimals: number;
+}
+
+export interface SimJettonWallet {
+  readonly address: string;
+  readonly owner: string;
+  readonly jetton: string;
+  balance: bigint;
+  lt: bigint;
+}
+
+export interface SimJettons {
+  readonly jettons: readonly SimJetton[];
+  step(): void;
+  wallets(): readonly SimJettonWallet[];
+  /** Sets one owner's balance of one master (base units); false when it holds no wallet of it. */
+  setBalance(owner: string, master: string, balance: bigint): boolean;
+  answer(url: URL): { status: number; body: string };
+}
+
+const WALLET_KINDS = new Set(['v4r2', 'v5r1', 'v3r2']);
+const hashOf = (text: string): string => createHash('sha256').update(text).digest('hex').toUpperCase();
+
+export interface SimJettonsOptions {
+  readonly random: Random;
+  readonly seed: number;
+  readonly accounts: readonly SimAccount[];
+  readonly testnet: boolean;
+  readonly maxUrlBytes: number;
+}
+
+/** A balance past 2^53 base units, held by SIMBIG's first holder. */
+export const SIM_WHALE_BALANCE = 123_456_789_012_345_678_901_234n;
+
+export function createSimJettons(options: SimJettonsOptions): SimJettons {
+  const { random, seed } = options;
+  const jettons: SimJetton[] = [
+    { symbol: 'SIMUSD', master: `0:${hashOf(`${seed}:jetton-master:SIMUSD`)}`, decimals: 6 },
+    { symbol: 'SIMBIG', master: `0:${hashOf(`${seed}:jetton-master:SIMBIG`)}`, decimals: 9 },
+  ];
+  const [usd, big] = jettons as [SimJetton, SimJetton];
+  const wallets: SimJettonWallet[] = [];
+  const add = (owner: string, jetton: SimJetton, balance: bigint): void => {
+    wallets.push({ address: `0:${hashOf(`${seed}:jetton-wallet:${jetton.master}:${owner}`)}`, owner, jetton: jetton.master, balance, lt: 60_000_000_000_000n });
+  };
+  options.accounts.forEach((account, i) => {
+    if (!WALLET_KINDS.has(account.kind)) return;
+    if (i % 3 !== 2) add(account.raw, usd, i % 11 === 0 ? 0n : BigInt(random.int(50, 2_000_000)) * 1_000_000n + BigInt(random.int(0, 999_999)));
+    const first = !wallets.some((w) => w.jetton === big.master);
+    if (i % 5 === 0) add(account.raw, big, first ? SIM_WHALE_BALANCE : BigInt(random.int(1, 10_000)) * 1_000_000_000n);
+  });
+  const ordered = (): SimJettonWallet[] => [...wallets].sort((a, b) => (a.owner === b.owner ? (a.jetton < b.jetton ? -1 : 1) : a.owner < b.owner ? -1 : 1));
+  const error = (status: number, message: string) => ({ status, body: JSON.stringify({ error: message }) });
+  const friendly = (raw: string, bounceable: boolean) => ({ user_friendly: friendlyForm(raw, { bounceable, testnet: options.testnet }), domain: null });
+
+  return {
+    jettons,
+    wallets: () => wallets,
+    step() {
+      for (const w of wallets) {
+        if (!random.chance(0.15)) continue;
+        const unit = 10n ** BigInt(jettons.find((j) => j.master === w.jetton)?.decimals ?? 0);
+        const amount = BigInt(random.int(1, 500)) * unit;
+        if (random.chance(0.5)) w.balance += amount;
+        else if (w.balance >= amount) w.balance -= amount;
+        w.lt += BigInt(random.int(1_000, 90_000));
+      }
+    },
+    setBalance(owner, master, balance) {
+      const wallet = wallets.find((w) => w.owner === owner && w.jetton === master);
+      if (wallet === undefined) return false;
+      wallet.balance = balance;
+      wallet.lt += 1000n;
+      return true;
+    },
+    answer(url) {
+      if (url.pathname.length + url.search.length > options.maxUrlBytes) {
+        return { status: 414, body: '<html><head><title>414 Request-URI Too Large</title></head><body><h1>414 Request-URI Too Large</h1></body></html>' };
+      }
+      const read = (name: string): string[] | string => {
+        const out: string[] = [];
+        for (const value of url.searchParams.getAll(name)) {
+          const parsed = parseAddress(value);
+          if (!parsed.ok) return `failed to parse ${name} ${value}: ${parsed.reason}`;
+          out.push(parsed.value.raw);
+        }
+        return out;
+      };
+      const owners = read('owner_address');
+      const masters = read('jetton_address');
+      const addresses = read('address');
+      for (const list of [owners, masters, addresses]) if (typeof list === 'string') return error(422, list);
+      const [o, m, a] = [owners, masters, addresses] as [string[], string[], string[]];
+      if (m.length > 1 && o.length !== 1) return error(422, 'jetton_address: only one value is allowed unless exactly one owner_address is given');
+      const limit = url.searchParams.has('limit') ? Number(url.searchParams.get('limit')) : 100;
+      const offset = Number(url.searchParams.get('offset') ?? 0);
+      if (!Number.isInteger(limit) || limit < 0 || !Number.isInteger(offset) || offset < 0) return error(422, 'limit and offset must be integers');
+      if (limit > 1000) return error(500, `limit is not allowed: ${limit} > 1000`);
+      const rows = ordered()
+        .filter((w) => (o.length === 0 || o.includes(w.owner)) && (m.length === 0 || m.includes(w.jetton)) && (a.length === 0 || a.includes(w.address)))
+        .slice(offset, offset + (limit === 0 ? 100 : limit));
+      const addressBook: Record<string, unknown> = {};
+      for (const w of rows) {
+        addressBook[w.address] = friendly(w.address, true);
+        addressBook[w.owner] = friendly(w.owner, false);
+        addressBook[w.jetton] = friendly(w.jetton, true);
+      }
+      const body = rows.map((w) => ({
+        address: w.address,
+        balance: w.balance.toString(),
+        owner: w.owner,
+        jetton: w.jetton,
+        last_transaction_lt: w.lt.toString(),
+        code_hash: createHash('sha256').update(`jetton-wallet-code:${w.jetton}`).digest('base64'),
+        data_hash: createHash('sha256').update(`jetton-wallet-data:${w.address}:${w.balance}`).digest('base64'),
+      }));
+      return { status: 200, body: JSON.stringify({ jetton_wallets: body, address_book: addressBook, metadata: {} }) };
+    },
+  };
+}
