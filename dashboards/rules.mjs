@@ -152,6 +152,14 @@ export function ruleGroups(options = {}) {
             'Wallet {{ $labels.name }} ({{ $labels.address }}) holds {{ $value | humanize }} TON, below its configured minBalanceTons.',
           ),
           alert(
+            'TonJettonBalanceBelowMinimum',
+            `${m('ton_jetton_balance')} < ${m('ton_jetton_min_balance')}`,
+            '2m',
+            'critical',
+            'A watched wallet is under its minimum jetton balance',
+            'Wallet {{ $labels.name }} ({{ $labels.address }}) holds {{ $value | humanize }} {{ $labels.jetton }}, below its configured minJettonBalance.',
+          ),
+          alert(
             'TonWalletNotActive',
             `${m('ton_wallet_status', 'status!="active"')} == 1`,
             '10m',

@@ -53,8 +53,9 @@ export const SIM_WHALE_BALANCE = 123_456_789_012_345_678_901_234n;
 export function createSimJettons(options: SimJettonsOptions): SimJettons {
   const { random, seed } = options;
   const jettons: SimJetton[] = [
-    { symbol: 'SIMUSD', master: `0:${hashOf(`${seed}:jetton-master:SIMUSD`)}`, decimals: 6 },
-    { symbol: 'SIMBIG', master: `0:${hashOf(`${seed}:jetton-master:SIMBIG`)}`, decimals: 9 },
+    // The same masters under every seed: configs (the demo's among them) name them.
+    { symbol: 'SIMUSD', master: `0:${hashOf('tonwatch-sim:jetton-master:SIMUSD')}`, decimals: 6 },
+    { symbol: 'SIMBIG', master: `0:${hashOf('tonwatch-sim:jetton-master:SIMBIG')}`, decimals: 9 },
   ];
   const [usd, big] = jettons as [SimJetton, SimJetton];
   const wallets: SimJettonWallet[] = [];

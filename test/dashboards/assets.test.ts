@@ -136,6 +136,7 @@ describe('Prometheus rules', () => {
         'TonwatchUpstreamLagging',
         'TonwatchIndexerLagging',
         'TonWalletBalanceBelowMinimum',
+        'TonJettonBalanceBelowMinimum',
         'TonWalletNotActive',
       ]),
     );
@@ -154,7 +155,7 @@ describe('Prometheus rules', () => {
     const promtool = findTool('promtool');
     if (!promtool) return ctx.skip("promtool not installed (CI installs Debian's prometheus package)");
     const check = spawnSync(promtool, ['check', 'rules', fileURLToPath(RULES_PATH)], { encoding: 'utf8' });
-    expect(check.stdout + check.stderr).toMatch(/SUCCESS: 20 rules found/);
+    expect(check.stdout + check.stderr).toMatch(/SUCCESS: 21 rules found/);
     expect(check.status).toBe(0);
     const test = spawnSync(promtool, ['test', 'rules', 'rules.test.yml'], { cwd: join(ROOT, 'dashboards/prometheus'), encoding: 'utf8' });
     expect(test.stdout + test.stderr).toMatch(/SUCCESS/);

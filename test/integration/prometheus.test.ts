@@ -160,7 +160,7 @@ scrape_configs:
       expect(result.ok, expr).toBe(true);
     }
     const calmPanels = panelExprs.filter((p) => !p.description.includes(CALM_NOTE));
-    const calmAlerts = ['TonShardStalled', 'TonWalletBalanceBelowMinimum', 'TonWalletNotActive'];
+    const calmAlerts = ['TonShardStalled', 'TonWalletBalanceBelowMinimum', 'TonJettonBalanceBelowMinimum', 'TonWalletNotActive'];
     const alertExpr = (name: string) => rules.find((r) => r.alert === name)?.expr ?? '';
     const calmExprs = [...calmPanels.map((p) => p.expr), ...calmAlerts.map(alertExpr)];
     const calm = await withData(calmExprs, 20_000);
@@ -235,5 +235,33 @@ scrape_configs:
       'TonQueuePressureCritical firing',
     );
     expect(firing.labels).toMatchObject({ severity: 'critical', job: 'tonwatch', workchain: '0' });
+  }, 90_000);
+
+  it("takes the jetton alert to firing when a watched wallet's USDT balance drops under its minJettonBalance", async (ctx) => {
+    if (!prometheusBin) return ctx.skip("prometheus not installed (CI installs Debian's prometheus package)");
+    // demo-v4r2-10 has minJettonBalance { USDT: 10 } and holds far more in the simulator.
+    const owner = '0:B936BBB451D0CB226431860000FAE592DF3CB16B7CCB78700720BCEC074E77B2';
+    const state = (await (await fetch(`${simUrl}/_sim/jettons`)).json()) as { jettons: { symbol: string; master: string }[] };
+    const master = state.jettons.find((j) => j.symbol === 'SIMUSD')?.master ?? '';
+    const alerts = async () =>
+      ((await (await fetch(`${promUrl}/api/v1/alerts`)).json()) as { data: { alerts: { labels: Record<string, string>; state: string }[] } }).data.alerts;
+    const forOwner = async () => (await alerts()).find((a) => a.labels['alertname'] === 'TonJettonBalanceBelowMinimum' && a.labels['name'] === 'demo-v4r2-10');
+    expect(await forOwner()).toBeUndefined();
+    // Set to 3.5 USDT (base units, 6 decimals) and held there while the rule's `for` runs.
+    const hold = setInterval(() => void fetch(`${simUrl}/_sim/jettons?owner=${owner}&master=${master}&balance=3500000`), 200);
+    try {
+      const firing = await eventually(
+        async () => {
+          const alert = await forOwner();
+          return alert?.state === 'firing' ? alert : undefined;
+        },
+        60_000,
+        'TonJettonBalanceBelowMinimum firing for demo-v4r2-10',
+      );
+      expect(firing.labels).toMatchObject({ severity: 'critical', job: 'tonwatch', jetton: 'USDT', address: owner, team: 'payments' });
+      expect((await query(`ton_jetton_balance{name="demo-v4r2-10",jetton="USDT"} == 3.5`)).series).toBe(1);
+    } finally {
+      clearInterval(hold);
+    }
   }, 90_000);
 });
