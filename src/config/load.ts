@@ -166,7 +166,13 @@ function webConfigPath(overrides: ConfigOverrides, document: unknown, base: stri
 function zodProblems(error: z.ZodError): ConfigProblem[] {
   return error.issues.map((issue) => ({
     path: issue.path.map(String).join('.'),
-    message: issue.code === 'unrecognized_keys' ? `unknown key${issue.keys.length === 1 ? '' : 's'}: ${issue.keys.join(', ')}` : issue.message,
+    message:
+      issue.code === 'unrecognized_keys'
+        ? `unknown key${issue.keys.length === 1 ? '' : 's'}: ${issue.keys.join(', ')}`
+        : // A record's key refused by its key schema: say why, not only that.
+          issue.code === 'invalid_key'
+          ? `invalid key: ${issue.issues[0]?.message ?? issue.message}`
+          : issue.message,
   }));
 }
 
