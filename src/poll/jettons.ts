@@ -13,7 +13,7 @@ export interface JettonPollDeps {
   /** Requests in flight at once. */
   readonly concurrency: number;
   /** Rows asked per page; the indexer allows at most 1000. */
-  readonly pageLimit?: number;
+  readonly pageLimit?: number | undefined;
   readonly previous: () => JettonsSnapshot | null;
   readonly publish: (snapshot: JettonsSnapshot) => void;
 }
