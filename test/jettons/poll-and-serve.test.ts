@@ -122,7 +122,7 @@ describe('the jetton poll against the simulator', () => {
       loading: false,
     });
     expect(served.status).toBe(200);
-    const body = JSON.parse(await bodyText(served)) as { jetton_wallets: Record<string, unknown>[]; address_book: Record<string, unknown> };
+    const body = JSON.parse(bodyText(served)) as { jetton_wallets: Record<string, unknown>[]; address_book: Record<string, unknown> };
     expect(body.jetton_wallets).toEqual([
       {
         address: whale.address,
