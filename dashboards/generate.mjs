@@ -334,6 +334,25 @@ export function buildDashboards(options = {}) {
         { x: 0, y: 25, w: 24, h: 9 },
         { fieldConfig: { defaults: {}, overrides: [] }, options: { showValue: 'never', mergeValues: true } },
       ),
+      panel(
+        'timeseries',
+        'Jetton balances over time',
+        "Balance of each watched wallet in each watched jetton (USD₮ and the others in the config's jettons), in jetton units; 0 for a wallet with no jetton wallet of that master.",
+        [[`ton_jetton_balance${walletSel}`, '{{name}} {{jetton}}']],
+        { x: 0, y: 34, w: 18, h: 9 },
+        timeseries('short'),
+      ),
+      panel(
+        'stat',
+        'Wallets under a jetton threshold',
+        '(wallet, jetton) pairs whose balance is below their configured minJettonBalance; no value while every one is above its threshold.',
+        [[`count(ton_jetton_balance${walletSel} < ton_jetton_min_balance${walletSel})`, 'under threshold']],
+        { x: 18, y: 34, w: 6, h: 9 },
+        stat('short', [
+          [null, 'green'],
+          [1, 'red'],
+        ]),
+      ),
     ],
   );
   wallets.templating = {

@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import type { Config } from './domain/config.js';
 import { coreHealth } from './core-health.js';
-import type { Feature, FeatureContext, UpstreamLagView } from './features/feature.js';
+import type { Feature, FeatureContext, FeatureServes, UpstreamLagView } from './features/feature.js';
 import { createFeatures } from './features/index.js';
 import { createGenerations, type Generation } from './generation.js';
 import { createEpisodeLog } from './log/episodes.js';
@@ -162,7 +162,8 @@ function createServerFor(deps: DaemonDeps, ctx: FeatureContext, features: readon
     }),
     blocks: (at) => features.flatMap((f) => (f.series === undefined ? [] : [f.series(at)])),
   });
-  const statusParts = serves.status ?? (() => undefined);
+  // Every feature's part of the status page's sources (the status page's own, the jettons').
+  const statusParts = () => Object.assign({}, ...features.map((f) => f.serves?.status?.() ?? {})) as Partial<ReturnType<NonNullable<FeatureServes['status']>>>;
   return createHttpServer({
     logger: ctx.logger.child({ module: 'server' }),
     web: () => current().config.web,
@@ -185,8 +186,9 @@ function createServerFor(deps: DaemonDeps, ctx: FeatureContext, features: readon
       logger: ctx.logger.child({ module: 'status' }),
       status: () => {
         const { config, serve } = current();
-        const parts = statusParts();
-        if (parts === undefined) throw new Error('no feature serves the status page');
+        const { upstreamHealth, history, jettons } = statusParts();
+        if (upstreamHealth === undefined || history === undefined) throw new Error('no feature serves the status page');
+        const parts = { upstreamHealth, history, jettons };
         const common = { version: deps.version, now: now(), snapshot: store.current(), maxAgeSeconds: config.snapshot.maxAgeSeconds };
         return { ...common, ...parts, testnet: config.testnet, watchlist: config.watchlist, upstreams: serve.upstreams, lags: health.upstreamLags() };
       },

@@ -62,7 +62,7 @@ export interface FeatureServes {
   /** walletStates for unwatched addresses. */
   readonly readThrough?: ReadThroughLookup;
   /** The status page's sources beyond the snapshot and the config. */
-  readonly status?: () => Pick<StatusSources, 'upstreamHealth' | 'history'>;
+  readonly status?: () => Partial<Pick<StatusSources, 'upstreamHealth' | 'history' | 'jettons'>>;
   /** Routes of its own (path → route). */
   readonly routes?: readonly (readonly [string, Route])[];
 }

@@ -146,6 +146,10 @@ export function createJettonsFeature(ctx: FeatureContext): Feature {
       fetchedAt: () => snapshot?.fetchedAt,
     },
     serves: {
+      status: () => {
+        const { config } = current();
+        return config.jettons.length === 0 ? {} : { jettons: { settings: config.jettons, watchJettons: config.watchJettons, snapshot } };
+      },
       routes: [
         [
           '/api/v3/jetton/wallets',

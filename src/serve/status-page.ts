@@ -69,7 +69,7 @@ export function createStatusRoutes(deps: StatusPageDeps): [string, Route][] {
 
   const renderPage = (model: StatusModel, sources: StatusSources, query: string): ServedResponse => {
     const q = params(query);
-    const wallets = maker.wallets(sources, q.get('q') ?? '', pageOf(q.get('page')));
+    const wallets = maker.wallets(sources, q.get('q') ?? '', pageOf(q.get('page')), q.get('sort') ?? '');
     const refresh = Math.min(300, Math.max(1, Math.floor(Number(q.get('refresh') ?? '5')) || 5));
     const sections = renderStatus(model, wallets);
     const html = pageHtml(model, sections, wallets.query, refresh);
@@ -108,7 +108,7 @@ export function createStatusRoutes(deps: StatusPageDeps): [string, Route][] {
         endpoint: 'status',
         handle: (request) => {
           const q = params(request.query);
-          return json(JSON.stringify(maker.wallets(current().sources, q.get('q') ?? '', pageOf(q.get('page')))));
+          return json(JSON.stringify(maker.wallets(current().sources, q.get('q') ?? '', pageOf(q.get('page')), q.get('sort') ?? '')));
         },
       },
     ],

@@ -14,6 +14,7 @@ const refreshSeconds = Math.max(1, Number(root.dataset['refresh'] ?? '5') || 5);
 const params = new URLSearchParams(location.search);
 let query = params.get('q') ?? '';
 let page = Number(params.get('page') ?? '1') || 1;
+let sort = params.get('sort') ?? '';
 let inFlight = false;
 
 const section = (id: string): HTMLElement | null => document.getElementById(id);
@@ -24,9 +25,9 @@ async function refresh(): Promise<void> {
   try {
     const [model, wallets] = await Promise.all([
       fetch('/api/status', { headers: { accept: 'application/json' } }).then((r) => r.json() as Promise<StatusModel>),
-      fetch(`/api/status/wallets?q=${encodeURIComponent(query)}&page=${page}`, { headers: { accept: 'application/json' } }).then(
-        (r) => r.json() as Promise<WalletPage>,
-      ),
+      fetch(`/api/status/wallets?q=${encodeURIComponent(query)}&sort=${encodeURIComponent(sort)}&page=${page}`, {
+        headers: { accept: 'application/json' },
+      }).then((r) => r.json() as Promise<WalletPage>),
     ]);
     const sections = renderStatus(model, wallets);
     for (const [id, html] of Object.entries(sections) as [string, string][]) {
@@ -44,7 +45,8 @@ async function refresh(): Promise<void> {
 function go(nextQuery: string, nextPage: number): void {
   query = nextQuery;
   page = nextPage;
-  history.replaceState(null, '', `/?q=${encodeURIComponent(query)}&page=${page}${refreshSeconds === 5 ? '' : `&refresh=${refreshSeconds}`}#wallets`);
+  const sorted = sort === '' ? '' : `&sort=${encodeURIComponent(sort)}`;
+  history.replaceState(null, '', `/?q=${encodeURIComponent(query)}${sorted}&page=${page}${refreshSeconds === 5 ? '' : `&refresh=${refreshSeconds}`}#wallets`);
   void refresh();
 }
 
@@ -54,7 +56,15 @@ document.getElementById('wallet-search')?.addEventListener('submit', (event) => 
   go(input?.value ?? '', 1);
 });
 section('section-wallets')?.addEventListener('click', (event) => {
-  const link = (event.target as Element | null)?.closest('a[data-page]');
+  const target = event.target as Element | null;
+  const sortLink = target?.closest('a[data-sort]');
+  if (sortLink !== null && sortLink !== undefined) {
+    event.preventDefault();
+    sort = sortLink.getAttribute('data-sort') ?? '';
+    go(query, 1);
+    return;
+  }
+  const link = target?.closest('a[data-page]');
   if (link === null || link === undefined) return;
   event.preventDefault();
   go(query, Number(link.getAttribute('data-page')) || 1);

@@ -1,4 +1,5 @@
-import type { WatchedWallet } from '../domain/config.js';
+import { jettonsOf, type WatchedWallet } from '../domain/config.js';
+import { jettonUnits, type JettonSettings, type JettonsSnapshot } from '../domain/jettons.js';
 import type { UpstreamLag } from '../domain/upstream.js';
 import { ageSeconds, isFresh, staleFrom } from '../snapshot/freshness.js';
 import { addressBookEntry } from '../snapshot/address-book.js';
@@ -6,7 +7,7 @@ import type { Snapshot, WalletsSnapshot } from '../snapshot/types.js';
 import { parseAddress } from '../ton/address.js';
 import { signedShardToHex } from '../ton/shard.js';
 import type { QueueHistory } from './history.js';
-import type { PressureLevel, StatusModel, WalletPage, WalletRow } from './types.js';
+import type { JettonCell, PressureLevel, StatusModel, WalletPage, WalletRow } from './types.js';
 import type { UpstreamHealth } from './upstream-health.js';
 
 /**
@@ -31,6 +32,15 @@ export interface StatusSources {
   readonly upstreamHealth: UpstreamHealth;
   readonly lags: ReadonlyMap<string, UpstreamLag>;
   readonly history: QueueHistory;
+  /** The jetton columns: watched jettons and where their balances are (absent without jettons). */
+  readonly jettons?: StatusJettons | undefined;
+}
+
+/** What the status page shows of jettons. */
+export interface StatusJettons {
+  readonly settings: readonly JettonSettings[];
+  readonly watchJettons: readonly string[];
+  readonly snapshot: JettonsSnapshot | null;
 }
 
 export function pressureLevel(ratio: number | null): PressureLevel {
@@ -49,7 +59,19 @@ export function formatTons(nanotons: string): string {
 
 export interface StatusModelMaker {
   model(sources: StatusSources): StatusModel;
-  wallets(sources: StatusSources, query: string, page: number): WalletPage;
+  wallets(sources: StatusSources, query: string, page: number, sort?: string): WalletPage;
+}
+
+/** A wallet page's sort keys: every row's value for `sort` (larger first for balances, names A to Z); null for the default order. */
+function sortKey(sort: string, names: readonly string[]): ((row: WalletRow) => number | string) | null {
+  if (sort === 'name') return (row) => row.name.toLowerCase();
+  if (sort === 'balance') return (row) => (row.balanceTons === null ? Infinity : -Number(row.balanceTons));
+  const jetton = sort.startsWith('jetton:') ? names.indexOf(sort.slice(7)) : -1;
+  if (jetton === -1) return null;
+  return (row) => {
+    const balance = row.jettons[jetton]?.balance ?? null;
+    return balance === null ? Infinity : -Number(balance);
+  };
 }
 
 export function createStatusModel(): StatusModelMaker {
@@ -60,6 +82,7 @@ export function createStatusModel(): StatusModelMaker {
    */
   let ordered: {
     snapshot: WalletsSnapshot | null;
+    jettons: StatusJettons | undefined;
     watchlist: readonly WatchedWallet[];
     maxAgeSeconds: number;
     validUntil: number;
@@ -72,6 +95,8 @@ export function createStatusModel(): StatusModelMaker {
     if (
       ordered !== null &&
       ordered.snapshot === wallets &&
+      ordered.jettons?.snapshot === sources.jettons?.snapshot &&
+      ordered.jettons?.settings === sources.jettons?.settings &&
       ordered.watchlist === sources.watchlist &&
       ordered.maxAgeSeconds === sources.maxAgeSeconds &&
       sources.now < ordered.validUntil
@@ -90,6 +115,7 @@ export function createStatusModel(): StatusModelMaker {
     }
     ordered = {
       snapshot: wallets,
+      jettons: sources.jettons,
       watchlist: sources.watchlist,
       maxAgeSeconds: sources.maxAgeSeconds,
       validUntil,
@@ -145,8 +171,9 @@ export function createStatusModel(): StatusModelMaker {
         }),
       };
     },
-    wallets(sources, query, page) {
+    wallets(sources, query, page, sort = '') {
       const { rows } = rowsOf(sources);
+      const names = (sources.jettons?.settings ?? []).map((j) => j.name);
       const text = query.trim();
       let matched: WalletRow[] = rows;
       if (text !== '') {
@@ -154,9 +181,17 @@ export function createStatusModel(): StatusModelMaker {
         const lower = text.toLowerCase();
         matched = parsed.ok ? rows.filter((r) => r.address === parsed.value.raw) : rows.filter((r) => r.name.toLowerCase().includes(lower));
       }
+      const key = sortKey(sort, names);
+      if (key !== null) {
+        const keyed = matched.map((row) => [key(row), row] as const);
+        // Stable: rows of one value keep the default order (those needing attention first).
+        keyed.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+        matched = keyed.map(([, row]) => row);
+      }
       const pages = Math.max(1, Math.ceil(matched.length / WALLET_PAGE_SIZE));
       const current = Math.min(Math.max(1, Math.floor(page) || 1), pages);
-      return { query: text, page: current, pages, total: matched.length, rows: matched.slice((current - 1) * WALLET_PAGE_SIZE, current * WALLET_PAGE_SIZE) };
+      const rowsOfPage = matched.slice((current - 1) * WALLET_PAGE_SIZE, current * WALLET_PAGE_SIZE);
+      return { query: text, page: current, pages, total: matched.length, jettons: names, sort: key === null ? '' : sort, rows: rowsOfPage };
     },
   };
 }
@@ -168,6 +203,7 @@ function walletRow(wallet: WatchedWallet, snapshot: WalletsSnapshot | null, sour
   const status = !fresh ? 'no data' : state === null ? 'unknown' : state.status;
   const balance = state?.balance ?? null;
   const below = balance !== null && wallet.minBalanceTons !== undefined && BigInt(balance) < BigInt(Math.round(wallet.minBalanceTons * 1e9));
+  const jettons = jettonCells(wallet, sources);
   return {
     name: wallet.name,
     address: wallet.raw,
@@ -178,6 +214,22 @@ function walletRow(wallet: WatchedWallet, snapshot: WalletsSnapshot | null, sour
     status,
     balanceTons: balance === null ? null : formatTons(balance),
     minBalanceTons: wallet.minBalanceTons ?? null,
-    attention: below ? 'below_threshold' : fresh && status !== 'active' ? 'not_active' : null,
+    jettons,
+    attention: below ? 'below_threshold' : jettons.some((cell) => cell.below) ? 'below_jetton_threshold' : fresh && status !== 'active' ? 'not_active' : null,
   };
+}
+
+/** The wallet's cell for each configured jetton: its fresh balance in jetton units where it is watched for it, and its threshold. */
+function jettonCells(wallet: WatchedWallet, sources: StatusSources): JettonCell[] {
+  const jettons = sources.jettons;
+  if (jettons === undefined || jettons.settings.length === 0) return [];
+  const watched = jettonsOf(jettons, wallet);
+  return jettons.settings.map((jetton) => {
+    if (!watched.includes(jetton.name)) return { balance: null, min: null, below: false };
+    const record = jettons.snapshot?.jettons.get(jetton.name)?.get(wallet.raw);
+    const fresh = record !== undefined && isFresh(record.fetchedAt, sources.now, sources.maxAgeSeconds);
+    const balance = fresh ? jettonUnits(record.balance, jetton.decimals) : null;
+    const min = wallet.minJettonBalance?.[jetton.name] ?? null;
+    return { balance, min, below: balance !== null && min !== null && Number(balance) < min };
+  });
 }

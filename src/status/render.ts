@@ -1,4 +1,4 @@
-import type { ShardStatus, StatusModel, UpstreamStatus, WalletPage, WalletRow } from './types.js';
+import type { JettonCell, ShardStatus, StatusModel, UpstreamStatus, WalletPage, WalletRow } from './types.js';
 
 /**
  * The status page's sections as HTML, from the model. Runs on the server (the first paint,
@@ -114,18 +114,28 @@ function renderHistory(model: StatusModel): string {
   );
 }
 
+const ATTENTION: Record<NonNullable<WalletRow['attention']>, string> = {
+  below_threshold: 'below threshold',
+  below_jetton_threshold: 'below a jetton threshold',
+  not_active: 'not active',
+};
+
+const jettonCell = (c: JettonCell): string =>
+  `<td class="num${c.below ? ' below' : ''}"${c.min === null ? '' : ` title="minimum ${escapeHtml(c.min)}"`}>${c.balance === null ? '–' : escapeHtml(c.balance)}</td>`;
+
 const walletRow = (r: WalletRow): string =>
   `<tr class="${r.attention === null ? '' : 'attention'}"><td>${escapeHtml(r.name)}</td><td><code ` +
   `title="${escapeHtml(r.address)}">${escapeHtml(r.userFriendly)}</code></td><td class="status-${escapeHtml(
     r.status.replace(/\s/g, '-'),
   )}">${escapeHtml(r.status)}</td><td class="num">${r.balanceTons === null ? '–' : escapeHtml(r.balanceTons)}</td><td ` +
-  `class="num">${r.minBalanceTons === null ? '–' : escapeHtml(r.minBalanceTons)}</td><td>${
-    r.attention === 'below_threshold' ? 'below threshold' : r.attention === 'not_active' ? 'not active' : ''
+  `class="num">${r.minBalanceTons === null ? '–' : escapeHtml(r.minBalanceTons)}</td>${r.jettons.map(jettonCell).join('')}<td>${
+    r.attention === null ? '' : ATTENTION[r.attention]
   }</td></tr>`;
 
 function renderWallets(model: StatusModel, page: WalletPage): string {
   if (model.wallets.watched === 0) return '<p>No wallets on the watchlist.</p>';
-  const link = (p: number, text: string) => `<a href="/?q=${encodeURIComponent(page.query)}&amp;page=${p}#wallets" data-page="${p}">${text}</a>`;
+  const link = (p: number, text: string) =>
+    `<a href="/?q=${encodeURIComponent(page.query)}&amp;sort=${encodeURIComponent(page.sort)}&amp;page=${p}#wallets" data-page="${p}">${text}</a>`;
   const nav =
     page.pages > 1
       ? `<nav class="pages" aria-label="wallet pages">${page.page > 1 ? link(page.page - 1, '← previous') : ''} page ${page.page} ` +
@@ -133,10 +143,19 @@ function renderWallets(model: StatusModel, page: WalletPage): string {
       : '';
   const heading =
     page.query === '' ? `${number(page.total)} wallets, those needing attention first` : `${number(page.total)} match “${escapeHtml(page.query)}”`;
+  // Sortable headers: links that work without the script (GET /?sort=), fetched in place with it.
+  const sortable = (key: string, text: string): string => {
+    const current = page.sort === key;
+    const href = `/?q=${encodeURIComponent(page.query)}&amp;sort=${encodeURIComponent(current ? '' : key)}#wallets`;
+    return `<th scope="col"${current ? ' aria-sort="descending"' : ''}><a href="${href}" data-sort="${escapeHtml(current ? '' : key)}">${text}${
+      current ? ' ▾' : ''
+    }</a></th>`;
+  };
+  const jettonHeads = page.jettons.map((name) => sortable(`jetton:${name}`, escapeHtml(name))).join('');
   return (
-    `<p class="result-count" aria-live="polite">${heading}</p><div class="scroll"><table class="wallets"><thead><tr><th scope="col">name</th><th ` +
-    `scope="col">address</th><th scope="col">status</th><th scope="col">balance, TON</th><th scope="col">minimum</th><th scope="col">attention</th>` +
-    `</tr></thead><tbody>${page.rows.map(walletRow).join('')}</tbody></table></div>${nav}`
+    `<p class="result-count" aria-live="polite">${heading}</p><div class="scroll"><table class="wallets"><thead><tr>${sortable('name', 'name')}<th ` +
+    `scope="col">address</th><th scope="col">status</th>${sortable('balance', 'balance, TON')}<th scope="col">minimum</th>${jettonHeads}` +
+    `<th scope="col">attention</th></tr></thead><tbody>${page.rows.map(walletRow).join('')}</tbody></table></div>${nav}`
   );
 }
 

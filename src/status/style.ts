@@ -33,6 +33,8 @@ svg.chart .limit { stroke: var(--critical); stroke-dasharray: 6 6; stroke-width:
 ul.legend { list-style: none; padding: 0; display: flex; flex-wrap: wrap; gap: 4px 16px; }
 tr.attention td { background: #fff4e5; }
 td.status-frozen, td.status-unknown, td.status-nonexist { color: var(--critical); }
+td.below { color: var(--critical); font-weight: 600; }
+th a { color: inherit; text-decoration: none; } th a:hover, th a:focus { text-decoration: underline; }
 form.search { display: flex; flex-wrap: wrap; gap: 8px; margin: 8px 0; }
 form.search input { flex: 1 1 260px; font: inherit; padding: 6px 8px; border: 1px solid #767676; border-radius: 4px; }
 form.search button { font: inherit; padding: 6px 14px; border: 1px solid #0b57d0; background: #0b57d0; color: #fff; border-radius: 4px; cursor: pointer; }

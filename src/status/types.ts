@@ -26,8 +26,16 @@ export interface WalletRow {
   /** Balance in TON, decimal text; null when unknown. */
   readonly balanceTons: string | null;
   readonly minBalanceTons: number | null;
+  /** One cell per watched jetton (WalletPage.jettons' order): balance in jetton units (null when not watched for it or not fresh), threshold. */
+  readonly jettons: readonly JettonCell[];
   /** Why it needs attention, or null. */
-  readonly attention: 'below_threshold' | 'not_active' | null;
+  readonly attention: 'below_threshold' | 'below_jetton_threshold' | 'not_active' | null;
+}
+
+export interface JettonCell {
+  readonly balance: string | null;
+  readonly min: number | null;
+  readonly below: boolean;
 }
 
 export interface WalletPage {
@@ -36,6 +44,10 @@ export interface WalletPage {
   readonly page: number;
   readonly pages: number;
   readonly total: number;
+  /** The jetton columns, by the config's names. */
+  readonly jettons: readonly string[];
+  /** The order: '' (those needing attention first), `name`, `balance` or `jetton:<NAME>` (largest first). */
+  readonly sort: string;
   readonly rows: readonly WalletRow[];
 }
 

@@ -1,0 +1,108 @@
+import { describe, expect, it } from 'vitest';
+import type { WatchedWallet } from '../../src/domain/config.js';
+import type { JettonRecord, JettonSettings } from '../../src/domain/jettons.js';
+import { createQueueHistory } from '../../src/status/history.js';
+import { createStatusModel, type StatusSources } from '../../src/status/model.js';
+import { renderStatus } from '../../src/status/render.js';
+import { createUpstreamHealth } from '../../src/status/upstream-health.js';
+
+const NOW = 1_800_000_000_000;
+const raw = (c: string) => `0:${c.repeat(64)}`;
+const USDT: JettonSettings = { name: 'USDT', master: raw('1'), masterAsWritten: raw('1'), decimals: 6 };
+const NOT: JettonSettings = { name: 'NOT', master: raw('2'), masterAsWritten: raw('2'), decimals: 9 };
+
+const wallet = (c: string, name: string, extra: Partial<WatchedWallet> = {}): WatchedWallet => ({
+  raw: raw(c),
+  name,
+  labels: {},
+  minBalanceTons: undefined,
+  ...extra,
+});
+const record = (balance: string, fetchedAt = NOW - 1000): JettonRecord => ({
+  wallet: raw('F'),
+  balance,
+  lastTransactionLt: '1',
+  codeHash: null,
+  dataHash: null,
+  fetchedAt,
+  upstream: 'sim',
+});
+
+function sources(): StatusSources {
+  const watchlist = [
+    wallet('A', 'alpha'),
+    wallet('B', 'bravo', { minJettonBalance: { USDT: 100 } }),
+    wallet('C', 'charlie', { jettons: ['NOT'] }),
+    wallet('D', 'delta'),
+  ];
+  const usdt = new Map([
+    [raw('A'), record('5000000')],
+    [raw('B'), record('99500000')],
+    [raw('C'), record('250000000')],
+    // Stale: shown as no data.
+    [raw('D'), record('1000000', NOW - 400_000)],
+  ]);
+  const not = new Map([[raw('C'), record('123456789012345678901234')]]);
+  return {
+    version: 't',
+    now: NOW,
+    snapshot: { queueSizes: null, wallets: null },
+    maxAgeSeconds: 300,
+    testnet: false,
+    watchlist,
+    upstreams: [],
+    upstreamHealth: createUpstreamHealth(),
+    lags: new Map(),
+    history: createQueueHistory(),
+    jettons: {
+      settings: [USDT, NOT],
+      watchJettons: ['USDT'],
+      snapshot: {
+        jettons: new Map([
+          ['USDT', usdt],
+          ['NOT', not],
+        ]),
+        fetchedAt: NOW - 1000,
+      },
+    },
+  };
+}
+
+describe('jettons on the status page', () => {
+  it('gives a column per configured jetton, in jetton units, exact, and puts a wallet under its jetton threshold among those needing attention', () => {
+    const maker = createStatusModel();
+    const page = maker.wallets(sources(), '', 1);
+    expect(page.jettons).toEqual(['USDT', 'NOT']);
+    expect(page.rows.map((r) => r.name)).toEqual(['bravo', 'alpha', 'charlie', 'delta']);
+    const byName = Object.fromEntries(page.rows.map((r) => [r.name, r]));
+    expect(byName['bravo']).toMatchObject({ attention: 'below_jetton_threshold', jettons: [{ balance: '99.5', min: 100, below: true }, { balance: null }] });
+    expect(byName['charlie']?.jettons).toEqual([
+      { balance: '250', min: null, below: false },
+      { balance: '123456789012345.678901234', min: null, below: false },
+    ]);
+    // Not watched for NOT, and stale for USDT.
+    expect(byName['alpha']?.jettons[1]).toEqual({ balance: null, min: null, below: false });
+    expect(byName['delta']?.jettons[0]).toEqual({ balance: null, min: null, below: false });
+    expect(maker.model(sources()).wallets.attention).toBe(1);
+  });
+
+  it('sorts by a jetton column, largest first, rows without a balance last; by name; and back to the default', () => {
+    const maker = createStatusModel();
+    expect(maker.wallets(sources(), '', 1, 'jetton:USDT').rows.map((r) => r.name)).toEqual(['charlie', 'bravo', 'alpha', 'delta']);
+    expect(maker.wallets(sources(), '', 1, 'jetton:NOT').rows.map((r) => r.name)).toEqual(['charlie', 'bravo', 'alpha', 'delta']);
+    expect(maker.wallets(sources(), '', 1, 'name').rows.map((r) => r.name)).toEqual(['alpha', 'bravo', 'charlie', 'delta']);
+    const unknown = maker.wallets(sources(), '', 1, 'jetton:DOGE');
+    expect(unknown.sort).toBe('');
+    expect(unknown.rows.map((r) => r.name)).toEqual(['bravo', 'alpha', 'charlie', 'delta']);
+  });
+
+  it('draws the jetton headers as sort links, the current one marked, and the cell under its threshold marked', () => {
+    const maker = createStatusModel();
+    const page = maker.wallets(sources(), '', 1, 'jetton:USDT');
+    const html = renderStatus(maker.model(sources()), page).wallets;
+    expect(html).toContain('<th scope="col" aria-sort="descending"><a href="/?q=&amp;sort=#wallets" data-sort="">USDT ▾</a></th>');
+    expect(html).toContain('<a href="/?q=&amp;sort=jetton%3ANOT#wallets" data-sort="jetton:NOT">NOT</a>');
+    expect(html).toContain('<td class="num below" title="minimum 100">99.5</td>');
+    expect(html).toContain('below a jetton threshold');
+  });
+});
