@@ -120,8 +120,10 @@ const ATTENTION: Record<NonNullable<WalletRow['attention']>, string> = {
   not_active: 'not active',
 };
 
-const jettonCell = (c: JettonCell): string =>
-  `<td class="num${c.below ? ' below' : ''}"${c.min === null ? '' : ` title="minimum ${escapeHtml(c.min)}"`}>${c.balance === null ? '–' : escapeHtml(c.balance)}</td>`;
+const jettonCell = (c: JettonCell): string => {
+  const title = c.min === null ? '' : ` title="minimum ${escapeHtml(c.min)}"`;
+  return `<td class="num${c.below ? ' below' : ''}"${title}>${c.balance === null ? '–' : escapeHtml(c.balance)}</td>`;
+};
 
 const walletRow = (r: WalletRow): string =>
   `<tr class="${r.attention === null ? '' : 'attention'}"><td>${escapeHtml(r.name)}</td><td><code ` +

@@ -4,7 +4,7 @@
 // noisy: no test asserts on time, and each figure here is the best of its runs.
 // Loopback only; every load is bounded in seconds.
 //
-// BENCH_ONLY=http|identity|lifecycle|calls|processing|cycle runs one part; BENCH_SECONDS sets the
+// BENCH_ONLY=http|identity|lifecycle|calls|jettons|processing|cycle runs one part; BENCH_SECONDS sets the
 // length of each wrk run (default 5).
 import { cpus, totalmem } from 'node:os';
 import { callsBehindUrlLimit, cycleAgainstSimulator } from './cycle.mjs';
@@ -12,6 +12,7 @@ import { httpBenchmarks } from './http.mjs';
 import { memoryAfterScrapes, memoryWhilePolling, moduleLoadingMs, startTimes, stopAfterCycle, stopUnchanged } from './lifecycle.mjs';
 import { firstCycleInFreshProcess, pollProcessing } from './processing.mjs';
 import { v2DuringIdentityScrapes } from './identity-scrapes.mjs';
+import { cyclesWithJettons } from './jettons.mjs';
 import { median } from './support.mjs';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -179,6 +180,20 @@ if (runs('calls')) {
   console.log(`  first cycle (finding the largest batch that fits): ${fmt(calls.first.accepted)} calls and ${fmt(calls.first.refused)} refused`);
   console.log(
     `  next cycle: ${fmt(calls.second.accepted)} calls and ${fmt(calls.second.refused)} refused, ${fmt(perCall, 1)} addresses a call (target ≥ 150, ≤ 700 calls) ${verdict(calls.second.accepted > 0 && perCall >= 150 && calls.second.accepted <= 700)}`,
+  );
+  console.log('');
+}
+
+if (runs('jettons')) {
+  const wallets = 100_000;
+  const tonOnly = await cyclesWithJettons(wallets, { jetton: false });
+  const withJetton = await cyclesWithJettons(wallets, { jetton: true });
+  const line = (name, c) =>
+    `${name}: ${fmt(c.calls)} calls (${fmt(c.refused)} refused while finding the batch that fits), ${fmt(c.seconds, 1)} s${c.ok ? '' : ' (the poll FAILED)'}`;
+  console.log(`Jettons at scale: ${fmt(wallets)} wallets against the simulator (200 rps, 8 KiB request line), one cycle of each, first cycle from nothing:`);
+  console.log(`  TON only: ${line('wallet cycle', tonOnly.wallet)}; RSS after the cycle and a scrape ${fmt(tonOnly.rss / 1e6)} MB`);
+  console.log(
+    `  one jetton each (SIMUSD): ${line('wallet cycle', withJetton.wallet)}; ${line('jetton cycle', withJetton.jetton)}; RSS ${fmt(withJetton.rss / 1e6)} MB`,
   );
   console.log('');
 }

@@ -126,7 +126,7 @@ export async function persistedDataDir(wallets, port, { logLevel = 'warn', watch
  * as the config's schedule line, debug logs (the benchmarks read the cycle ends from them).
  * Resolves with both, and the accounts' raw addresses.
  */
-export async function simulatorSetup(wallets, simArgs, { rps, schedule, watchlist = 'realistic' }) {
+export async function simulatorSetup(wallets, simArgs, { rps, schedule, watchlist = 'realistic', extraConfig = [] }) {
   const dir = benchDir('tonwatch-bench-sim-');
   const simPort = await freePort();
   const sim = await spawnTonwatch(['simulate', '--port', String(simPort), '--accounts', String(wallets), '--seed', '5', ...simArgs], /listening/);
@@ -146,6 +146,7 @@ export async function simulatorSetup(wallets, simArgs, { rps, schedule, watchlis
       'watchlistFiles: [watch.txt]',
       'snapshot: { file: snapshot.json, maxAgeSeconds: 3600 }',
       'log: { level: debug }',
+      ...extraConfig,
       ...lists.yaml,
       '',
     ].join('\n'),
