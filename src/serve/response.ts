@@ -69,3 +69,32 @@ export function retryAfterSeconds(now: number, nextPollDueAt: number | null): st
   if (nextPollDueAt === null) return '5';
   return String(Math.max(1, Math.ceil((nextPollDueAt - now) / 1000)));
 }
+
+/** What a query endpoint answering from one part of the snapshot needs of every request. */
+export interface SnapshotQueryRequest {
+  readonly method: string;
+  readonly query: string;
+  readonly now: number;
+  readonly maxAgeSeconds: number;
+  readonly nextPollDueAt: number | null;
+  readonly testnet: boolean;
+}
+
+/**
+ * The 503 for a part of the snapshot (`wallet`, `jetton`) that cannot be served: still
+ * loading from disk (Retry-After 1), not polled yet, or older than maxAgeSeconds (Retry-After
+ * until the next poll).
+ */
+export function unavailableResponse(
+  part: string,
+  missing: boolean,
+  loading: boolean,
+  request: Omit<SnapshotQueryRequest, 'method' | 'query' | 'testnet'>,
+): ServedResponse {
+  const error = loading
+    ? `the ${part} snapshot is still loading from disk`
+    : missing
+      ? `no ${part} snapshot yet: the first ${part} poll has not finished`
+      : `${part} snapshot is older than snapshot.maxAgeSeconds (${request.maxAgeSeconds} s): the upstream is failing`;
+  return jsonResponse(503, { error }, { 'retry-after': loading ? '1' : retryAfterSeconds(request.now, request.nextPollDueAt) });
+}

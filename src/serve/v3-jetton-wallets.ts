@@ -3,7 +3,7 @@ import type { JettonRecord, JettonSettings, JettonsSnapshot } from '../domain/je
 import { MAX_ADDRESSES_PER_REQUEST, type AddressBookEntry } from '../domain/wallet-state.js';
 import { isFresh } from '../snapshot/freshness.js';
 import { friendlyForm, parseAddress } from '../ton/address.js';
-import { createSnapshotResponder, jsonResponse, retryAfterSeconds, type ServedResponse } from './response.js';
+import { createSnapshotResponder, jsonResponse, unavailableResponse, type ServedResponse, type SnapshotQueryRequest } from './response.js';
 
 /**
  * `GET /api/v3/jetton/wallets?owner_address=…&jetton_address=…` from the snapshot, in the
@@ -16,13 +16,7 @@ import { createSnapshotResponder, jsonResponse, retryAfterSeconds, type ServedRe
  * toncenter v3's form `{"error": …}`.
  */
 
-export interface JettonWalletsRequest {
-  readonly method: string;
-  readonly query: string;
-  readonly now: number;
-  readonly maxAgeSeconds: number;
-  readonly nextPollDueAt: number | null;
-  readonly testnet: boolean;
+export interface JettonWalletsRequest extends SnapshotQueryRequest {
   readonly watched: WatchedKeys;
   readonly jettons: readonly JettonSettings[];
   /** The owner's address book entry as the wallet snapshot has it (non-bounceable for wallets). */
@@ -103,12 +97,7 @@ export function createJettonWalletsHandler(wallOffset: () => number = () => 0) {
       if (!parsed.ok) return jsonResponse(422, { error: parsed.error });
       if (request.jettons.length === 0) return jsonResponse(404, { error: 'no jettons are configured: add jettons and watchJettons to the config' });
       if (snapshot === null || !isFresh(snapshot.fetchedAt, request.now, request.maxAgeSeconds)) {
-        const error = request.loading
-          ? 'the jetton snapshot is still loading from disk'
-          : snapshot === null
-            ? 'no jetton snapshot yet: the first jetton poll has not finished'
-            : `jetton snapshot is older than snapshot.maxAgeSeconds (${request.maxAgeSeconds} s): the upstream is failing`;
-        return jsonResponse(503, { error }, { 'retry-after': request.loading ? '1' : retryAfterSeconds(request.now, request.nextPollDueAt) });
+        return unavailableResponse('jetton', snapshot === null, request.loading, request);
       }
       const jettons = parsed.masters.length === 0 ? request.jettons : request.jettons.filter((j) => parsed.masters.includes(j.master));
       const rows: { owner: string; master: string; record: JettonRecord & { wallet: string } }[] = [];

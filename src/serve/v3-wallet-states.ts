@@ -4,7 +4,7 @@ import type { WatchedKeys } from '../domain/config.js';
 import { addressBookEntry } from '../snapshot/address-book.js';
 import { isFresh, staleFrom } from '../snapshot/freshness.js';
 import type { WalletRecord, WalletsSnapshot } from '../snapshot/types.js';
-import { createSnapshotResponder, jsonResponse, retryAfterSeconds, type ServedResponse } from './response.js';
+import { createSnapshotResponder, jsonResponse, unavailableResponse, type ServedResponse, type SnapshotQueryRequest } from './response.js';
 import { indexerWalletJson } from './wallet-json.js';
 import { parseWalletQuery, type RequestedAddress } from './wallet-query.js';
 
@@ -19,13 +19,7 @@ import { parseWalletQuery, type RequestedAddress } from './wallet-query.js';
  * served record's freshness changes.
  */
 
-export interface WalletStatesRequest {
-  readonly method: string;
-  readonly query: string;
-  readonly now: number;
-  readonly maxAgeSeconds: number;
-  readonly nextPollDueAt: number | null;
-  readonly testnet: boolean;
+export interface WalletStatesRequest extends SnapshotQueryRequest {
   /** Raw keys of the watchlist; new ones per config. */
   readonly watched: WatchedKeys;
   /** The persisted wallets file is still being read. */
@@ -141,12 +135,7 @@ export function createWalletStatesHandler(wallOffset: () => number = () => 0): W
         // Request errors first: a bad request is the client's to fix, whatever our state.
         const parsed = parseWalletQuery(request.query);
         if (!parsed.ok) return jsonResponse(422, { error: parsed.error });
-        const error = request.loading
-          ? 'the wallet snapshot is still loading from disk'
-          : snapshot === null
-            ? 'no wallet snapshot yet: the first wallet poll has not finished'
-            : `wallet snapshot is older than snapshot.maxAgeSeconds (${request.maxAgeSeconds} s): the upstream is failing`;
-        return jsonResponse(503, { error }, { 'retry-after': request.loading ? '1' : retryAfterSeconds(request.now, request.nextPollDueAt) });
+        return unavailableResponse('wallet', snapshot === null, request.loading === true, request);
       }
       answers.keyedBy(snapshot, request);
       const readThrough = request.readThrough ?? null;

@@ -72,13 +72,16 @@ describe('jetton config', () => {
   });
 
   it('says what is wrong: unknown names wherever used, a master that does not parse, decimals outside 0..255, a threshold for a jetton not watched', async () => {
+    const uses = [
+      'watchJettons: [USDC]',
+      'watchlist:',
+      `  - { address: "${A}", jettons: [DOGE], minJettonBalance: { USDT: 5, ETH: 1 } }`,
+      'watchlistFiles: [ { file: f.txt, jettons: [NOPE] } ]',
+    ];
     const problems = await problemsOf(
       [
         `jettons: { USDT: { master: "${USDT}", decimals: 6 }, BAD: { master: "EQnotanaddress", decimals: 6 }, BIG: { master: "${A}", decimals: 256 }, NEG: { master: "${A}", decimals: -1 }, "1X": { master: "${A}", decimals: 2 } }`,
-        'watchJettons: [USDC]',
-        'watchlist:',
-        `  - { address: "${A}", jettons: [DOGE], minJettonBalance: { USDT: 5, ETH: 1 } }`,
-        'watchlistFiles: [ { file: f.txt, jettons: [NOPE] } ]',
+        ...uses,
       ].join('\n'),
       { '/cfg/f.txt': `${B}\n` },
     );
@@ -91,16 +94,7 @@ describe('jetton config', () => {
       ]),
     );
     // The names are checked once the jettons themselves parse.
-    const names = await problemsOf(
-      [
-        jettons,
-        'watchJettons: [USDC]',
-        'watchlist:',
-        `  - { address: "${A}", jettons: [DOGE], minJettonBalance: { USDT: 5, ETH: 1 } }`,
-        'watchlistFiles: [ { file: f.txt, jettons: [NOPE] } ]',
-      ].join('\n'),
-      { '/cfg/f.txt': `${B}\n` },
-    );
+    const names = await problemsOf([jettons, ...uses].join('\n'), { '/cfg/f.txt': `${B}\n` });
     expect(names).toEqual(
       expect.arrayContaining([
         'watchJettons.0: unknown jetton "USDC": jettons: names USDT',
