@@ -68,7 +68,16 @@ export function createSimJettons(options: SimJettonsOptions): SimJettons {
     const first = !wallets.some((w) => w.jetton === big.master);
     if (i % 5 === 0) add(account.raw, big, first ? SIM_WHALE_BALANCE : BigInt(random.int(1, 10_000)) * 1_000_000_000n);
   });
-  const ordered = (): SimJettonWallet[] => [...wallets].sort((a, b) => (a.owner === b.owner ? (a.jetton < b.jetton ? -1 : 1) : a.owner < b.owner ? -1 : 1));
+  // The indexer's order (owner, then master) never changes: sorted once, and indexed by owner for the many-owner requests.
+  const byOrder = (a: SimJettonWallet, b: SimJettonWallet): number => (a.owner === b.owner ? (a.jetton < b.jetton ? -1 : 1) : a.owner < b.owner ? -1 : 1);
+  wallets.sort(byOrder);
+  const byOwner = new Map<string, SimJettonWallet[]>();
+  for (const w of wallets) byOwner.set(w.owner, [...(byOwner.get(w.owner) ?? []), w]);
+  /** The rows for these owners (all without), in order, masters and wallet addresses filtered. */
+  const matching = (owners: readonly string[], masters: readonly string[], addresses: readonly string[]): SimJettonWallet[] => {
+    const candidates = owners.length === 0 ? wallets : [...new Set(owners)].flatMap((o) => byOwner.get(o) ?? []).sort(byOrder);
+    return candidates.filter((w) => (masters.length === 0 || masters.includes(w.jetton)) && (addresses.length === 0 || addresses.includes(w.address)));
+  };
   const error = (status: number, message: string) => ({ status, body: JSON.stringify({ error: message }) });
   const friendly = (raw: string, bounceable: boolean) => ({ user_friendly: friendlyForm(raw, { bounceable, testnet: options.testnet }), domain: null });
 
@@ -115,9 +124,7 @@ export function createSimJettons(options: SimJettonsOptions): SimJettons {
       const offset = Number(url.searchParams.get('offset') ?? 0);
       if (!Number.isInteger(limit) || limit < 0 || !Number.isInteger(offset) || offset < 0) return error(422, 'limit and offset must be integers');
       if (limit > 1000) return error(500, `limit is not allowed: ${limit} > 1000`);
-      const rows = ordered()
-        .filter((w) => (o.length === 0 || o.includes(w.owner)) && (m.length === 0 || m.includes(w.jetton)) && (a.length === 0 || a.includes(w.address)))
-        .slice(offset, offset + (limit === 0 ? 100 : limit));
+      const rows = matching(o, m, a).slice(offset, offset + (limit === 0 ? 100 : limit));
       const addressBook: Record<string, unknown> = {};
       for (const w of rows) {
         addressBook[w.address] = friendly(w.address, true);
