@@ -31,9 +31,7 @@ export type UpstreamErrorCode =
   /** A 2xx envelope with ok=false. */
   | 'upstream_error'
   /** A liteserver answered liteServer.error (its code is in details.liteserverCode). */
-  | 'liteserver_error'
-  /** This kind of upstream cannot answer the query (jetton balances from a liteserver, for now): the next upstream is asked. */
-  | 'unsupported';
+  | 'liteserver_error';
 
 /** One failed upstream request (upstream/errors.ts has the implementation). */
 export interface UpstreamFailure {

@@ -33,6 +33,10 @@ export interface SimJettons {
   wallets(): readonly SimJettonWallet[];
   /** Sets one owner's balance of one master (base units); false when it holds no wallet of it. */
   setBalance(owner: string, master: string, balance: bigint): boolean;
+  /** The master's get_wallet_address: where the owner's jetton wallet is, deployed or not; null for an account that is no master. */
+  walletAddressOf(master: string, owner: string): string | null;
+  /** The deployed jetton wallet at this address (get_wallet_data), if any. */
+  walletAt(address: string): SimJettonWallet | undefined;
   answer(url: URL): { status: number; body: string };
 }
 
@@ -59,8 +63,9 @@ export function createSimJettons(options: SimJettonsOptions): SimJettons {
   ];
   const [usd, big] = jettons as [SimJetton, SimJetton];
   const wallets: SimJettonWallet[] = [];
+  const walletAddress = (master: string, owner: string): string => `0:${hashOf(`${seed}:jetton-wallet:${master}:${owner}`)}`;
   const add = (owner: string, jetton: SimJetton, balance: bigint): void => {
-    wallets.push({ address: `0:${hashOf(`${seed}:jetton-wallet:${jetton.master}:${owner}`)}`, owner, jetton: jetton.master, balance, lt: 60_000_000_000_000n });
+    wallets.push({ address: walletAddress(jetton.master, owner), owner, jetton: jetton.master, balance, lt: 60_000_000_000_000n });
   };
   options.accounts.forEach((account, i) => {
     if (!WALLET_KINDS.has(account.kind)) return;
@@ -81,9 +86,12 @@ export function createSimJettons(options: SimJettonsOptions): SimJettons {
   const error = (status: number, message: string) => ({ status, body: JSON.stringify({ error: message }) });
   const friendly = (raw: string, bounceable: boolean) => ({ user_friendly: friendlyForm(raw, { bounceable, testnet: options.testnet }), domain: null });
 
+  const byAddress = new Map(wallets.map((w) => [w.address, w]));
   return {
     jettons,
     wallets: () => wallets,
+    walletAddressOf: (master, owner) => (jettons.some((j) => j.master === master) ? walletAddress(master, owner) : null),
+    walletAt: (address) => byAddress.get(address),
     step() {
       for (const w of wallets) {
         if (!random.chance(0.15)) continue;

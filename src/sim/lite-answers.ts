@@ -8,6 +8,7 @@ import {
   encodeError,
   encodeMasterchainInfo,
   encodeOutMsgQueueSizes,
+  encodeRunMethodResult,
   type LiteBlockId,
   type LiteRequest,
 } from '../ton/lite-api.js';
@@ -15,6 +16,8 @@ import { parseSignedShard, shardContains } from '../ton/shard.js';
 import { buildShardHashes } from '../ton/shard-hashes.js';
 import { accountCellOf, stateProofOf } from './account-cells.js';
 import type { SimChain, SimShardQueue } from './chain.js';
+import { GET_WALLET_ADDRESS, GET_WALLET_DATA, readWalletAddressParams, walletAddressResult, walletDataResult } from '../ton/get-methods.js';
+import type { SimJettons } from './jettons.js';
 import { WALLET_ID, type SimWallets } from './wallets.js';
 
 /**
@@ -34,7 +37,7 @@ const blockOf = (q: SimShardQueue): LiteBlockId => ({
   fileHash: bytes32(q.fileHash),
 });
 
-export function createLiteAnswers(options: { chain: SimChain; wallets: SimWallets; seed: number }): {
+export function createLiteAnswers(options: { chain: SimChain; wallets: SimWallets; jettons?: SimJettons | undefined; seed: number }): {
   answer(request: LiteRequest, withoutQueueSizes: boolean): Buffer;
 } {
   const { chain, wallets, seed } = options;
@@ -77,7 +80,21 @@ export function createLiteAnswers(options: { chain: SimChain; wallets: SimWallet
       }
       case 'getAccountState':
         return accountState(queues, masterchain, request.workchain, request.account);
+      case 'runSmcMethod':
+        return runMethod(masterchain, `${request.workchain}:${request.account.toString('hex').toUpperCase()}`, request.methodId, request.params);
     }
+  };
+
+  /** The TEP-74 get-methods on the simulator's jetton masters and wallets; any other run fails as on an account that is not active. */
+  const runMethod = (mc: LiteBlockId, account: string, method: bigint, params: Buffer): Buffer => {
+    const jettons = options.jettons;
+    if (jettons !== undefined && method === GET_WALLET_ADDRESS) {
+      const wallet = jettons.walletAddressOf(account, readWalletAddressParams(params));
+      if (wallet !== null) return encodeRunMethodResult(mc, 0, walletAddressResult(wallet));
+    }
+    const wallet = jettons?.walletAt(account);
+    if (wallet !== undefined && method === GET_WALLET_DATA) return encodeRunMethodResult(mc, 0, walletDataResult(wallet.balance, wallet.owner, wallet.jetton));
+    return encodeError(UNKNOWN_QUERY_CODE, 'cannot run get methods on an account that is not active');
   };
 
   const accountState = (queues: readonly SimShardQueue[], mc: LiteBlockId, workchain: number, hash: Buffer): Buffer => {

@@ -5,6 +5,7 @@ import { ID, decodeRequest, encodeError } from '../ton/lite-api.js';
 import { TlReader, TlWriter } from '../ton/tl.js';
 import type { SimChain } from './chain.js';
 import { UNKNOWN_QUERY_CODE, createLiteAnswers } from './lite-answers.js';
+import type { SimJettons } from './jettons.js';
 import type { SimWallets } from './wallets.js';
 
 /**
@@ -30,6 +31,8 @@ export const SIM_LITESERVER_ERROR_CODE = 651;
 export interface SimLiteserverOptions {
   readonly chain: SimChain;
   readonly wallets: SimWallets;
+  /** Answers the jetton get-methods; without it every runSmcMethod fails. */
+  readonly jettons?: SimJettons | undefined;
   readonly seed: number;
   /** Answer getOutMsgQueueSizes as a node older than 2024.04 does: liteServer.error. */
   readonly withoutQueueSizes: boolean;
@@ -61,7 +64,7 @@ export function createSimLiteserver(options: SimLiteserverOptions): SimLiteserve
   };
   const sockets = new Set<Socket>();
 
-  const answers = createLiteAnswers({ chain, wallets, seed: options.seed });
+  const answers = createLiteAnswers({ chain, wallets, jettons: options.jettons, seed: options.seed });
 
   const onConnection = (socket: Socket): void => {
     sockets.add(socket);

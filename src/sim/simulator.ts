@@ -60,7 +60,7 @@ export function createSimulator(options: SimulatorOptions): Simulator {
   const liteserver =
     options.liteserverPort === null
       ? null
-      : createSimLiteserver({ chain, wallets, seed: options.seed, withoutQueueSizes: options.liteserverWithoutQueueSizes });
+      : createSimLiteserver({ chain, wallets, jettons, seed: options.seed, withoutQueueSizes: options.liteserverWithoutQueueSizes });
   const http = createSimServer({
     liteserver,
     chain,

@@ -26,6 +26,10 @@ export const SCHEMA = {
   blockOutMsgQueueSize: 'liteServer.blockOutMsgQueueSize mode:# id:tonNode.blockIdExt size:long proof:mode.0?bytes = liteServer.BlockOutMsgQueueSize',
   getAccountState: 'liteServer.getAccountState id:tonNode.blockIdExt account:liteServer.accountId = liteServer.AccountState',
   accountState: 'liteServer.accountState id:tonNode.blockIdExt shardblk:tonNode.blockIdExt shard_proof:bytes proof:bytes state:bytes = liteServer.AccountState',
+  runSmcMethod: 'liteServer.runSmcMethod mode:# id:tonNode.blockIdExt account:liteServer.accountId method_id:long params:bytes = liteServer.RunMethodResult',
+  runMethodResult:
+    'liteServer.runMethodResult mode:# id:tonNode.blockIdExt shardblk:tonNode.blockIdExt shard_proof:mode.0?bytes proof:mode.0?bytes ' +
+    'state_proof:mode.1?bytes init_c7:mode.3?bytes lib_extras:mode.4?bytes exit_code:int result:mode.2?bytes = liteServer.RunMethodResult',
 } as const;
 
 export const ID: { readonly [K in keyof typeof SCHEMA]: number } = Object.fromEntries(Object.entries(SCHEMA).map(([name, line]) => [name, tlId(line)])) as {
@@ -66,7 +70,16 @@ export type LiteRequest =
   | { readonly kind: 'getAllShardsInfo'; readonly id: LiteBlockId }
   | { readonly kind: 'getOutMsgQueueSizes' }
   | { readonly kind: 'getBlockOutMsgQueueSize'; readonly id: LiteBlockId }
-  | { readonly kind: 'getAccountState'; readonly id: LiteBlockId; readonly workchain: number; readonly account: Buffer };
+  | { readonly kind: 'getAccountState'; readonly id: LiteBlockId; readonly workchain: number; readonly account: Buffer }
+  /** A get-method run on the liteserver; `params` and the result are BoCs of a VmStack. */
+  | {
+      readonly kind: 'runSmcMethod';
+      readonly id: LiteBlockId;
+      readonly workchain: number;
+      readonly account: Buffer;
+      readonly methodId: bigint;
+      readonly params: Buffer;
+    };
 
 export function writeBlockId(w: TlWriter, id: LiteBlockId): TlWriter {
   return w.int32(id.workchain).int64(id.shard).int32(id.seqno).int256(id.rootHash).int256(id.fileHash);
@@ -91,6 +104,14 @@ export function encodeRequest(request: LiteRequest): Buffer {
       return writeBlockId(w.id(ID.getBlockOutMsgQueueSize).uint32(0), request.id).build();
     case 'getAccountState':
       return writeBlockId(w.id(ID.getAccountState), request.id).int32(request.workchain).int256(request.account).build();
+    case 'runSmcMethod':
+      // mode 4: the result stack alone, no proofs.
+      return writeBlockId(w.id(ID.runSmcMethod).uint32(4), request.id)
+        .int32(request.workchain)
+        .int256(request.account)
+        .int64(request.methodId)
+        .bytes(request.params)
+        .build();
   }
 }
 
@@ -117,6 +138,10 @@ export function decodeRequest(data: Buffer): LiteRequest {
     }
     case ID.getAccountState:
       return { kind: 'getAccountState', id: readBlockId(r), workchain: r.int32(), account: r.int256() };
+    case ID.runSmcMethod: {
+      r.uint32();
+      return { kind: 'runSmcMethod', id: readBlockId(r), workchain: r.int32(), account: r.int256(), methodId: r.int64(), params: r.bytes() };
+    }
     default:
       throw new TlError(`unknown function 0x${hex(id)}`);
   }
@@ -200,4 +225,28 @@ export function encodeAccountState(value: AccountStateAnswer): Buffer {
 
 export function encodeError(code: number, message: string): Buffer {
   return new TlWriter().id(ID.error).int32(code).string(message).build();
+}
+
+/** A get-method's outcome: the TVM exit code and, when asked for (mode bit 2), the result stack's BoC. */
+export interface RunMethodResult {
+  readonly exitCode: number;
+  readonly result: Buffer | null;
+}
+
+export function decodeRunMethodResult(data: Buffer): RunMethodResult {
+  const r = answerReader(data, ID.runMethodResult, 'liteServer.runMethodResult');
+  const mode = r.uint32();
+  readBlockId(r);
+  readBlockId(r);
+  // The optional parts, in the schema's order: shard_proof and proof (bit 0), state_proof (1), init_c7 (3), lib_extras (4).
+  for (const bit of [0, 0, 1, 3, 4]) if ((mode & (1 << bit)) !== 0) r.bytes();
+  const exitCode = r.int32();
+  return { exitCode, result: (mode & 4) !== 0 ? r.bytes() : null };
+}
+
+export function encodeRunMethodResult(id: LiteBlockId, exitCode: number, result: Buffer): Buffer {
+  return writeBlockId(writeBlockId(new TlWriter().id(ID.runMethodResult).uint32(4), id), id)
+    .int32(exitCode)
+    .bytes(result)
+    .build();
 }

@@ -1,8 +1,6 @@
 import { TonParseError } from '../../ton/errors.js';
-import { Cell } from '@ton/core';
 import type { LiteserverUpstreamSettings } from '../../domain/config.js';
-import type { QueueSizesAnswer, Result, UpstreamQuery, WalletStatesAnswer } from '../../domain/upstream.js';
-import type { ServedWalletState } from '../../domain/wallet-state.js';
+import type { QueueSizesAnswer, Result, UpstreamQuery } from '../../domain/upstream.js';
 import {
   LiteServerError,
   decodeAllShardsInfo,
@@ -11,17 +9,16 @@ import {
   decodeOutMsgQueueSizes,
   type LiteBlockId,
   type LiteRequest,
-  decodeAccountState,
 } from '../../ton/lite-api.js';
 import { parseShardHashes } from '../../ton/shard-hashes.js';
-import { lookupShardAccount } from '../../ton/shard-accounts.js';
 import { unsignedShardToSigned } from '../../ton/shard.js';
-import { walletStateOfAccount } from '../../ton/wallet-account.js';
 import type { RequestPriority } from '../budget.js';
 import type { UpstreamCalls, UpstreamCallsDeps } from '../calls.js';
 import { UpstreamError } from '../errors.js';
 import { LiteTransportError } from './connection.js';
 import { createLitePool } from './pool.js';
+import { walletStatesOf } from './account-states.js';
+import { jettonWalletsOf } from './jettons.js';
 
 /**
  * A `kind: liteserver` upstream: the two polls and the tip, each as a sequence of lite API
@@ -31,8 +28,6 @@ import { createLitePool } from './pool.js';
 
 /** ext_msg_queue_size_limit when the per-block path is all a liteserver offers: the collator's constant. */
 export const DEFAULT_EXT_MSG_QUEUE_SIZE_LIMIT = 8000;
-/** getAccountState calls in flight at once per liteserver of the upstream. */
-const ACCOUNTS_IN_FLIGHT_PER_SERVER = 4;
 
 export type LiteUpstreamDeps = UpstreamCallsDeps<LiteserverUpstreamSettings>;
 
@@ -68,6 +63,8 @@ export function createLiteUpstream(deps: LiteUpstreamDeps): UpstreamCalls {
   /** Whether the liteservers answer getOutMsgQueueSizes; learned from the first liteServer.error to it. */
   let perBlockQueues = false;
   let lastLimit = DEFAULT_EXT_MSG_QUEUE_SIZE_LIMIT;
+  /** Each owner's jetton wallet by `master/owner`: a master's answer never changes. */
+  const jettonWallets = new Map<string, string>();
 
   /** One lite API call inside the budget, decoded; counted whether it worked or not (not when aborted before it was sent). */
   async function call<T>(
@@ -140,14 +137,7 @@ export function createLiteUpstream(deps: LiteUpstreamDeps): UpstreamCalls {
     },
     walletStates: (addresses, priority, signal) => walletStatesOf(call, settings.liteservers.length, addresses, priority, signal),
     // Jetton balances need two get-methods run on the liteserver (runSmcMethod); not built yet: the next upstream is asked.
-    jettonWallets: () =>
-      Promise.resolve({
-        ok: false,
-        error: new UpstreamError('unsupported', 'jetton balances are not read from liteservers yet; an HTTP (toncenter v3) upstream is needed', {
-          upstream: name,
-          query: 'jetton_wallets',
-        }),
-      }),
+    jettonWallets: (owners, master, page, signal) => jettonWalletsOf(call, settings.liteservers.length, owners, master, page, jettonWallets, signal),
     /** Its last masterchain seqno; a liteserver has no indexer. */
     async tip(signal) {
       const info = await masterchainInfo('lag_check', 'high', signal);
@@ -158,21 +148,6 @@ export function createLiteUpstream(deps: LiteUpstreamDeps): UpstreamCalls {
     // This module and @ton/core were loaded when these calls were made.
     prepare: () => Promise.resolve(),
   };
-}
-
-/** One getAccountState answer as a walletStates row; null when the account does not exist. Throws on an unreadable answer. */
-function accountRow(raw: string, answer: Buffer): ServedWalletState | null {
-  const decoded = decodeAccountState(answer);
-  const account = decoded.state.length === 0 ? undefined : Cell.fromBoc(decoded.state)[0];
-  if (account === undefined) return null;
-  // Two roots: the shard block's proof, then the shard state's, which holds the ShardAccount.
-  const stateProof = Cell.fromBoc(decoded.proof)[1];
-  if (stateProof === undefined) throw new Error('the proof has no second root (the shard state)');
-  const hash = Buffer.from(raw.slice(raw.indexOf(':') + 1), 'hex');
-  const shardAccount = lookupShardAccount(stateProof, hash);
-  const row = walletStateOfAccount(raw, account, shardAccount);
-  if (row !== null && shardAccount === null) throw new Error('the account exists but the state proof does not hold it');
-  return row;
 }
 
 /** What a failed lite API call was: the connection, the liteserver's own error, or an unreadable answer. */
@@ -193,57 +168,3 @@ const toAnswer = (name: string, shards: readonly { id: LiteBlockId; size: number
   ext_msg_queue_size_limit: limit,
   extra: `liteserver:${name}`,
 });
-
-/** One lite API call inside the budget, decoded (createLiteUpstream's `call`). */
-type LiteCall = <T>(
-  query: UpstreamQuery,
-  priority: RequestPriority,
-  request: LiteRequest,
-  decode: (answer: Buffer) => T,
-  signal: AbortSignal | undefined,
-) => Promise<Result<T, UpstreamError>>;
-
-/**
- * The states of `addresses` at the last masterchain block, `servers` liteservers' worth of
- * getAccountState calls in flight; the first failure stops the rest.
- */
-async function walletStatesOf(
-  call: LiteCall,
-  servers: number,
-  addresses: readonly string[],
-  priority: RequestPriority,
-  signal: AbortSignal | undefined,
-): Promise<Result<WalletStatesAnswer, UpstreamError>> {
-  const info = await call('wallets', priority, { kind: 'getMasterchainInfo' }, decodeMasterchainInfo, signal);
-  if (!info.ok) return info;
-  const block = info.value.last;
-  const wallets: ServedWalletState[] = [];
-  let failure: UpstreamError | undefined;
-  // The first failure stops the rest: the batch is answered whole or not at all, and
-  // failover asks the next upstream for all of it.
-  const stop = new AbortController();
-  const combined = signal ? AbortSignal.any([signal, stop.signal]) : stop.signal;
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (failure === undefined && next < addresses.length) {
-      const raw = addresses[next] as string;
-      next += 1;
-      const [workchain, hex] = raw.split(':') as [string, string];
-      const request: LiteRequest = { kind: 'getAccountState', id: block, workchain: Number(workchain), account: Buffer.from(hex, 'hex') };
-      const decode = (answer: Buffer) => accountRow(raw, answer);
-      let result = await call('wallets', priority, request, decode, combined);
-      // One more try, on the next liteserver in turn, before the batch fails.
-      if (!result.ok && result.error.retryable && failure === undefined) result = await call('wallets', priority, request, decode, combined);
-      if (!result.ok) {
-        if (failure === undefined && !(result.error.code === 'aborted' && signal?.aborted !== true)) failure = result.error;
-        stop.abort();
-        return;
-      }
-      if (result.value !== null) wallets.push(result.value);
-    }
-  };
-  const inFlight = Math.max(1, Math.min(addresses.length, servers * ACCOUNTS_IN_FLIGHT_PER_SERVER));
-  await Promise.all(Array.from({ length: inFlight }, worker));
-  if (failure !== undefined) return { ok: false, error: failure };
-  return { ok: true, value: { wallets, address_book: {}, metadata: {} } };
-}
