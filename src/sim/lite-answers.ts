@@ -8,7 +8,6 @@ import {
   encodeError,
   encodeMasterchainInfo,
   encodeOutMsgQueueSizes,
-  encodeRunMethodResult,
   type LiteBlockId,
   type LiteRequest,
 } from '../ton/lite-api.js';
@@ -17,6 +16,7 @@ import { buildShardHashes } from '../ton/shard-hashes.js';
 import { accountCellOf, stateProofOf } from './account-cells.js';
 import type { SimChain, SimShardQueue } from './chain.js';
 import { GET_WALLET_ADDRESS, GET_WALLET_DATA, readWalletAddressParams, walletAddressResult, walletDataResult } from '../ton/get-methods.js';
+import { encodeRunMethodResult } from '../ton/run-method.js';
 import type { SimJettons } from './jettons.js';
 import { WALLET_ID, type SimWallets } from './wallets.js';
 

@@ -71,7 +71,7 @@ export type LiteRequest =
   | { readonly kind: 'getOutMsgQueueSizes' }
   | { readonly kind: 'getBlockOutMsgQueueSize'; readonly id: LiteBlockId }
   | { readonly kind: 'getAccountState'; readonly id: LiteBlockId; readonly workchain: number; readonly account: Buffer }
-  /** A get-method run on the liteserver; `params` and the result are BoCs of a VmStack. */
+  /** A get-method run on the liteserver (mode 4: the result stack alone, no proofs); `params` and the result are BoCs of a VmStack. */
   | {
       readonly kind: 'runSmcMethod';
       readonly id: LiteBlockId;
@@ -105,7 +105,6 @@ export function encodeRequest(request: LiteRequest): Buffer {
     case 'getAccountState':
       return writeBlockId(w.id(ID.getAccountState), request.id).int32(request.workchain).int256(request.account).build();
     case 'runSmcMethod':
-      // mode 4: the result stack alone, no proofs.
       return writeBlockId(w.id(ID.runSmcMethod).uint32(4), request.id)
         .int32(request.workchain)
         .int256(request.account)
@@ -159,7 +158,7 @@ export class LiteServerError extends Error {
 }
 
 /** Reads an answer: the expected constructor, or a liteServer.error thrown as LiteServerError. */
-function answerReader(data: Buffer, expected: number, what: string): TlReader {
+export function answerReader(data: Buffer, expected: number, what: string): TlReader {
   const r = new TlReader(data);
   const id = r.uint32();
   if (id === ID.error) throw new LiteServerError(r.int32(), r.string());
@@ -225,28 +224,4 @@ export function encodeAccountState(value: AccountStateAnswer): Buffer {
 
 export function encodeError(code: number, message: string): Buffer {
   return new TlWriter().id(ID.error).int32(code).string(message).build();
-}
-
-/** A get-method's outcome: the TVM exit code and, when asked for (mode bit 2), the result stack's BoC. */
-export interface RunMethodResult {
-  readonly exitCode: number;
-  readonly result: Buffer | null;
-}
-
-export function decodeRunMethodResult(data: Buffer): RunMethodResult {
-  const r = answerReader(data, ID.runMethodResult, 'liteServer.runMethodResult');
-  const mode = r.uint32();
-  readBlockId(r);
-  readBlockId(r);
-  // The optional parts, in the schema's order: shard_proof and proof (bit 0), state_proof (1), init_c7 (3), lib_extras (4).
-  for (const bit of [0, 0, 1, 3, 4]) if ((mode & (1 << bit)) !== 0) r.bytes();
-  const exitCode = r.int32();
-  return { exitCode, result: (mode & 4) !== 0 ? r.bytes() : null };
-}
-
-export function encodeRunMethodResult(id: LiteBlockId, exitCode: number, result: Buffer): Buffer {
-  return writeBlockId(writeBlockId(new TlWriter().id(ID.runMethodResult).uint32(4), id), id)
-    .int32(exitCode)
-    .bytes(result)
-    .build();
 }

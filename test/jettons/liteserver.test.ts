@@ -42,20 +42,31 @@ async function pollThrough(upstream: UpstreamSettings, config: Parameters<typeof
       previous: () => snapshot,
       publish: (next) => (snapshot = next),
     });
-  return { poll, calls, snapshot: () => snapshot as JettonsSnapshot | null };
+  return { poll, calls, snapshot: () => snapshot };
 }
 
 describe('jetton balances from a liteserver', () => {
   it('gives the balances, jetton wallets and owners without one that the indexer gives over HTTP, past 2^53 exact, and asks get_wallet_address once per owner', async () => {
     const sim = await running.sim({ accounts: 45, liteserverPort: 0 });
     await fetch(`${sim.url}/_sim/step?n=5`);
-    const jettons: JettonSettings[] = sim.sim.jettons.jettons.map((j) => ({ name: j.symbol, master: j.master, masterAsWritten: j.master, decimals: j.decimals }));
+    const jettons: JettonSettings[] = sim.sim.jettons.jettons.map((j) => ({
+      name: j.symbol,
+      master: j.master,
+      masterAsWritten: j.master,
+      decimals: j.decimals,
+    }));
     const watchlist = sim.sim.wallets.accounts().map((a, i) => ({ raw: a.raw, name: `acct-${i}`, labels: {}, minBalanceTons: undefined }));
     const config = { jettons, watchJettons: ['SIMUSD', 'SIMBIG'], watchlist };
     const address = sim.sim.liteserverAddress();
     if (address === null || sim.sim.liteserver === null) throw new Error('no liteserver');
     const lite = await pollThrough(
-      { kind: 'liteserver', name: 'lite', rps: 1000, timeoutMs: 3000, liteservers: [{ host: '127.0.0.1', port: address.port, publicKey: sim.sim.liteserver.publicKey }] },
+      {
+        kind: 'liteserver',
+        name: 'lite',
+        rps: 1000,
+        timeoutMs: 3000,
+        liteservers: [{ host: '127.0.0.1', port: address.port, publicKey: sim.sim.liteserver.publicKey }],
+      },
       config,
     );
     const http = await pollThrough({ kind: 'http', name: 'http', url: sim.url, rps: 1000, timeoutMs: 3000 }, config);

@@ -1,7 +1,8 @@
 import type { JettonWalletRow, JettonWalletsAnswer } from '../../domain/jettons.js';
 import type { JettonPage, Result } from '../../domain/upstream.js';
 import { GET_WALLET_ADDRESS, GET_WALLET_DATA, readWalletAddress, readWalletData, walletAddressParams } from '../../ton/get-methods.js';
-import { decodeMasterchainInfo, decodeRunMethodResult, type LiteBlockId, type LiteRequest } from '../../ton/lite-api.js';
+import { decodeMasterchainInfo, type LiteBlockId, type LiteRequest } from '../../ton/lite-api.js';
+import { decodeRunMethodResult } from '../../ton/run-method.js';
 import { UpstreamError } from '../errors.js';
 import { ACCOUNTS_IN_FLIGHT_PER_SERVER, walletStatesOf, type LiteCall } from './account-states.js';
 
