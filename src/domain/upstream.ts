@@ -129,7 +129,14 @@ export interface UpstreamClient {
    * retries and failover; a 414/431 comes back at once as `uri_too_long`. Ranks below the
    * wallet poll and above read-through in the budget.
    */
-  fetchJettonWallets(owners: readonly string[], master: string, page: JettonPage, signal?: AbortSignal): Promise<Result<Fetched<JettonWalletsAnswer>>>;
+  fetchJettonWallets(
+    owners: readonly string[],
+    master: string,
+    page: JettonPage,
+    signal?: AbortSignal,
+    /** Jetton wallets already known, owner → wallet (the snapshot's): a liteserver does not ask the master for them again. */
+    known?: ReadonlyMap<string, string>,
+  ): Promise<Result<Fetched<JettonWalletsAnswer>>>;
   /** Closes the connections it keeps (liteservers); a request after this opens them again. */
   close(): void;
   /**

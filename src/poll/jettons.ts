@@ -61,6 +61,17 @@ export async function pollJettons(deps: JettonPollDeps, signal?: AbortSignal): P
   }
   let requests = 0;
   let failure: string | null = null;
+  /** The jetton wallets the snapshot holds, owner → wallet: a liteserver need not ask the master for them again. */
+  const known = new Map<string, Map<string, string>>();
+  const knownWallets = (jetton: JettonSettings): ReadonlyMap<string, string> => {
+    let wallets = known.get(jetton.name);
+    if (wallets === undefined) {
+      wallets = new Map();
+      for (const [owner, record] of previous?.jettons.get(jetton.name) ?? []) if (record.wallet !== null) wallets.set(owner, record.wallet);
+      known.set(jetton.name, wallets);
+    }
+    return wallets;
+  };
 
   const runBatch = async (jetton: JettonSettings, owners: string[]): Promise<void> => {
     const rows: JettonWalletRow[] = [];
@@ -68,7 +79,7 @@ export async function pollJettons(deps: JettonPollDeps, signal?: AbortSignal): P
     let fetchedAt = 0;
     for (let offset = 0; ; offset += pageLimit) {
       requests += 1;
-      const page = await deps.client.fetchJettonWallets(owners, jetton.master, { limit: pageLimit, offset }, signal);
+      const page = await deps.client.fetchJettonWallets(owners, jetton.master, { limit: pageLimit, offset }, signal, knownWallets(jetton));
       if (!page.ok) {
         if (page.error.code === 'uri_too_long' && offset === 0 && owners.length > 1) {
           const size = deps.batchSize.refused(owners.length);

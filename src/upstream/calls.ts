@@ -20,6 +20,7 @@ export interface UpstreamCalls {
     master: string,
     page: JettonPage,
     signal: AbortSignal | undefined,
+    known?: ReadonlyMap<string, string>,
   ): Promise<Result<JettonWalletsAnswer, UpstreamError>>;
   /** Its tip for the lag check, each part asked once; null where it did not answer. */
   tip(signal: AbortSignal | undefined): Promise<UpstreamTip>;

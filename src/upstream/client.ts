@@ -141,8 +141,8 @@ export function createUpstreamClient(deps: UpstreamClientDeps): UpstreamClient {
       const priority = purpose === 'poll' ? 'low' : 'read';
       return withFailover('wallets', signal, async (u) => (await callsOf(u)).walletStates(addresses, priority, signal));
     },
-    fetchJettonWallets(owners, master, page, signal): Promise<Result<Fetched<JettonWalletsAnswer>>> {
-      return withFailover('jetton_wallets', signal, async (u) => (await callsOf(u)).jettonWallets(owners, master, page, signal));
+    fetchJettonWallets(owners, master, page, signal, known): Promise<Result<Fetched<JettonWalletsAnswer>>> {
+      return withFailover('jetton_wallets', signal, async (u) => (await callsOf(u)).jettonWallets(owners, master, page, signal, known));
     },
     close() {
       for (const calls of upstreamCalls.values()) void calls.then((c) => c.close());

@@ -20,7 +20,7 @@ afterEach(() => {
   for (const c of clients.splice(0)) c.close();
 });
 
-async function pollThrough(upstream: UpstreamSettings, config: Parameters<typeof pollJettons>[0]['config']) {
+async function pollThrough(upstream: UpstreamSettings, config: Parameters<typeof pollJettons>[0]['config'], start: JettonsSnapshot | null = null) {
   const calls: string[] = [];
   const client = createUpstreamClient({
     upstreams: [upstream],
@@ -31,7 +31,7 @@ async function pollThrough(upstream: UpstreamSettings, config: Parameters<typeof
     userAgent: 'test',
   });
   clients.push(client);
-  let snapshot: JettonsSnapshot | null = null;
+  let snapshot: JettonsSnapshot | null = start;
   const poll = () =>
     pollJettons({
       client,
@@ -88,5 +88,21 @@ describe('jetton balances from a liteserver', () => {
     expect(fields(lite.snapshot())).toEqual(fields(http.snapshot()));
     expect(lite.calls.length - firstCycle).toBeLessThan(firstCycle);
     expect(lite.calls.every((c) => c.startsWith('jetton_wallets '))).toBe(true);
+
+    // After a restart (a new client, nothing kept in it), the snapshot's jetton wallets are not asked of the master again.
+    const liteSettings = {
+      kind: 'liteserver',
+      name: 'lite',
+      rps: 1000,
+      timeoutMs: 3000,
+      liteservers: [{ host: '127.0.0.1', port: address.port, publicKey: sim.sim.liteserver.publicKey }],
+    } as const;
+    const restarted = await pollThrough(liteSettings, config, lite.snapshot());
+    const bare = await pollThrough(liteSettings, config);
+    expect(await restarted.poll()).toMatchObject({ ok: true });
+    expect(await bare.poll()).toMatchObject({ ok: true });
+    expect(fields(restarted.snapshot())).toEqual(fields(bare.snapshot()));
+    const holders = [...(lite.snapshot()?.jettons.values() ?? [])].flatMap((records) => [...records.values()]).filter((r) => r.wallet !== null).length;
+    expect(bare.calls.length - restarted.calls.length).toBe(holders);
   });
 });

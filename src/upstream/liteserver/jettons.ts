@@ -9,7 +9,8 @@ import { ACCOUNTS_IN_FLIGHT_PER_SERVER, walletStatesOf, type LiteCall } from './
 /**
  * Jetton balances from a liteserver (TEP-74), in the shape the indexer answers: for each
  * owner, the master's `get_wallet_address(owner)` gives its jetton wallet (it never
- * changes: asked once per owner and master, then kept in `wallets`), and the wallet's
+ * changes: asked once per owner and master, then kept; those the snapshot holds, `known`,
+ * are not asked at all), and the wallet's
  * `get_wallet_data()` gives the balance, both run by `liteServer.runSmcMethod` at the last
  * masterchain block. A wallet whose get-method cannot run is looked up: not deployed (or
  * not active) means the owner holds none of the jetton, so it has no row, as in the
@@ -21,7 +22,7 @@ export async function jettonWalletsOf(
   owners: readonly string[],
   master: string,
   page: JettonPage,
-  wallets: Map<string, string>,
+  wallets: { readonly kept: Map<string, string>; readonly known: ReadonlyMap<string, string> | undefined },
   signal: AbortSignal | undefined,
 ): Promise<Result<JettonWalletsAnswer, UpstreamError>> {
   if (page.offset > 0) return { ok: true, value: { jetton_wallets: [], address_book: {} } };
@@ -44,14 +45,14 @@ export async function jettonWalletsOf(
   };
   const rowOf = async (owner: string): Promise<Result<JettonWalletRow | null, UpstreamError>> => {
     const key = `${master}/${owner}`;
-    let wallet = wallets.get(key);
+    let wallet = wallets.known?.get(owner) ?? wallets.kept.get(key);
     if (wallet === undefined) {
       const found = await run(master, GET_WALLET_ADDRESS, walletAddressParams(owner));
       if (!found.ok) return found;
       const address = stackOf(found.value, 'get_wallet_address', master, readWalletAddress);
       if (!address.ok) return address;
       wallet = address.value;
-      wallets.set(key, wallet);
+      wallets.kept.set(key, wallet);
     }
     const data = await run(wallet, GET_WALLET_DATA, Buffer.alloc(0));
     if (!data.ok) {

@@ -137,7 +137,8 @@ export function createLiteUpstream(deps: LiteUpstreamDeps): UpstreamCalls {
     },
     walletStates: (addresses, priority, signal) => walletStatesOf(call, settings.liteservers.length, addresses, priority, signal),
     // Jetton balances need two get-methods run on the liteserver (runSmcMethod); not built yet: the next upstream is asked.
-    jettonWallets: (owners, master, page, signal) => jettonWalletsOf(call, settings.liteservers.length, owners, master, page, jettonWallets, signal),
+    jettonWallets: (owners, master, page, signal, known) =>
+      jettonWalletsOf(call, settings.liteservers.length, owners, master, page, { kept: jettonWallets, known }, signal),
     /** Its last masterchain seqno; a liteserver has no indexer. */
     async tip(signal) {
       const info = await masterchainInfo('lag_check', 'high', signal);
