@@ -8,8 +8,8 @@ export const jettonNames = z.array(jettonName).max(64);
 export const jettonSchema = z.strictObject({
   /** The jetton master's address, any form. */
   master: addressString,
-  /** Digits after the point (USD₮: 6). */
-  decimals: z.number().int().min(0, 'decimals must be 0..255').max(255, 'decimals must be 0..255'),
+  /** Digits after the point (USD₮: 6); left out, read from the master's metadata (TEP-64). */
+  decimals: z.number().int().min(0, 'decimals must be 0..255').max(255, 'decimals must be 0..255').optional(),
 });
 
 /** A watchlist file: a path, or a path with the jettons watched for each of its addresses. */

@@ -123,7 +123,7 @@ export async function loadConfig(path: string | null, deps: ConfigLoadDeps, over
       name,
       master: rawOf(jetton.master),
       masterAsWritten: jetton.master,
-      decimals: jetton.decimals,
+      decimals: jetton.decimals ?? null,
     })),
     configPath: path,
     watchlistEntries: file.watchlist,
@@ -150,6 +150,7 @@ export function describeConfig(config: Config): string {
       u.kind === 'http' ? { ...u, url: redactUrl(u.url), ...(u.apiKey === undefined ? {} : { apiKey: '<redacted>' }) } : u,
     ),
     watchlist: watchlistEntries,
+    jettons: config.jettons.map((j) => ({ ...j, decimals: j.decimals ?? "read from the master's metadata (TEP-64) at the first jetton poll" })),
   };
   return `# source: ${configPath ?? '(built-in defaults)'}\n# watched wallets after merging files and duplicates: ${watchlist.length}\n${toYaml(printable)}`;
 }

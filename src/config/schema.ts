@@ -233,7 +233,7 @@ export type ConfigFile = z.output<typeof configSchema>;
 type FilePart = Omit<Config, 'watchlist' | 'watchlistEntries' | 'watchlistFiles' | 'configPath' | 'web' | 'jettons'> & {
   readonly watchlist: readonly WatchlistEntry[];
   readonly watchlistFiles: readonly (string | WatchlistFileSettings)[];
-  readonly jettons: Readonly<Record<string, { readonly master: string; readonly decimals: number }>>;
+  readonly jettons: Readonly<Record<string, { readonly master: string; readonly decimals?: number | undefined }>>;
 };
 type SameKeys<A, B> = [Exclude<keyof A, keyof B>, Exclude<keyof B, keyof A>] extends [never, never] ? true : false;
 type Assert<T extends true> = T;

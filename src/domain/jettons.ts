@@ -11,8 +11,8 @@ export interface JettonSettings {
   readonly master: string;
   /** The master as written in the config (for check-config and ton_jetton_info). */
   readonly masterAsWritten: string;
-  /** Digits after the point: base units per jetton unit are 10^decimals. 0..255. */
-  readonly decimals: number;
+  /** Digits after the point: base units per jetton unit are 10^decimals. 0..255; null: read from the master's metadata. */
+  readonly decimals: number | null;
 }
 
 /** One row of `GET /api/v3/jetton/wallets`: a jetton wallet, its owner and balance. */
@@ -69,6 +69,8 @@ export interface JettonRecord {
 /** Every watched owner's record, by jetton name then owner raw key. */
 export interface JettonsSnapshot {
   readonly jettons: ReadonlyMap<string, ReadonlyMap<string, JettonRecord>>;
+  /** Decimals read from masters' metadata (for jettons the config gives none), by master. */
+  readonly decimals?: ReadonlyMap<string, number> | undefined;
   /** When the newest answer in it arrived, process clock ms. */
   readonly fetchedAt: number;
 }
@@ -88,4 +90,30 @@ export function jettonUnits(baseUnits: string, decimals: number): string {
   const whole = padded.slice(0, padded.length - decimals);
   const fraction = padded.slice(padded.length - decimals).replace(/0+$/, '');
   return fraction === '' ? whole : `${whole}.${fraction}`;
+}
+
+/** TEP-64: a jetton whose metadata names no decimals has 9. */
+export const DEFAULT_JETTON_DECIMALS = 9;
+
+/**
+ * The decimals a jetton's metadata gives (TEP-64), or why they cannot be read: `decimals`
+ * as text or a number, 0..255; none at all means 9; off-chain metadata (only a `uri`, whose
+ * JSON tonwatch does not fetch) cannot be read, and neither can a value out of range.
+ */
+export function decimalsOfMetadata(content: Readonly<Record<string, unknown>>): { ok: true; decimals: number } | { ok: false; reason: string } {
+  const value = content['decimals'];
+  if (value === undefined || value === null) {
+    if (typeof content['uri'] === 'string')
+      return { ok: false, reason: `its metadata is off-chain (${content['uri'].slice(0, 100)}): set decimals in the config` };
+    return { ok: true, decimals: DEFAULT_JETTON_DECIMALS };
+  }
+  const text = typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim() : '';
+  if (!/^\d{1,3}$/.test(text) || Number(text) > 255)
+    return { ok: false, reason: `its metadata gives decimals ${JSON.stringify(value).slice(0, 40)}, not 0..255` };
+  return { ok: true, decimals: Number(text) };
+}
+
+/** The decimals in force for a jetton: the config's, else those read from its master; null while unknown. */
+export function decimalsOf(jetton: JettonSettings, snapshot: JettonsSnapshot | null): number | null {
+  return jetton.decimals ?? snapshot?.decimals?.get(jetton.master) ?? null;
 }

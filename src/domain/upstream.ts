@@ -137,6 +137,8 @@ export interface UpstreamClient {
     /** Jetton wallets already known, owner → wallet (the snapshot's): a liteserver does not ask the master for them again. */
     known?: ReadonlyMap<string, string>,
   ): Promise<Result<Fetched<JettonWalletsAnswer>>>;
+  /** A jetton master's metadata (TEP-64 content: `decimals`, `uri`, …), with retries and failover. */
+  fetchJettonMetadata(master: string, signal?: AbortSignal): Promise<Result<Fetched<Readonly<Record<string, unknown>>>>>;
   /** Closes the connections it keeps (liteservers); a request after this opens them again. */
   close(): void;
   /**

@@ -1,5 +1,5 @@
 import { jettonsOf, type WatchedWallet } from '../domain/config.js';
-import { jettonUnits, type JettonSettings, type JettonsSnapshot } from '../domain/jettons.js';
+import { decimalsOf, jettonUnits, type JettonSettings, type JettonsSnapshot } from '../domain/jettons.js';
 import { isFresh } from '../snapshot/freshness.js';
 import { CHAIN_METRICS } from './catalogue.js';
 import { escapeLabelValue, familyHeader, formatValue } from './text-format.js';
@@ -41,7 +41,8 @@ function labelsOf(wallet: WatchedWallet, jetton: string): string {
 
 function render(input: JettonSeriesInput, now: number): { text: string; staleAt: number } {
   if (input.jettons.length === 0) return { text: '', staleAt: Infinity };
-  const decimals = new Map(input.jettons.map((j) => [j.name, j.decimals]));
+  // A jetton whose decimals are not known yet (to be read from its master) has no balance series until they are.
+  const decimals = new Map(input.jettons.map((j) => [j.name, decimalsOf(j, input.snapshot)]));
   const balances: string[] = [];
   const minimums: string[] = [];
   let staleAt = Infinity;
@@ -51,17 +52,19 @@ function render(input: JettonSeriesInput, now: number): { text: string; staleAt:
       const min = wallet.minJettonBalance?.[jetton];
       if (min !== undefined) minimums.push(`${CHAIN_METRICS.jettonMinBalance.name}{${labels}} ${formatValue(min)}\n`);
       const record = input.snapshot?.jettons.get(jetton)?.get(wallet.raw);
-      if (record === undefined || !isFresh(record.fetchedAt, now, input.maxAgeSeconds)) continue;
+      const places = decimals.get(jetton) ?? null;
+      if (record === undefined || places === null || !isFresh(record.fetchedAt, now, input.maxAgeSeconds)) continue;
       staleAt = Math.min(staleAt, record.fetchedAt + input.maxAgeSeconds * 1000);
-      balances.push(`${CHAIN_METRICS.jettonBalance.name}{${labels}} ${jettonUnits(record.balance, decimals.get(jetton) ?? 0)}\n`);
+      balances.push(`${CHAIN_METRICS.jettonBalance.name}{${labels}} ${jettonUnits(record.balance, places)}\n`);
     }
   }
   let text = '';
   if (balances.length > 0) text += familyHeader(CHAIN_METRICS.jettonBalance) + balances.join('');
   if (minimums.length > 0) text += familyHeader(CHAIN_METRICS.jettonMinBalance) + minimums.join('');
-  text += familyHeader(CHAIN_METRICS.jettonInfo);
-  for (const j of input.jettons) {
-    text += `${CHAIN_METRICS.jettonInfo.name}{jetton="${escapeLabelValue(j.name)}",master="${j.master}",decimals="${j.decimals}"} 1\n`;
-  }
+  const infos = input.jettons.flatMap((j) => {
+    const places = decimals.get(j.name) ?? null;
+    return places === null ? [] : [`${CHAIN_METRICS.jettonInfo.name}{jetton="${escapeLabelValue(j.name)}",master="${j.master}",decimals="${places}"} 1\n`];
+  });
+  if (infos.length > 0) text += familyHeader(CHAIN_METRICS.jettonInfo) + infos.join('');
   return { text, staleAt };
 }

@@ -1,11 +1,18 @@
 import type { Logger } from 'pino';
 import { jettonsOf, type Config } from '../domain/config.js';
-import { JETTON_PAGE_LIMIT, type JettonRecord, type JettonSettings, type JettonsSnapshot, type JettonWalletRow } from '../domain/jettons.js';
+import {
+  decimalsOfMetadata,
+  JETTON_PAGE_LIMIT,
+  type JettonRecord,
+  type JettonSettings,
+  type JettonsSnapshot,
+  type JettonWalletRow,
+} from '../domain/jettons.js';
 import type { UpstreamClient } from '../domain/upstream.js';
 import type { BatchSize } from './batches.js';
 
 export interface JettonPollDeps {
-  readonly client: Pick<UpstreamClient, 'fetchJettonWallets'>;
+  readonly client: Pick<UpstreamClient, 'fetchJettonWallets' | 'fetchJettonMetadata'>;
   readonly logger: Logger;
   readonly config: Pick<Config, 'jettons' | 'watchJettons' | 'watchlist'>;
   /** Owners per request: learnt from 414/431 like walletStates batches (one per generation). */
@@ -116,9 +123,21 @@ export async function pollJettons(deps: JettonPollDeps, signal?: AbortSignal): P
   const worker = async (): Promise<void> => {
     for (let next = queue.shift(); next !== undefined && !signal?.aborted; next = queue.shift()) await runBatch(next.jetton, next.owners);
   };
+  // Decimals the config leaves out, read from the masters' metadata once (kept in the snapshot).
+  const decimals = new Map(previous?.decimals ?? []);
+  for (const jetton of ownersByJetton(deps.config).keys()) {
+    if (jetton.decimals !== null || decimals.has(jetton.master)) continue;
+    requests += 1;
+    const metadata = await deps.client.fetchJettonMetadata(jetton.master, signal);
+    const read = metadata.ok ? decimalsOfMetadata(metadata.value.value) : { ok: false as const, reason: metadata.error.message };
+    if (read.ok) {
+      decimals.set(jetton.master, read.decimals);
+      deps.logger.info({ jetton: jetton.name, master: jetton.master, decimals: read.decimals }, "read the jetton's decimals from its master's metadata");
+    } else failure ??= `${jetton.name}: cannot read its decimals (${read.reason}); its balances are not exported until it has them`;
+  }
   await Promise.all(Array.from({ length: Math.max(1, deps.concurrency) }, worker));
   if (signal?.aborted) return { ok: false, error: 'aborted' };
-  deps.publish(merged(deps.config, fetched, previous));
+  deps.publish({ ...merged(deps.config, fetched, previous), decimals });
   return failure === null ? { ok: true, requests } : { ok: false, error: failure };
 }
 

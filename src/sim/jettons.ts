@@ -38,6 +38,10 @@ export interface SimJettons {
   /** The deployed jetton wallet at this address (get_wallet_data), if any. */
   walletAt(address: string): SimJettonWallet | undefined;
   answer(url: URL): { status: number; body: string };
+  /** `GET /api/v3/jetton/masters?address=…`: each master with its on-chain metadata as the indexer parses it. */
+  masters(url: URL): { status: number; body: string };
+  /** A master's on-chain metadata (name, symbol, decimals) and total supply; undefined for an account that is no master. */
+  master(address: string): { metadata: Record<string, string>; totalSupply: bigint } | undefined;
 }
 
 const WALLET_KINDS = new Set(['v4r2', 'v5r1', 'v3r2']);
@@ -87,7 +91,35 @@ export function createSimJettons(options: SimJettonsOptions): SimJettons {
   const friendly = (raw: string, bounceable: boolean) => ({ user_friendly: friendlyForm(raw, { bounceable, testnet: options.testnet }), domain: null });
 
   const byAddress = new Map(wallets.map((w) => [w.address, w]));
+  const master = (address: string) => {
+    const jetton = jettons.find((j) => j.master === address);
+    if (jetton === undefined) return undefined;
+    const totalSupply = wallets.filter((w) => w.jetton === address).reduce((sum, w) => sum + w.balance, 0n);
+    return { metadata: { name: `Simulated ${jetton.symbol}`, symbol: jetton.symbol, decimals: String(jetton.decimals) }, totalSupply };
+  };
   return {
+    master,
+    masters(url) {
+      const rows = url.searchParams.getAll('address').flatMap((text) => {
+        const parsed = parseAddress(text);
+        const found = parsed.ok ? master(parsed.value.raw) : undefined;
+        if (!parsed.ok || found === undefined) return [];
+        return [
+          {
+            address: parsed.value.raw,
+            total_supply: found.totalSupply.toString(),
+            mintable: true,
+            admin_address: null,
+            jetton_content: found.metadata,
+            jetton_wallet_code_hash: createHash('sha256').update(`jetton-wallet-code:${parsed.value.raw}`).digest('base64'),
+            code_hash: createHash('sha256').update('jetton-master-code').digest('base64'),
+            data_hash: createHash('sha256').update(`jetton-master-data:${parsed.value.raw}`).digest('base64'),
+            last_transaction_lt: '60000000000000',
+          },
+        ];
+      });
+      return { status: 200, body: JSON.stringify({ jetton_masters: rows, address_book: {}, metadata: {} }) };
+    },
     jettons,
     wallets: () => wallets,
     walletAddressOf: (master, owner) => (jettons.some((j) => j.master === master) ? walletAddress(master, owner) : null),

@@ -15,7 +15,15 @@ import { parseSignedShard, shardContains } from '../ton/shard.js';
 import { buildShardHashes } from '../ton/shard-hashes.js';
 import { accountCellOf, stateProofOf } from './account-cells.js';
 import type { SimChain, SimShardQueue } from './chain.js';
-import { GET_WALLET_ADDRESS, GET_WALLET_DATA, readWalletAddressParams, walletAddressResult, walletDataResult } from '../ton/get-methods.js';
+import {
+  GET_JETTON_DATA,
+  GET_WALLET_ADDRESS,
+  GET_WALLET_DATA,
+  jettonDataResult,
+  readWalletAddressParams,
+  walletAddressResult,
+  walletDataResult,
+} from '../ton/get-methods.js';
 import { encodeRunMethodResult } from '../ton/run-method.js';
 import type { SimJettons } from './jettons.js';
 import { WALLET_ID, type SimWallets } from './wallets.js';
@@ -92,6 +100,8 @@ export function createLiteAnswers(options: { chain: SimChain; wallets: SimWallet
       const wallet = jettons.walletAddressOf(account, readWalletAddressParams(params));
       if (wallet !== null) return encodeRunMethodResult(mc, 0, walletAddressResult(wallet));
     }
+    const master = method === GET_JETTON_DATA ? jettons?.master(account) : undefined;
+    if (master !== undefined) return encodeRunMethodResult(mc, 0, jettonDataResult(master.totalSupply, account, master.metadata));
     const wallet = jettons?.walletAt(account);
     if (wallet !== undefined && method === GET_WALLET_DATA) return encodeRunMethodResult(mc, 0, walletDataResult(wallet.balance, wallet.owner, wallet.jetton));
     return encodeError(UNKNOWN_QUERY_CODE, 'cannot run get methods on an account that is not active');

@@ -56,6 +56,7 @@ const SINGULAR = '/api/v2/getOutMsgQueueSize';
 const MASTERCHAIN_INFO = '/api/v2/getMasterchainInfo';
 const INDEXER_MASTERCHAIN_INFO = '/api/v3/masterchainInfo';
 const JETTON_WALLETS = '/api/v3/jetton/wallets';
+const JETTON_MASTERS = '/api/v3/jetton/masters';
 
 export function createSimServer(options: SimServerOptions): SimServer {
   const { chain, wallets, random, now } = options;
@@ -105,7 +106,7 @@ export function createSimServer(options: SimServerOptions): SimServer {
     const url = new URL(req.url ?? '/', 'http://sim.invalid');
     if (url.pathname.startsWith('/_sim/')) return control(url, res);
     const isV2 = url.pathname === PLURAL || url.pathname === SINGULAR;
-    const isV3 = url.pathname === '/api/v3/walletStates' || url.pathname === JETTON_WALLETS;
+    const isV3 = url.pathname === '/api/v3/walletStates' || url.pathname === JETTON_WALLETS || url.pathname === JETTON_MASTERS;
     const isTip = url.pathname === MASTERCHAIN_INFO || url.pathname === INDEXER_MASTERCHAIN_INFO;
     if (!isV2 && !isV3 && !isTip) return send(res, 404, JSON.stringify({ ok: false, error: 'Not Found', code: 404, '@extra': '_' }));
     if (req.method !== 'GET') return send(res, 405, JSON.stringify({ ok: false, error: 'Method Not Allowed', code: 405 }));
@@ -126,7 +127,9 @@ export function createSimServer(options: SimServerOptions): SimServer {
           ? { status: 200, body: bodies.indexerMasterchainInfo() }
           : url.pathname === JETTON_WALLETS
             ? options.jettons.answer(url)
-            : wallets.answer(url);
+            : url.pathname === JETTON_MASTERS
+              ? options.jettons.masters(url)
+              : wallets.answer(url);
     const failure = injected.shift() ?? (random.chance(scenarioParams(chain.scenario).failureRate) ? random.pick(FAILURE_KINDS) : undefined);
     if (failure && answer.status === 200) {
       count(failure === 'timeout' || failure === 'reset' ? failure : failure.startsWith('rate_limited') ? 429 : failure);

@@ -32,6 +32,8 @@ const fileSchema = z.object({
   version: z.literal(JETTONS_FILE_VERSION),
   fetchedAt: z.number(),
   jettons: z.record(z.string(), z.array(rowSchema)),
+  /** Decimals read from masters' metadata, by master. */
+  decimals: z.record(z.string(), z.number().int().min(0).max(255)).optional(),
 });
 
 /** The file's text for a snapshot; times written as wall time (process time plus `wallOffset`). */
@@ -49,7 +51,9 @@ export function encodeJettons(snapshot: JettonsSnapshot, wallOffset: number): st
       r.upstream,
     ]);
   }
-  return `${JSON.stringify({ format: FORMAT, part: 'jettons', version: JETTONS_FILE_VERSION, fetchedAt: snapshot.fetchedAt + wallOffset, jettons })}\n`;
+  const decimals = Object.fromEntries(snapshot.decimals ?? []);
+  const fetchedAt = snapshot.fetchedAt + wallOffset;
+  return `${JSON.stringify({ format: FORMAT, part: 'jettons', version: JETTONS_FILE_VERSION, fetchedAt, jettons, decimals })}\n`;
 }
 
 /** The snapshot in a file's bytes, times on the process clock (`toProcess`), or why not. */
@@ -71,5 +75,5 @@ export function decodeJettons(bytes: Buffer, toProcess: (wall: number) => number
     }
     jettons.set(name, records);
   }
-  return { ok: true, snapshot: { jettons, fetchedAt: toProcess(parsed.data.fetchedAt) } };
+  return { ok: true, snapshot: { jettons, fetchedAt: toProcess(parsed.data.fetchedAt), decimals: new Map(Object.entries(parsed.data.decimals ?? {})) } };
 }

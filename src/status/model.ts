@@ -1,5 +1,5 @@
 import { jettonsOf, type WatchedWallet } from '../domain/config.js';
-import { jettonUnits, type JettonSettings, type JettonsSnapshot } from '../domain/jettons.js';
+import { decimalsOf, jettonUnits, type JettonSettings, type JettonsSnapshot } from '../domain/jettons.js';
 import type { UpstreamLag } from '../domain/upstream.js';
 import { ageSeconds, isFresh, staleFrom } from '../snapshot/freshness.js';
 import { addressBookEntry } from '../snapshot/address-book.js';
@@ -228,7 +228,8 @@ function jettonCells(wallet: WatchedWallet, sources: StatusSources): JettonCell[
     if (!watched.includes(jetton.name)) return { balance: null, min: null, below: false };
     const record = jettons.snapshot?.jettons.get(jetton.name)?.get(wallet.raw);
     const fresh = record !== undefined && isFresh(record.fetchedAt, sources.now, sources.maxAgeSeconds);
-    const balance = fresh ? jettonUnits(record.balance, jetton.decimals) : null;
+    const places = decimalsOf(jetton, jettons.snapshot);
+    const balance = fresh && places !== null ? jettonUnits(record.balance, places) : null;
     const min = wallet.minJettonBalance?.[jetton.name] ?? null;
     return { balance, min, below: balance !== null && min !== null && Number(balance) < min };
   });

@@ -22,6 +22,8 @@ export interface UpstreamCalls {
     signal: AbortSignal | undefined,
     known?: ReadonlyMap<string, string>,
   ): Promise<Result<JettonWalletsAnswer, UpstreamError>>;
+  /** A jetton master's metadata (TEP-64 content). */
+  jettonMetadata(master: string, signal: AbortSignal | undefined): Promise<Result<Readonly<Record<string, unknown>>, UpstreamError>>;
   /** Its tip for the lag check, each part asked once; null where it did not answer. */
   tip(signal: AbortSignal | undefined): Promise<UpstreamTip>;
   /** Closes the connections it keeps. */

@@ -144,6 +144,9 @@ export function createUpstreamClient(deps: UpstreamClientDeps): UpstreamClient {
     fetchJettonWallets(owners, master, page, signal, known): Promise<Result<Fetched<JettonWalletsAnswer>>> {
       return withFailover('jetton_wallets', signal, async (u) => (await callsOf(u)).jettonWallets(owners, master, page, signal, known));
     },
+    fetchJettonMetadata(master, signal) {
+      return withFailover('jetton_wallets', signal, async (u) => (await callsOf(u)).jettonMetadata(master, signal));
+    },
     close() {
       for (const calls of upstreamCalls.values()) void calls.then((c) => c.close());
       upstreamCalls.clear();

@@ -11,6 +11,7 @@ import { describeNonJson, isFailureEnvelope, readCapped, tryParseJson } from './
 import {
   errorMessageOf,
   indexerMasterchainInfoSchema,
+  jettonMastersResponseSchema,
   jettonWalletsResponseSchema,
   masterchainInfoEnvelopeSchema,
   outMsgQueueSizesEnvelopeSchema,
@@ -36,6 +37,7 @@ const loadRequest = (): Promise<typeof undiciRequestFn> => (undiciRequest ??= im
 export const QUEUE_SIZES_PATHS = ['/api/v2/getOutMsgQueueSizes', '/api/v2/getOutMsgQueueSize'] as const;
 const WALLET_STATES_PATH = '/api/v3/walletStates';
 const JETTON_WALLETS_PATH = JETTON_WALLETS_API_PATH;
+const JETTON_MASTERS_PATH = '/api/v3/jetton/masters';
 const MASTERCHAIN_INFO_PATH = '/api/v2/getMasterchainInfo';
 const INDEXER_MASTERCHAIN_INFO_PATH = '/api/v3/masterchainInfo';
 /**
@@ -131,6 +133,20 @@ export function createHttpUpstream(deps: HttpUpstreamDeps): UpstreamCalls {
         ...owners.map((owner) => `owner_address=${compactForm(owner)}`),
       ].join('&');
       return attempt({ query: 'jetton_wallets', priority: 'jetton', path: JETTON_WALLETS_PATH, search, schema: jettonWalletsResponseSchema }, signal);
+    },
+    async jettonMetadata(master, signal) {
+      const search = `address=${compactForm(master)}&limit=1`;
+      const answer = await attempt(
+        { query: 'jetton_wallets', priority: 'jetton', path: JETTON_MASTERS_PATH, search, schema: jettonMastersResponseSchema },
+        signal,
+      );
+      if (!answer.ok) return answer;
+      const found = answer.value.jetton_masters.find((m) => m.address === master);
+      if (found !== undefined) return { ok: true, value: found.jetton_content ?? {} };
+      return {
+        ok: false,
+        error: new UpstreamError('bad_body', `the indexer does not know the jetton master ${master}`, { upstream: upstream.name, query: 'jetton_wallets' }),
+      };
     },
     /** Its v2 masterchain seqno and its v3 indexer's, each asked once. */
     async tip(signal) {

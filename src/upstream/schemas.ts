@@ -185,3 +185,13 @@ export const jettonWalletsResponseSchema = z.object({
       Object.fromEntries(Object.entries(book).map(([address, entry]) => [address, { user_friendly: entry.user_friendly ?? '', domain: entry.domain ?? null }])),
     ),
 });
+
+/** `GET /api/v3/jetton/masters` (ton-index-go's JettonMaster): the address and its parsed metadata, `jetton_content`. */
+export const jettonMastersResponseSchema = z.object({
+  jetton_masters: z.array(
+    z.looseObject({
+      address: indexerAddress,
+      jetton_content: z.record(z.string(), z.unknown()).nullish(),
+    }),
+  ),
+});

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { jettonsOf } from '../../src/domain/config.js';
-import { jettonUnits } from '../../src/domain/jettons.js';
+import { decimalsOfMetadata, jettonUnits } from '../../src/domain/jettons.js';
+import { describeConfig } from '../../src/config/load.js';
 import { ConfigError } from '../../src/config/problems.js';
 import { configFrom } from '../helpers/config.js';
 
@@ -107,5 +108,28 @@ describe('jetton config', () => {
     expect(await problemsOf(['watchJettons: [USDT]'].join('\n'))).toEqual([
       'watchJettons.0: unknown jetton "USDT": no jettons are configured (add them under jettons:)',
     ]);
+  });
+});
+
+describe('decimals read from the metadata', () => {
+  it.each([
+    [
+      { decimals: '6', name: 'Tether USD' },
+      { ok: true, decimals: 6 },
+    ],
+    [{ decimals: 9 }, { ok: true, decimals: 9 }],
+    [{ name: 'No decimals' }, { ok: true, decimals: 9 }],
+    [{}, { ok: true, decimals: 9 }],
+    [{ uri: 'https://example.invalid/meta.json' }, { ok: false, reason: expect.stringContaining('off-chain') as string }],
+    [{ decimals: '256' }, { ok: false, reason: expect.stringContaining('not 0..255') as string }],
+    [{ decimals: 'six' }, { ok: false, reason: expect.stringContaining('not 0..255') as string }],
+  ])('%j → %j', (content, expected) => {
+    expect(decimalsOfMetadata(content)).toEqual(expected);
+  });
+
+  it('takes a jetton without decimals, to be read from its master, and says so in check-config', async () => {
+    const config = await configFrom(`jettons: { USDT: { master: "${USDT}" } }\nwatchJettons: [USDT]\nwatchlist: [ { address: "${A}" } ]`);
+    expect(config.jettons[0]?.decimals).toBeNull();
+    expect(describeConfig(config)).toContain("decimals: read from the master's metadata (TEP-64) at the first jetton poll");
   });
 });

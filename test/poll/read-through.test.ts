@@ -42,6 +42,7 @@ function harness(sim: RunningSim, settings: Partial<ReadThroughLimits> = {}, ups
   const client: UpstreamClient = {
     fetchTips: (signal) => real.fetchTips(signal),
     fetchJettonWallets: (owners, master, page, signal) => real.fetchJettonWallets(owners, master, page, signal),
+    fetchJettonMetadata: () => Promise.reject(new Error('not used')),
     fetchQueueSizes: (signal) => real.fetchQueueSizes(signal),
     close: () => real.close(),
     prepare: () => real.prepare(),

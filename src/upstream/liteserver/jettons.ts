@@ -1,6 +1,14 @@
 import type { JettonWalletRow, JettonWalletsAnswer } from '../../domain/jettons.js';
 import type { JettonPage, Result } from '../../domain/upstream.js';
-import { GET_WALLET_ADDRESS, GET_WALLET_DATA, readWalletAddress, readWalletData, walletAddressParams } from '../../ton/get-methods.js';
+import {
+  GET_JETTON_DATA,
+  GET_WALLET_ADDRESS,
+  GET_WALLET_DATA,
+  readJettonContent,
+  readWalletAddress,
+  readWalletData,
+  walletAddressParams,
+} from '../../ton/get-methods.js';
 import { decodeMasterchainInfo, type LiteBlockId, type LiteRequest } from '../../ton/lite-api.js';
 import { decodeRunMethodResult } from '../../ton/run-method.js';
 import { UpstreamError } from '../errors.js';
@@ -99,4 +107,17 @@ function stackOf<T>(result: { exitCode: number; result: Buffer | null }, method:
   } catch (err) {
     return fail(`unreadable result stack: ${(err as Error).message}`);
   }
+}
+
+/** The master's metadata (TEP-64 content) from its get_jetton_data, at the last masterchain block. */
+export async function jettonMetadataOf(
+  call: LiteCall,
+  master: string,
+  signal: AbortSignal | undefined,
+): Promise<Result<Readonly<Record<string, unknown>>, UpstreamError>> {
+  const info = await call('jetton_wallets', 'jetton', { kind: 'getMasterchainInfo' }, decodeMasterchainInfo, signal);
+  if (!info.ok) return info;
+  const data = await call('jetton_wallets', 'jetton', runRequest(info.value.last, master, GET_JETTON_DATA, Buffer.alloc(0)), decodeRunMethodResult, signal);
+  if (!data.ok) return data;
+  return stackOf(data.value, 'get_jetton_data', master, readJettonContent);
 }

@@ -18,7 +18,7 @@ import { UpstreamError } from '../errors.js';
 import { LiteTransportError } from './connection.js';
 import { createLitePool } from './pool.js';
 import { walletStatesOf } from './account-states.js';
-import { jettonWalletsOf } from './jettons.js';
+import { jettonMetadataOf, jettonWalletsOf } from './jettons.js';
 
 /**
  * A `kind: liteserver` upstream: the two polls and the tip, each as a sequence of lite API
@@ -139,6 +139,7 @@ export function createLiteUpstream(deps: LiteUpstreamDeps): UpstreamCalls {
     // Jetton balances need two get-methods run on the liteserver (runSmcMethod); not built yet: the next upstream is asked.
     jettonWallets: (owners, master, page, signal, known) =>
       jettonWalletsOf(call, settings.liteservers.length, owners, master, page, { kept: jettonWallets, known }, signal),
+    jettonMetadata: (master, signal) => jettonMetadataOf(call, master, signal),
     /** Its last masterchain seqno; a liteserver has no indexer. */
     async tip(signal) {
       const info = await masterchainInfo('lag_check', 'high', signal);
