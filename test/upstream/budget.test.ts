@@ -48,6 +48,22 @@ describe('request budget', () => {
     expect(order).toEqual(['high', 'read1', 'low1', 'read2', 'low2', 'low3', 'low4']);
   });
 
+  it("serves jetton batches after wallet batches on the polls' turns, polls still taking turns with read-through", async () => {
+    const budget = createRequestBudget({ rps: 1, now: () => Date.now() });
+    const order: string[] = [];
+    await budget.acquire('low');
+    const waiting = [
+      ...[1, 2].map((i) => budget.acquire('jetton').then(() => order.push(`jetton${i}`))),
+      ...[1, 2].map((i) => budget.acquire('low').then(() => order.push(`low${i}`))),
+      ...[1, 2, 3].map((i) => budget.acquire('read').then(() => order.push(`read${i}`))),
+    ];
+    const high = budget.acquire('high').then(() => order.push('high'));
+    await vi.advanceTimersByTimeAsync(10_000);
+    await Promise.all([...waiting, high]);
+    // Polls and read-through alternate; on the polls' turns the wallet batches go before the jetton batches that came first.
+    expect(order).toEqual(['high', 'read1', 'low1', 'read2', 'low2', 'read3', 'jetton1', 'jetton2']);
+  });
+
   it('holds every request until a Retry-After passes', async () => {
     const budget = createRequestBudget({ rps: 10, now: () => Date.now() });
     budget.holdUntil(Date.now() + 3_000);
