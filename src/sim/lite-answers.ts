@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { beginCell, convertToMerkleProof } from '@ton/core';
+import { Address, beginCell, convertToMerkleProof } from '@ton/core';
 import { serializeRoots } from '../ton/boc.js';
 import {
   encodeAccountState,
@@ -26,7 +26,7 @@ import {
 } from '../ton/get-methods.js';
 import { encodeRunMethodResult } from '../ton/run-method.js';
 import type { SimJettons } from './jettons.js';
-import { WALLET_ID, type SimWallets } from './wallets.js';
+import { WALLET_ID, type SimAccount, type SimWallets } from './wallets.js';
 
 /**
  * The simulated chain's answers to the lite API calls tonwatch makes, as TL bytes: what
@@ -93,6 +93,14 @@ export function createLiteAnswers(options: { chain: SimChain; wallets: SimWallet
     }
   };
 
+  /** A deployed jetton wallet as an account (a contract holding a little TON for its fees), so that its state reads active. */
+  const jettonWalletAccount = (raw: string): SimAccount | undefined => {
+    const wallet = options.jettons?.walletAt(raw);
+    if (wallet === undefined) return undefined;
+    const txHash = createHash('sha256').update(`jetton-wallet-tx:${raw}:${wallet.lt}`).digest('base64');
+    return { raw, address: Address.parseRaw(raw), kind: 'contract', balance: 50_000_000n, seqno: 0, lt: wallet.lt, txHash, extraCurrencies: {} };
+  };
+
   /** The TEP-74 get-methods on the simulator's jetton masters and wallets; any other run fails as on an account that is not active. */
   const runMethod = (mc: LiteBlockId, account: string, method: bigint, params: Buffer): Buffer => {
     const jettons = options.jettons;
@@ -109,7 +117,7 @@ export function createLiteAnswers(options: { chain: SimChain; wallets: SimWallet
 
   const accountState = (queues: readonly SimShardQueue[], mc: LiteBlockId, workchain: number, hash: Buffer): Buffer => {
     const raw = `${workchain}:${hash.toString('hex').toUpperCase()}`;
-    const account = wallets.account(raw);
+    const account = wallets.account(raw) ?? jettonWalletAccount(raw);
     // The shard block that holds the account: the masterchain's for workchain -1, else the basechain shard whose prefix it has.
     const prefix = hash.readBigUInt64BE(0);
     const holder = queues.find((q) => q.workchain === workchain && shardContains(parseSignedShard(q.shard), prefix));

@@ -15,14 +15,14 @@ import { UpstreamError } from '../errors.js';
 import { ACCOUNTS_IN_FLIGHT_PER_SERVER, walletStatesOf, type LiteCall } from './account-states.js';
 
 /**
- * Jetton balances from a liteserver (TEP-74), in the shape the indexer answers: for each
- * owner, the master's `get_wallet_address(owner)` gives its jetton wallet (it never
- * changes: asked once per owner and master, then kept; those the snapshot holds, `known`,
- * are not asked at all), and the wallet's
- * `get_wallet_data()` gives the balance, both run by `liteServer.runSmcMethod` at the last
- * masterchain block. A wallet whose get-method cannot run is looked up: not deployed (or
- * not active) means the owner holds none of the jetton, so it has no row, as in the
- * indexer's answer; anything else is a failure. Every row comes in the first page.
+ * Jetton balances from a liteserver (TEP-74), in the shape the indexer answers, in three
+ * steps at the last masterchain block, each one lite API call per owner at most, inside
+ * the budget: (1) each owner's jetton wallet from the master's `get_wallet_address(owner)`
+ * (the answer never changes: asked once per owner and master, then kept; those the
+ * snapshot holds, `known`, are not asked at all); (2) the state of the wallets not known to
+ * be deployed, in one batch (most deposit addresses never hold the jetton: not deployed
+ * means no row, as in the indexer's answer, and no get-method that would fail); (3) each
+ * deployed wallet's `get_wallet_data()` for the balance. Every row comes in the first page.
  */
 export async function jettonWalletsOf(
   call: LiteCall,
@@ -39,21 +39,15 @@ export async function jettonWalletsOf(
   const block = info.value.last;
   const run = (account: string, methodId: bigint, params: Buffer) =>
     call('jetton_wallets', 'jetton', runRequest(block, account, methodId, params), decodeRunMethodResult, signal);
-  const rows: JettonWalletRow[] = [];
-  let failure: UpstreamError | undefined;
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (failure === undefined && next < owners.length) {
-      const owner = owners[next] as string;
-      next += 1;
-      const row = await rowOf(owner);
-      if (!row.ok) failure ??= row.error;
-      else if (row.value !== null) rows.push(row.value);
-    }
-  };
-  const rowOf = async (owner: string): Promise<Result<JettonWalletRow | null, UpstreamError>> => {
+  const inFlight = Math.max(1, servers * ACCOUNTS_IN_FLIGHT_PER_SERVER);
+
+  // (1) Where each owner's jetton wallet is.
+  const walletOf = new Map<string, string>();
+  const unknown: string[] = [];
+  const located = await eachOf(owners, inFlight, async (owner) => {
     const key = `${master}/${owner}`;
-    let wallet = wallets.known?.get(owner) ?? wallets.kept.get(key);
+    const known = wallets.known?.get(owner);
+    let wallet = known ?? wallets.kept.get(key);
     if (wallet === undefined) {
       const found = await run(master, GET_WALLET_ADDRESS, walletAddressParams(owner));
       if (!found.ok) return found;
@@ -62,31 +56,67 @@ export async function jettonWalletsOf(
       wallet = address.value;
       wallets.kept.set(key, wallet);
     }
+    walletOf.set(owner, wallet);
+    if (known === undefined) unknown.push(owner);
+    return { ok: true, value: undefined };
+  });
+  if (!located.ok) return located;
+
+  // (2) Which of the wallets not known to be deployed are.
+  const deployed = new Set(owners.filter((owner) => wallets.known?.has(owner) === true));
+  if (unknown.length > 0) {
+    const states = await walletStatesOf(
+      call,
+      servers,
+      unknown.map((owner) => walletOf.get(owner) as string),
+      'jetton',
+      signal,
+      'jetton_wallets',
+    );
+    if (!states.ok) return states;
+    const active = new Set(states.value.wallets.filter((w) => w.status === 'active').map((w) => w.address));
+    for (const owner of unknown) if (active.has(walletOf.get(owner) as string)) deployed.add(owner);
+  }
+
+  // (3) The deployed wallets' balances.
+  const rows: JettonWalletRow[] = [];
+  const read = await eachOf([...deployed], inFlight, async (owner) => {
+    const wallet = walletOf.get(owner) as string;
     const data = await run(wallet, GET_WALLET_DATA, Buffer.alloc(0));
-    if (!data.ok) {
-      if (data.error.code !== 'liteserver_error') return data;
-      // The get-method did not run: a wallet never deployed holds nothing; say so only when its state says so.
-      const state = await walletStatesOf(call, servers, [wallet], 'jetton', signal, 'jetton_wallets');
-      if (!state.ok) return state;
-      const status = state.value.wallets[0]?.status ?? 'nonexist';
-      return status === 'active' ? data : { ok: true, value: null };
-    }
-    const read = stackOf(data.value, 'get_wallet_data', wallet, readWalletData);
-    if (!read.ok) return read;
-    if (read.value.master !== master || read.value.owner !== owner) {
+    if (!data.ok) return data;
+    const walletData = stackOf(data.value, 'get_wallet_data', wallet, readWalletData);
+    if (!walletData.ok) return walletData;
+    if (walletData.value.master !== master || walletData.value.owner !== owner) {
       return {
         ok: false,
         error: new UpstreamError('bad_body', `get_wallet_data of ${wallet} names another owner or master`, { upstream: '', query: 'jetton_wallets' }),
       };
     }
-    return {
-      ok: true,
-      value: { address: wallet, balance: read.value.balance, owner, jetton: master, last_transaction_lt: '0', code_hash: null, data_hash: null },
-    };
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(owners.length, servers * ACCOUNTS_IN_FLIGHT_PER_SERVER)) }, worker));
-  if (failure !== undefined) return { ok: false, error: failure };
+    rows.push({ address: wallet, balance: walletData.value.balance, owner, jetton: master, last_transaction_lt: '0', code_hash: null, data_hash: null });
+    return { ok: true, value: undefined };
+  });
+  if (!read.ok) return read;
   return { ok: true, value: { jetton_wallets: rows, address_book: {} } };
+}
+
+/** Runs `task` for every item, `inFlight` at a time; the first failure stops the rest and is the answer. */
+async function eachOf<T>(
+  items: readonly T[],
+  inFlight: number,
+  task: (item: T) => Promise<Result<undefined, UpstreamError>>,
+): Promise<Result<undefined, UpstreamError>> {
+  let failure: UpstreamError | undefined;
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (failure === undefined && next < items.length) {
+      const item = items[next] as T;
+      next += 1;
+      const done = await task(item);
+      if (!done.ok) failure ??= done.error;
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(inFlight, Math.max(1, items.length)) }, worker));
+  return failure === undefined ? { ok: true, value: undefined } : { ok: false, error: failure };
 }
 
 function runRequest(block: LiteBlockId, account: string, methodId: bigint, params: Buffer): LiteRequest {
