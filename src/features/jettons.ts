@@ -10,6 +10,7 @@ import { addressBookEntry } from '../snapshot/address-book.js';
 import { readIfPresent, setAside, writeAtomically } from '../snapshot/atomic-file.js';
 import { ageSeconds, isFresh } from '../snapshot/freshness.js';
 import { decodeJettons, encodeJettons, jettonsFileOf } from '../snapshot/jettons-file.js';
+import { persistFailureReason } from '../snapshot/persist.js';
 import { pollJob, type Feature, type FeatureContext } from './feature.js';
 
 /**
@@ -62,10 +63,15 @@ export function createJettonsFeature(ctx: FeatureContext): Feature {
     writing = writing
       .then(() => writeAtomically(file, encodeJettons(next, ctx.wallOffset())))
       .then(
-        () => ctx.self.persist.persisted(now() + ctx.wallOffset()),
+        () => {
+          ctx.self.persist.persisted(now() + ctx.wallOffset());
+          ctx.episodes.ok(file, { file }, 'jetton balances persisted again');
+        },
         (err: unknown) => {
-          ctx.self.persist.failed('other');
-          logger.warn({ err, file }, 'could not persist the jetton balances; the previous file stays');
+          const reason = persistFailureReason(err);
+          ctx.self.persist.failed(reason);
+          // A failing disk fails every cycle's write: said when it starts, every 10 minutes, and when it ends.
+          ctx.episodes.failed(file, { err, file, reason }, 'could not persist the jetton balances; the previous file stays');
         },
       );
   };

@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import type { JettonsSnapshot } from '../../src/domain/jettons.js';
+import { decodeJettons, encodeJettons, jettonsFileOf } from '../../src/snapshot/jettons-file.js';
+
+const record = (wallet: string | null, balance: string, fetchedAt: number) => ({
+  wallet,
+  balance,
+  lastTransactionLt: wallet === null ? null : '60000000000123',
+  codeHash: wallet === null ? null : 'Y29kZQ==',
+  dataHash: null,
+  fetchedAt,
+  upstream: 'sim',
+});
+
+describe('the jettons snapshot file', () => {
+  it('is named beside the snapshot', () => {
+    expect(jettonsFileOf('/var/lib/tonwatch/snapshot.json')).toBe('/var/lib/tonwatch/snapshot.jettons.json');
+    expect(jettonsFileOf('/data/state')).toBe('/data/state.jettons.json');
+  });
+
+  it('reads back what it wrote: records, owners without a wallet, a balance past 2^53, decimals read from masters, times through the wall clock', () => {
+    const snapshot: JettonsSnapshot = {
+      jettons: new Map([
+        [
+          'USDT',
+          new Map([
+            ['0:AA', record('0:BB', '123456789012345678901234', 1_000)],
+            ['0:CC', record(null, '0', 2_000)],
+          ]),
+        ],
+      ]),
+      fetchedAt: 2_000,
+      decimals: new Map([['0:MASTER', 6]]),
+    };
+    const wallOffset = 1_800_000_000_000;
+    const text = encodeJettons(snapshot, wallOffset);
+    expect(text).toContain('"123456789012345678901234"');
+    const decoded = decodeJettons(Buffer.from(text), (wall) => wall - wallOffset);
+    expect(decoded).toEqual({ ok: true, snapshot });
+  });
+
+  it('says why a broken or foreign file is not read', () => {
+    expect(decodeJettons(Buffer.from('{not json'), (t) => t)).toMatchObject({ ok: false, problem: expect.stringMatching(/^not valid JSON/) as string });
+    const foreign = JSON.stringify({ format: 'tonwatch-snapshot', part: 'wallets', version: 1, fetchedAt: 0, jettons: {} });
+    expect(decodeJettons(Buffer.from(foreign), (t) => t)).toMatchObject({
+      ok: false,
+      problem: expect.stringMatching(/^not a tonwatch-snapshot jettons file: part/) as string,
+    });
+    const negative = JSON.stringify({
+      format: 'tonwatch-snapshot',
+      part: 'jettons',
+      version: 1,
+      fetchedAt: 0,
+      jettons: { X: [['0:AA', null, '-1', null, null, null, 0, 's']] },
+    });
+    expect(decodeJettons(Buffer.from(negative), (t) => t).ok).toBe(false);
+  });
+});
