@@ -71,6 +71,8 @@ export interface JettonsSnapshot {
   readonly jettons: ReadonlyMap<string, ReadonlyMap<string, JettonRecord>>;
   /** Decimals read from masters' metadata (for jettons the config gives none), by master. */
   readonly decimals?: ReadonlyMap<string, number> | undefined;
+  /** The master each jetton name's records belong to (absent in files written before it was kept). */
+  readonly masters?: ReadonlyMap<string, string> | undefined;
   /** When the newest answer in it arrived, process clock ms. */
   readonly fetchedAt: number;
 }
@@ -116,4 +118,18 @@ export function decimalsOfMetadata(content: Readonly<Record<string, unknown>>): 
 /** The decimals in force for a jetton: the config's, else those read from its master; null while unknown. */
 export function decimalsOf(jetton: JettonSettings, snapshot: JettonsSnapshot | null): number | null {
   return jetton.decimals ?? snapshot?.decimals?.get(jetton.master) ?? null;
+}
+
+/**
+ * The part of a snapshot that still belongs to the configured jettons: a name whose master
+ * changed in the config loses its records (they are another token's balances) until the
+ * next cycle brings the new master's; the same object when nothing changed.
+ */
+export function jettonsSnapshotFor(snapshot: JettonsSnapshot | null, jettons: readonly JettonSettings[]): JettonsSnapshot | null {
+  if (snapshot?.masters === undefined) return snapshot;
+  const masters = snapshot.masters;
+  const moved = jettons.filter((j) => masters.has(j.name) && masters.get(j.name) !== j.master).map((j) => j.name);
+  if (moved.length === 0) return snapshot;
+  const keep = <T>(map: ReadonlyMap<string, T>) => new Map([...map].filter(([name]) => !moved.includes(name)));
+  return { ...snapshot, jettons: keep(snapshot.jettons), masters: keep(masters) };
 }

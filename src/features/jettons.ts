@@ -1,5 +1,5 @@
 import type { Config } from '../domain/config.js';
-import { jettonWalletsRequestLineBytes, type JettonsSnapshot } from '../domain/jettons.js';
+import { jettonsSnapshotFor, jettonWalletsRequestLineBytes, type JettonsSnapshot } from '../domain/jettons.js';
 import { perObject } from '../domain/per-object.js';
 import { createJettonSeriesRenderer, type JettonSeriesInput } from '../metrics/jetton-series.js';
 import { createBatchSize, type BatchSize } from '../poll/batches.js';
@@ -40,14 +40,15 @@ export function createJettonsFeature(ctx: FeatureContext): Feature {
   let input: JettonSeriesInput | null = null;
   const seriesInput = (): JettonSeriesInput => {
     const { config } = current();
+    const shown = view();
     if (
-      input?.snapshot !== snapshot ||
+      input?.snapshot !== shown ||
       input.jettons !== config.jettons ||
       input.watchlist !== config.watchlist ||
       input.maxAgeSeconds !== config.snapshot.maxAgeSeconds
     ) {
       input = {
-        snapshot,
+        snapshot: shown,
         jettons: config.jettons,
         watchJettons: config.watchJettons,
         watchlist: config.watchlist,
@@ -55,6 +56,14 @@ export function createJettonsFeature(ctx: FeatureContext): Feature {
       };
     }
     return input;
+  };
+
+  /** What is served and exported: the snapshot's records of the configured masters only. */
+  let viewed: { snapshot: JettonsSnapshot | null; jettons: Config['jettons']; view: JettonsSnapshot | null } | null = null;
+  const view = (): JettonsSnapshot | null => {
+    const { jettons } = current().config;
+    if (viewed?.snapshot !== snapshot || viewed.jettons !== jettons) viewed = { snapshot, jettons, view: jettonsSnapshotFor(snapshot, jettons) };
+    return viewed.view;
   };
 
   const fileOf = (): string => jettonsFileOf(current().config.snapshot.file);
@@ -154,7 +163,7 @@ export function createJettonsFeature(ctx: FeatureContext): Feature {
     serves: {
       status: () => {
         const { config } = current();
-        return config.jettons.length === 0 ? {} : { jettons: { settings: config.jettons, watchJettons: config.watchJettons, snapshot } };
+        return config.jettons.length === 0 ? {} : { jettons: { settings: config.jettons, watchJettons: config.watchJettons, snapshot: view() } };
       },
       routes: [
         [
@@ -163,7 +172,7 @@ export function createJettonsFeature(ctx: FeatureContext): Feature {
             endpoint: 'jetton_wallets',
             handle: (request) => {
               const { config, serve, scheduler } = current();
-              return handler.serve(snapshot, {
+              return handler.serve(view(), {
                 method: request.method,
                 query: request.query,
                 now: now(),

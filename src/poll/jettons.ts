@@ -3,6 +3,7 @@ import { jettonsOf, type Config } from '../domain/config.js';
 import {
   decimalsOfMetadata,
   JETTON_PAGE_LIMIT,
+  jettonsSnapshotFor,
   type JettonRecord,
   type JettonSettings,
   type JettonsSnapshot,
@@ -54,7 +55,8 @@ export function ownersByJetton(config: JettonPollDeps['config']): Map<JettonSett
  */
 export async function pollJettons(deps: JettonPollDeps, signal?: AbortSignal): Promise<JettonPollOutcome> {
   const pageLimit = Math.min(deps.pageLimit ?? JETTON_PAGE_LIMIT, JETTON_PAGE_LIMIT);
-  const previous = deps.previous();
+  // Records of a name whose master changed are another token's: neither kept nor used.
+  const previous = jettonsSnapshotFor(deps.previous(), deps.config.jettons);
   const fetched = new Map<string, Map<string, JettonRecord>>();
   /** Batches left: a jetton and its owners. */
   const queue: { jetton: JettonSettings; owners: string[] }[] = [];
@@ -137,7 +139,8 @@ export async function pollJettons(deps: JettonPollDeps, signal?: AbortSignal): P
   }
   await Promise.all(Array.from({ length: Math.max(1, deps.concurrency) }, worker));
   if (signal?.aborted) return { ok: false, error: 'aborted' };
-  deps.publish({ ...merged(deps.config, fetched, previous), decimals });
+  const masters = new Map(deps.config.jettons.map((j) => [j.name, j.master]));
+  deps.publish({ ...merged(deps.config, fetched, previous), decimals, masters });
   return failure === null ? { ok: true, requests } : { ok: false, error: failure };
 }
 

@@ -34,6 +34,8 @@ const fileSchema = z.object({
   jettons: z.record(z.string(), z.array(rowSchema)),
   /** Decimals read from masters' metadata, by master. */
   decimals: z.record(z.string(), z.number().int().min(0).max(255)).optional(),
+  /** The master of each jetton name's records. */
+  masters: z.record(z.string(), z.string()).optional(),
 });
 
 /** The file's text for a snapshot; times written as wall time (process time plus `wallOffset`). */
@@ -52,8 +54,9 @@ export function encodeJettons(snapshot: JettonsSnapshot, wallOffset: number): st
     ]);
   }
   const decimals = Object.fromEntries(snapshot.decimals ?? []);
+  const masters = snapshot.masters === undefined ? undefined : Object.fromEntries(snapshot.masters);
   const fetchedAt = snapshot.fetchedAt + wallOffset;
-  return `${JSON.stringify({ format: FORMAT, part: 'jettons', version: JETTONS_FILE_VERSION, fetchedAt, jettons, decimals })}\n`;
+  return `${JSON.stringify({ format: FORMAT, part: 'jettons', version: JETTONS_FILE_VERSION, fetchedAt, jettons, decimals, masters })}\n`;
 }
 
 /** The snapshot in a file's bytes, times on the process clock (`toProcess`), or why not. */
@@ -75,5 +78,7 @@ export function decodeJettons(bytes: Buffer, toProcess: (wall: number) => number
     }
     jettons.set(name, records);
   }
-  return { ok: true, snapshot: { jettons, fetchedAt: toProcess(parsed.data.fetchedAt), decimals: new Map(Object.entries(parsed.data.decimals ?? {})) } };
+  const { decimals, masters } = parsed.data;
+  const snapshot: JettonsSnapshot = { jettons, fetchedAt: toProcess(parsed.data.fetchedAt), decimals: new Map(Object.entries(decimals ?? {})) };
+  return { ok: true, snapshot: masters === undefined ? snapshot : { ...snapshot, masters: new Map(Object.entries(masters)) } };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { JettonsSnapshot } from '../../src/domain/jettons.js';
+import { jettonsSnapshotFor, type JettonsSnapshot } from '../../src/domain/jettons.js';
 import { decodeJettons, encodeJettons, jettonsFileOf } from '../../src/snapshot/jettons-file.js';
 
 const record = (wallet: string | null, balance: string, fetchedAt: number) => ({
@@ -54,5 +54,29 @@ describe('the jettons snapshot file', () => {
       jettons: { X: [['0:AA', null, '-1', null, null, null, 0, 's']] },
     });
     expect(decodeJettons(Buffer.from(negative), (t) => t).ok).toBe(false);
+  });
+});
+
+describe('a jetton whose master changed in the config', () => {
+  it("drops the name's records (another token's balances) and keeps the rest; the same snapshot when nothing moved", () => {
+    const usdt = { name: 'USDT', master: '0:NEW', masterAsWritten: '0:NEW', decimals: 6 };
+    const not = { name: 'NOT', master: '0:NOT', masterAsWritten: '0:NOT', decimals: 9 };
+    const snapshot: JettonsSnapshot = {
+      jettons: new Map([
+        ['USDT', new Map([['0:AA', record('0:BB', '5', 1)]])],
+        ['NOT', new Map([['0:AA', record('0:CC', '7', 1)]])],
+      ]),
+      fetchedAt: 1,
+      masters: new Map([
+        ['USDT', '0:OLD'],
+        ['NOT', '0:NOT'],
+      ]),
+    };
+    const view = jettonsSnapshotFor(snapshot, [usdt, not]);
+    expect([...(view?.jettons.keys() ?? [])]).toEqual(['NOT']);
+    expect(view?.masters).toEqual(new Map([['NOT', '0:NOT']]));
+    expect(jettonsSnapshotFor(snapshot, [{ ...usdt, master: '0:OLD' }, not])).toBe(snapshot);
+    // A file written before masters were kept: taken as it is.
+    expect(jettonsSnapshotFor({ ...snapshot, masters: undefined }, [usdt, not])?.jettons.size).toBe(2);
   });
 });
