@@ -1,11 +1,6 @@
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { describe, expect, it } from 'vitest';
-import { createDaemon } from '../../src/daemon.js';
-import { configFrom } from '../helpers/config.js';
-import { createLogSink } from '../helpers/log.js';
+import { startReadThroughDaemon } from '../helpers/read-through-daemon.js';
 import { stoppedAfterEach } from '../helpers/sim.js';
 
 /**
@@ -25,21 +20,15 @@ describe('read-through under a storm', () => {
       const accounts = s.sim.wallets.accounts().map((a) => a.raw);
       const watched = accounts.slice(0, 20);
       const pool = accounts.slice(20, 520);
-      const dir = await mkdtemp(join(tmpdir(), 'tonwatch-storm-'));
-      const config = await configFrom(`
-listen: { host: 127.0.0.1, port: 0 }
-upstreams: [ { name: sim, url: "${s.url}", rps: 2, timeoutMs: 10000 } ]
-schedule: { queueSizes: "*/5 * * * * *", wallets: "*/30 * * * * *" }
-lagCheck: { everySeconds: 0 }
-retry: { attempts: 1, baseDelayMs: 10, maxDelayMs: 50 }
-readThrough: { enabled: true, ttlSeconds: 60 }
-snapshot: { file: "${join(dir, 'snapshot.json')}", maxAgeSeconds: 60 }
-watchlist: [${watched.map((a) => `{ address: "${a}" }`).join(', ')}]
-`);
-      const daemon = running.track(createDaemon({ config, logger: createLogSink('warn').logger, now: () => Date.now(), version: 't', nodeVersion: 'v20' }));
-      const { port } = await daemon.start();
-      const url = `http://127.0.0.1:${port}`;
-      for (let i = 0; i < 100 && (await fetch(`${url}/readyz`)).status !== 200; i += 1) await new Promise((r) => setTimeout(r, 100));
+      const url = await startReadThroughDaemon((daemon) => running.track(daemon), {
+        simUrl: s.url,
+        rps: 2,
+        timeoutMs: 10000,
+        schedule: '{ queueSizes: "*/5 * * * * *", wallets: "*/30 * * * * *" }',
+        readThrough: '{ enabled: true, ttlSeconds: 60 }',
+        watched,
+        logLevel: 'warn',
+      });
       expect((await fetch(`${url}/readyz`)).status).toBe(200);
 
       let seed = 777 + run;

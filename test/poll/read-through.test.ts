@@ -1,15 +1,11 @@
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { describe, expect, it } from 'vitest';
-import { createDaemon } from '../../src/daemon.js';
 import type { UpstreamClient } from '../../src/domain/upstream.js';
 import { createBatchSize } from '../../src/poll/batches.js';
 import { createReadThrough, type ReadThroughAnswer, type ReadThroughResult, type ReadThroughLimits } from '../../src/poll/read-through.js';
 import { createUpstreamClient } from '../../src/upstream/client.js';
-import { configFrom } from '../helpers/config.js';
 import { createLogSink } from '../helpers/log.js';
+import { startReadThroughDaemon } from '../helpers/read-through-daemon.js';
 import { stoppedAfterEach, type RunningSim } from '../helpers/sim.js';
 
 /**
@@ -130,22 +126,16 @@ describe('read-through', () => {
   it('through the daemon: an upstream failure is a 503 envelope for the unwatched request, and the daemon stays healthy', async () => {
     const s = await sim({ seed: 6 });
     const [watched, unwatched] = s.sim.wallets.accounts().map((a) => a.raw);
-    const dir = await mkdtemp(join(tmpdir(), 'tonwatch-rt-'));
-    const config = await configFrom(`
-listen: { host: 127.0.0.1, port: 0 }
-upstreams: [ { name: sim, url: "${s.url}", rps: 50, timeoutMs: 2000 } ]
-# Polled once at start, then not within the test: the injected failure is the read-through's.
-schedule: { queueSizes: "0 0 0 1 1 *", wallets: "0 0 0 1 1 *" }
-lagCheck: { everySeconds: 0 }
-retry: { attempts: 1, baseDelayMs: 10, maxDelayMs: 50 }
-readThrough: { enabled: true }
-snapshot: { file: "${join(dir, 'snapshot.json')}", maxAgeSeconds: 60 }
-watchlist: [ { address: "${watched}" } ]
-`);
-    const daemon = running.track(createDaemon({ config, logger: createLogSink('error').logger, now: () => Date.now(), version: 't', nodeVersion: 'v20' }));
-    const { port } = await daemon.start();
-    const url = `http://127.0.0.1:${port}`;
-    for (let i = 0; i < 100 && (await fetch(`${url}/readyz`)).status !== 200; i += 1) await new Promise((r) => setTimeout(r, 100));
+    // Polled once at start, then not within the test: the injected failure is the read-through's.
+    const url = await startReadThroughDaemon((daemon) => running.track(daemon), {
+      simUrl: s.url,
+      rps: 50,
+      timeoutMs: 2000,
+      schedule: '{ queueSizes: "0 0 0 1 1 *", wallets: "0 0 0 1 1 *" }',
+      readThrough: '{ enabled: true }',
+      watched: [watched as string],
+      logLevel: 'error',
+    });
     s.sim.http.inject('http_503', 1);
     const failed = await fetch(`${url}/api/v3/walletStates?address=${watched},${unwatched}`);
     expect(failed.status).toBe(503);
@@ -164,20 +154,15 @@ watchlist: [ { address: "${watched}" } ]
     const accounts = s.sim.wallets.accounts().map((a) => a.raw);
     const watched = accounts.slice(0, 3);
     const pool = accounts.slice(20, 520);
-    const dir = await mkdtemp(join(tmpdir(), 'tonwatch-rt-'));
-    const config = await configFrom(`
-listen: { host: 127.0.0.1, port: 0 }
-upstreams: [ { name: sim, url: "${s.url}", rps: 2, timeoutMs: 10000 } ]
-schedule: { queueSizes: "* * * * * *", wallets: "*/30 * * * * *" }
-lagCheck: { everySeconds: 0 }
-retry: { attempts: 1, baseDelayMs: 10, maxDelayMs: 50 }
-readThrough: { enabled: true, ttlSeconds: 60 }
-snapshot: { file: "${join(dir, 'snapshot.json')}", maxAgeSeconds: 60 }
-watchlist: [${watched.map((a) => `{ address: "${a}" }`).join(', ')}]
-`);
-    const daemon = running.track(createDaemon({ config, logger: createLogSink('warn').logger, now: () => Date.now(), version: 't', nodeVersion: 'v20' }));
-    const { port } = await daemon.start();
-    const url = `http://127.0.0.1:${port}`;
+    const url = await startReadThroughDaemon((daemon) => running.track(daemon), {
+      simUrl: s.url,
+      rps: 2,
+      timeoutMs: 10000,
+      schedule: '{ queueSizes: "* * * * * *", wallets: "*/30 * * * * *" }',
+      readThrough: '{ enabled: true, ttlSeconds: 60 }',
+      watched,
+      logLevel: 'warn',
+    });
     const metrics = async () => (await fetch(`${url}/metrics`)).text();
     const counter = (text: string, pattern: RegExp) => Number(pattern.exec(text)?.[1] ?? 0);
     // Ready: both snapshots in.
