@@ -60,7 +60,9 @@ export async function pollJettons(deps: JettonPollDeps, signal?: AbortSignal): P
   const fetched = new Map<string, Map<string, JettonRecord>>();
   /** Batches left: a jetton and its owners. */
   const queue: { jetton: JettonSettings; owners: string[] }[] = [];
-  for (const [jetton, owners] of ownersByJetton(deps.config)) {
+  // Worked out once a cycle: it walks the whole watchlist.
+  const watched = ownersByJetton(deps.config);
+  for (const [jetton, owners] of watched) {
     fetched.set(jetton.name, new Map());
     for (let at = 0; at < owners.length;) {
       const size = deps.batchSize.get('poll', owners.length - at);
@@ -127,7 +129,7 @@ export async function pollJettons(deps: JettonPollDeps, signal?: AbortSignal): P
   };
   // Decimals the config leaves out, read from the masters' metadata once (kept in the snapshot).
   const decimals = new Map(previous?.decimals ?? []);
-  for (const jetton of ownersByJetton(deps.config).keys()) {
+  for (const jetton of watched.keys()) {
     if (jetton.decimals !== null || decimals.has(jetton.master)) continue;
     requests += 1;
     const metadata = await deps.client.fetchJettonMetadata(jetton.master, signal);
@@ -140,19 +142,19 @@ export async function pollJettons(deps: JettonPollDeps, signal?: AbortSignal): P
   await Promise.all(Array.from({ length: Math.max(1, deps.concurrency) }, worker));
   if (signal?.aborted) return { ok: false, error: 'aborted' };
   const masters = new Map(deps.config.jettons.map((j) => [j.name, j.master]));
-  deps.publish({ ...merged(deps.config, fetched, previous), decimals, masters });
+  deps.publish({ ...merged(watched, fetched, previous), decimals, masters });
   return failure === null ? { ok: true, requests } : { ok: false, error: failure };
 }
 
 /** This cycle's records over the previous ones, for the jettons and owners watched now, in watchlist order. */
 function merged(
-  config: JettonPollDeps['config'],
+  watched: ReadonlyMap<JettonSettings, readonly string[]>,
   fetched: ReadonlyMap<string, ReadonlyMap<string, JettonRecord>>,
   previous: JettonsSnapshot | null,
 ): JettonsSnapshot {
   const jettons = new Map<string, Map<string, JettonRecord>>();
   let newest = previous?.fetchedAt ?? 0;
-  for (const [jetton, owners] of ownersByJetton(config)) {
+  for (const [jetton, owners] of watched) {
     const records = new Map<string, JettonRecord>();
     const now = fetched.get(jetton.name);
     const before = previous?.jettons.get(jetton.name);
