@@ -118,7 +118,7 @@ function outputShows(child, pattern) {
  * v2 throughput differs between processes of it: this gives the spread and the medians.
  *
  * A tonwatch process has start-up work the bare server has not: a second after the wallets
- * file is in (when /readyz turns 200) it loads undici and @ton/core and runs one full
+ * file is in (when /readyz turns 200) it loads undici and runs one full
  * collection. Its first two seconds after /readyz are loaded and reported on their own
  * (`startup`); its warm-up starts once that work is done.
  */
