@@ -37,5 +37,6 @@ export function coreHealth(
     upstreamLags: () => new Map(),
     maxLagBlocks: () => undefined,
     readThroughCacheSize: () => undefined,
+    cluster: () => undefined,
   };
 }

@@ -4,6 +4,7 @@ import type { Config } from './domain/config.js';
 import { coreHealth } from './core-health.js';
 import type { Feature, FeatureContext, FeatureServes, UpstreamLagView } from './features/feature.js';
 import { createFeatures } from './features/index.js';
+import { createClusterLink } from './cluster/link.js';
 import { createGenerations, type Generation } from './generation.js';
 import { createEpisodeLog } from './log/episodes.js';
 import { createMetricsExposition } from './metrics/exposition.js';
@@ -69,7 +70,11 @@ export function createDaemon(deps: DaemonDeps): Daemon {
   const health = coreHealth(store, status, current, now, wallOffset, () => features.flatMap((f) => (f.polled === undefined ? [] : [f.polled])));
   const self = createSelfMetrics({ version: deps.version, nodeVersion: deps.nodeVersion, now, wall: () => now() + wallOffset(), health });
   const episodes = createEpisodeLog(logger.child({ module: 'poll' }), now);
-  const ctx: FeatureContext = { logger, now, wallOffset, store, status, self, episodes, current, running: () => running, startedUp: deps.startedUp };
+  const cluster = createClusterLink({
+    ...{ settings: deps.config.cluster, listenPort: deps.config.listen.port, version: deps.version, logger, episodes, now, wallOffset, store },
+    ...{ watchlist: () => current().config.watchlist, watched: () => current().serve.watched },
+  });
+  const ctx: FeatureContext = { logger, now, wallOffset, store, status, self, episodes, current, running: () => running, startedUp: deps.startedUp, cluster };
   features.push(...createFeatures(ctx));
   for (const feature of features) Object.assign(health, feature.health);
   const generationFor = createGenerations({
@@ -84,6 +89,7 @@ export function createDaemon(deps: DaemonDeps): Daemon {
       lagBlocks: (upstream, query) => Math.max(0, ...features.map((f) => f.upstreams?.lagBlocks(upstream, query) ?? 0)),
     },
     jobsFor: (parts) => features.flatMap((f) => f.jobs?.(parts) ?? []),
+    budgetFor: (upstream) => cluster.budgetFor(upstream),
     observer: {
       request(upstream, query, code, durationSeconds) {
         self.upstream.request(upstream, query, code, durationSeconds);
@@ -154,8 +160,10 @@ function createServerFor(deps: DaemonDeps, ctx: FeatureContext, features: readon
     snapshot: () => store.current(),
     now,
     maxAgeSeconds: () => current().config.snapshot.maxAgeSeconds,
+    // In a cluster, each replica exports what it owns, and the queue sizes only where it leads.
+    queueExported: () => ctx.cluster.leads(),
     wallets: createWalletSeriesRenderer({
-      watchlist: () => current().config.watchlist,
+      watchlist: () => ctx.cluster.owned(current().config.watchlist),
       maxAgeSeconds: () => current().config.snapshot.maxAgeSeconds,
       testnet: () => current().config.testnet,
       compressor,
@@ -217,6 +225,7 @@ async function switchGeneration(logger: Logger, before: Generation, next: Genera
     );
   }
   logger.level = config.log.level;
+  if (JSON.stringify(config.cluster) !== JSON.stringify(first.cluster)) logger.warn('a changed cluster section takes effect only after a restart');
   await before.scheduler.stop();
   // Its liteserver connections; a read-through batch still on it fails and is asked again.
   if (next.client !== before.client) before.client.close();

@@ -8,7 +8,7 @@ import { createScheduler, type ScheduledJob, type Scheduler } from './poll/sched
 import type { ServeSettings } from './serve/routes.js';
 import type { ConnectionLimits } from './serve/server.js';
 import { createSnapshotPersister, type SnapshotPersister } from './snapshot/persist.js';
-import { createUpstreamClient, walletStatesRequestLineBytes } from './upstream/client.js';
+import { createUpstreamClient, walletStatesRequestLineBytes, type UpstreamClientDeps } from './upstream/client.js';
 
 /**
  * Everything that follows from one configuration. applyConfig builds the next one and
@@ -35,6 +35,8 @@ export interface GenerationDeps extends Pick<FeatureContext, 'logger' | 'now' | 
   readonly observer: UpstreamObserver;
   /** What the lag check found (kept across reloads); the client passes lagging upstreams over. */
   readonly lag: UpstreamLagView;
+  /** An upstream's budget shared by the replicas of a cluster; undefined: the process's own. */
+  readonly budgetFor?: UpstreamClientDeps['budgetFor'];
   /** The features' jobs for a configuration (features/). */
   readonly jobsFor: (parts: GenerationParts) => readonly ScheduledJob[];
 }
@@ -68,6 +70,7 @@ export function createGenerations(deps: GenerationDeps): (config: Config, previo
       userAgent: `tonwatch/${deps.version}`,
       lagging: (upstream, query) => deps.lag.lagging(upstream, query),
       lagBlocks: (upstream, query) => deps.lag.lagBlocks(upstream, query),
+      budgetFor: deps.budgetFor,
     });
   }
 

@@ -151,6 +151,7 @@ export function describeConfig(config: Config): string {
     ),
     watchlist: watchlistEntries,
     jettons: config.jettons.map((j) => ({ ...j, decimals: j.decimals ?? "read from the master's metadata (TEP-64) at the first jetton poll" })),
+    cluster: config.cluster === null ? 'none (one process)' : { ...config.cluster, redis: redactUrl(config.cluster.redis) },
   };
   return `# source: ${configPath ?? '(built-in defaults)'}\n# watched wallets after merging files and duplicates: ${watchlist.length}\n${toYaml(printable)}`;
 }

@@ -14,6 +14,7 @@ import {
 } from '../domain/config.js';
 import { MAX_ADDRESSES_PER_REQUEST } from '../domain/wallet-state.js';
 import { addressString } from './address-schema.js';
+import { clusterSchema } from './cluster-schema.js';
 import { checkJettonNames, jettonName, jettonNames, jettonSchema, watchlistFileSchema } from './jetton-schema.js';
 
 /**
@@ -196,7 +197,6 @@ export const configSchema = z
         maxAgeSeconds: z.number().int().min(1).default(300),
       })
       .prefault({}),
-    /** User-friendly forms computed locally get the testnet flag. */
     testnet: z.boolean().default(false),
     watchlist: z.array(watchlistEntrySchema).default([]),
     /** Files of one address per line, optional ",name"; '#' starts a comment. */
@@ -205,6 +205,7 @@ export const configSchema = z
     jettons: z.record(jettonName, jettonSchema).default({}),
     /** Jettons watched for every wallet on the watchlist. */
     watchJettons: jettonNames.default([]),
+    cluster: clusterSchema,
     log: z
       .strictObject({
         level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

@@ -176,6 +176,19 @@ export interface Config {
   readonly configPath: string | null;
   /** TLS, basic auth and headers from listen.webConfigFile or --web.config.file; null: none. */
   readonly web: WebConfig | null;
+  /** Replicas sharing one watchlist, budget and snapshot through Redis; null: one process. */
+  readonly cluster: ClusterSettings | null;
+}
+
+/** The `cluster` section (config/cluster-schema.ts). */
+export interface ClusterSettings {
+  /** redis:// or rediss:// URL; its credentials are secrets. */
+  readonly redis: string;
+  /** Prefix of every key: replicas of one name share a watchlist. */
+  readonly name: string;
+  readonly memberTtlSeconds: number;
+  /** This replica's id; default `<host name>:<listen port>`. */
+  readonly member?: string | undefined;
 }
 
 /** The raw keys of a watchlist, for lookups (a set, or the watchlist's index). */

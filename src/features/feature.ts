@@ -12,6 +12,7 @@ import type { QueueSizesSnapshot } from '../snapshot/types.js';
 import type { StatusSources } from '../status/model.js';
 import type { Generation } from '../generation.js';
 import { isFresh } from '../snapshot/freshness.js';
+import type { ClusterLink } from '../cluster/link.js';
 
 /**
  * A feature of the daemon as one module: what it schedules, what it reports, what it
@@ -86,6 +87,8 @@ export interface FeatureContext {
   readonly current: () => Generation;
   /** False until the daemon has started its schedules; a reload polls at once after that. */
   readonly running: () => boolean;
+  /** The replicas this process is one of (cluster/), or one process alone: what it owns, whether it leads. */
+  readonly cluster: ClusterLink;
   /** Told once the daemon's start-up work is done (DaemonDeps.startedUp). */
   readonly startedUp?: (() => void) | undefined;
 }

@@ -1,3 +1,4 @@
+import { createClusterFeature } from './cluster.js';
 import type { Feature, FeatureContext } from './feature.js';
 import { createJettonsFeature } from './jettons.js';
 import { createLagCheckFeature } from './lag-check.js';
@@ -9,6 +10,7 @@ import { createWalletsFeature } from './wallets.js';
 /** The daemon's features, in the order they load, start and stop. Adding one: a module and a line. */
 export function createFeatures(ctx: FeatureContext): readonly Feature[] {
   return [
+    createClusterFeature(ctx),
     createQueueSizesFeature(ctx),
     createWalletsFeature(ctx),
     createJettonsFeature(ctx),

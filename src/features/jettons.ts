@@ -120,9 +120,10 @@ export function createJettonsFeature(ctx: FeatureContext): Feature {
               {
                 // Fresh persisted balances wait for the first tick, as the wallets do.
                 runAtStart: () => ctx.running() || snapshot === null || !isFresh(snapshot.fetchedAt, now(), config.snapshot.maxAgeSeconds),
+                // In a cluster, the replica that leads polls the jettons.
                 due: async () => {
                   await loaded;
-                  return true;
+                  return ctx.cluster.leads();
                 },
               },
               (signal) =>
@@ -154,7 +155,7 @@ export function createJettonsFeature(ctx: FeatureContext): Feature {
       stopped = true;
       await writing;
     },
-    series: (at) => (stopped ? Buffer.alloc(0) : renderSeries(seriesInput, at)),
+    series: (at) => (stopped || !ctx.cluster.leads() ? Buffer.alloc(0) : renderSeries(seriesInput, at)),
     polled: {
       query: 'jetton_wallets',
       active: () => watchedJettons(current().config),

@@ -14,23 +14,30 @@ export function createQueueSizesFeature(ctx: FeatureContext): Feature {
   return {
     name: 'queue_sizes',
     jobs: ({ config, client, persister }) => [
-      pollJob(ctx, 'queue_sizes', config.schedule.queueSizes, { runAtStart: () => !startedFresh(ctx, 'queue_sizes') }, (signal) =>
-        pollQueueSizes(
-          {
-            client,
-            logger,
-            publish(snapshot) {
-              store.replaceQueueSizes(snapshot);
-              void persister.save(store.current());
+      // In a cluster, the replica that leads polls; the others receive what it polled.
+      pollJob(
+        ctx,
+        'queue_sizes',
+        config.schedule.queueSizes,
+        { runAtStart: () => !startedFresh(ctx, 'queue_sizes'), due: () => Promise.resolve(ctx.cluster.leads()) },
+        (signal) =>
+          pollQueueSizes(
+            {
+              client,
+              logger,
+              publish(snapshot) {
+                store.replaceQueueSizes(snapshot);
+                ctx.cluster.shareQueueSizes(snapshot);
+                void persister.save(store.current());
+              },
+              held: () => {
+                const held = store.current().queueSizes;
+                return held !== null && isFresh(held.fetchedAt, now(), config.snapshot.maxAgeSeconds) ? held : null;
+              },
+              stale: (upstream) => ctx.self.staleAnswer(upstream, 'queue_sizes'),
             },
-            held: () => {
-              const held = store.current().queueSizes;
-              return held !== null && isFresh(held.fetchedAt, now(), config.snapshot.maxAgeSeconds) ? held : null;
-            },
-            stale: (upstream) => ctx.self.staleAnswer(upstream, 'queue_sizes'),
-          },
-          signal,
-        ),
+            signal,
+          ),
       ),
     ],
     async load() {

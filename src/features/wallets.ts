@@ -1,7 +1,9 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { createInterning } from '../domain/interning.js';
 import type { QueryName } from '../domain/queries.js';
+import { mergeWallets } from '../cluster/merge.js';
 import { pollWallets, walletConcurrency } from '../poll/wallets.js';
+import type { WalletsSnapshot } from '../snapshot/types.js';
 import { ageSeconds, freshForAll } from '../snapshot/freshness.js';
 import { pollJob, type Feature, type FeatureContext } from './feature.js';
 
@@ -54,7 +56,7 @@ export function createWalletsFeature(ctx: FeatureContext): Feature {
     await nextTurn();
     const { config, scheduler } = current();
     const until = scheduler.nextRunAt('wallets') ?? now();
-    if (!freshForAll(config.watchlist, store.current().wallets?.wallets, until, config.snapshot.maxAgeSeconds)) return true;
+    if (!freshForAll(ctx.cluster.owned(config.watchlist), store.current().wallets?.wallets, until, config.snapshot.maxAgeSeconds)) return true;
     logger.info(
       { nextPollAt: new Date(until + ctx.wallOffset()).toISOString() },
       'persisted wallet states stay fresh until the first tick; not polled at start',
@@ -77,39 +79,60 @@ export function createWalletsFeature(ctx: FeatureContext): Feature {
       );
   }
 
+  /**
+   * A cycle's snapshot in force: in one process, as it is; in a cluster, this replica's
+   * share put into the snapshot the others' shares reach, and handed to them.
+   */
+  function published(polled: WalletsSnapshot): void {
+    if (!ctx.cluster.enabled) {
+      store.replaceWallets(polled);
+      return;
+    }
+    const merged = mergeWallets(store.current().wallets, polled.wallets, current().config.watchlist, () => true);
+    if (merged !== null) store.replaceWallets(merged);
+    ctx.cluster.shareWallets(polled.wallets.values());
+  }
+
   return {
     name: 'wallets',
     jobs: ({ config, client, batchSize, persister }) =>
       config.watchlist.length === 0
         ? []
         : [
-            pollJob(ctx, 'wallets', config.schedule.wallets, { runAtStart: () => true, due }, async (signal) => {
-              // One turn of the event loop first: requests that waited for the wallets file are
-              // answered before the poll loads the HTTP client and encodes its first batch.
-              await nextTurn();
-              return pollWallets(
-                {
-                  client,
-                  logger,
-                  now,
-                  watchlist: config.watchlist,
-                  batchSize,
-                  // The primary upstream's budget: failover is the exception.
-                  concurrency: walletConcurrency(config.upstreams[0]?.rps ?? 1),
-                  previous: () => store.current().wallets,
-                  publish(snapshot) {
-                    store.replaceWallets(snapshot);
-                    void persister.save(store.current());
+            // In a cluster, a replica that owns no wallet (yet) has nothing to poll.
+            pollJob(
+              ctx,
+              'wallets',
+              config.schedule.wallets,
+              { runAtStart: () => true, due: async () => ctx.cluster.owned(config.watchlist).length > 0 && (await due()) },
+              async (signal) => {
+                // One turn of the event loop first: requests that waited for the wallets file are
+                // answered before the poll loads the HTTP client and encodes its first batch.
+                await nextTurn();
+                return pollWallets(
+                  {
+                    client,
+                    logger,
+                    now,
+                    watchlist: ctx.cluster.owned(config.watchlist),
+                    batchSize,
+                    // The primary upstream's budget: failover is the exception.
+                    concurrency: walletConcurrency(config.upstreams[0]?.rps ?? 1),
+                    previous: () => store.current().wallets,
+                    publish(snapshot) {
+                      published(snapshot);
+                      void persister.save(store.current());
+                    },
+                    // A record still served (fresh) holds back an older state of its wallet.
+                    heldFrom: () => now() - config.snapshot.maxAgeSeconds * 1000,
+                    stale: (upstream) => ctx.self.staleAnswer(upstream, 'wallets'),
+                    episodes: ctx.episodes,
+                    interning,
                   },
-                  // A record still served (fresh) holds back an older state of its wallet.
-                  heldFrom: () => now() - config.snapshot.maxAgeSeconds * 1000,
-                  stale: (upstream) => ctx.self.staleAnswer(upstream, 'wallets'),
-                  episodes: ctx.episodes,
-                  interning,
-                },
-                signal,
-              );
-            }),
+                  signal,
+                );
+              },
+            ),
           ],
     serves: { loading: () => (loading ? LOADING_WALLETS : NOTHING_LOADING) },
     start() {

@@ -41,6 +41,8 @@ export interface MetricsExpositionDeps {
   readonly wallets?: WalletSeriesRenderer;
   /** Further chain series (the features'): text blocks, each the same Buffer while unchanged, so each is compressed once. */
   readonly blocks?: (now: number) => readonly Buffer[];
+  /** Whether this process exports the queue-size series (in a cluster, the replica that leads); default yes. */
+  readonly queueExported?: () => boolean;
   /** Compression in the thread pool, shared with the wallet series' (default: one of its own). */
   readonly compressor?: Compressor;
 }
@@ -62,7 +64,9 @@ export function createMetricsExposition(deps: MetricsExpositionDeps): MetricsExp
       const started = performance.now();
       const now = deps.now();
       const snapshot = deps.snapshot();
-      const queue = snapshot.queueSizes && isFresh(snapshot.queueSizes.fetchedAt, now, deps.maxAgeSeconds()) ? queueSeries(snapshot.queueSizes) : '';
+      const exported = deps.queueExported?.() ?? true;
+      const queue =
+        exported && snapshot.queueSizes && isFresh(snapshot.queueSizes.fetchedAt, now, deps.maxAgeSeconds()) ? queueSeries(snapshot.queueSizes) : '';
       if (queue !== encodedQueue.text) encodedQueue = { text: queue, buffer: Buffer.from(queue) };
       const queuePart = encodedQueue.buffer;
       const wallets = deps.wallets ? await deps.wallets.render(snapshot, now) : [];

@@ -1,5 +1,6 @@
 import type { Registry } from 'prom-client';
 import { QUERIES } from '../domain/queries.js';
+import type { ClusterReading } from '../cluster/view.js';
 import type { HealthSource } from './registry.js';
 import { labelledReadGauge, readGauge } from './read-gauges.js';
 
@@ -40,6 +41,26 @@ export function registerHealthGauges(registers: Registry[], health: HealthSource
     'tonwatch_upstream_max_lag_blocks',
     'lagCheck.maxLagBlocks: an upstream further behind is skipped (absent while the lag check is off).',
     () => health.maxLagBlocks(),
+  );
+  const cluster = <K extends keyof ClusterReading>(key: K): ClusterReading[K] | undefined => health.cluster()?.[key];
+  readGauge(registers, 'tonwatch_cluster_members', 'Live replicas of the cluster, as Redis listed them at the last heartbeat (absent in one process).', () =>
+    cluster('members'),
+  );
+  readGauge(registers, 'tonwatch_cluster_owned_wallets', 'Watched wallets this replica polls and exports (absent in one process).', () =>
+    cluster('ownedWallets'),
+  );
+  readGauge(registers, 'tonwatch_cluster_leader', '1 on the replica that polls and exports the queue sizes and jettons (absent in one process).', () => {
+    const leader = cluster('leader');
+    return leader === undefined ? undefined : leader ? 1 : 0;
+  });
+  readGauge(
+    registers,
+    'tonwatch_cluster_redis_up',
+    '1 while Redis answers the heartbeat; 0: going on with the last known cluster (absent in one process).',
+    () => {
+      const up = cluster('redisUp');
+      return up === undefined ? undefined : up ? 1 : 0;
+    },
   );
   readGauge(registers, 'tonwatch_read_through_cache_addresses', 'Addresses in the read-through cache (absent while read-through is off).', () =>
     health.readThroughCacheSize(),

@@ -2,6 +2,7 @@ import { Registry, collectDefaultMetrics } from 'prom-client';
 import { ALWAYS_POLLED, type QueryName } from '../domain/queries.js';
 import type { UpstreamLag, UpstreamObserver } from '../domain/upstream.js';
 import type { PersistObserver } from '../snapshot/persist.js';
+import type { ClusterReading } from '../cluster/view.js';
 import { readGauge } from './read-gauges.js';
 import { registerHealthGauges } from './health-gauges.js';
 import { createInstruments } from './instruments.js';
@@ -34,6 +35,8 @@ export interface HealthSource {
   maxLagBlocks(): number | undefined;
   /** Addresses the read-through cache holds; undefined while read-through is off. */
   readThroughCacheSize(): number | undefined;
+  /** This replica's view of its cluster; undefined in one process (no tonwatch_cluster_* series). */
+  cluster(): ClusterReading | undefined;
 }
 
 export interface SelfMetrics {

@@ -5,7 +5,7 @@ import type { RetryPolicy, UpstreamSettings } from '../domain/config.js';
 import type { QueryName } from '../domain/queries.js';
 import type { JettonWalletsAnswer } from '../domain/jettons.js';
 import type { Fetched, QueueSizesAnswer, Result, UpstreamClient, UpstreamObserver, WalletStatesAnswer } from '../domain/upstream.js';
-import { createRequestBudget } from './budget.js';
+import { createRequestBudget, type RequestBudget } from './budget.js';
 import type { UpstreamCalls } from './calls.js';
 import { UpstreamError } from './errors.js';
 import { createHttpUpstream } from './http-upstream.js';
@@ -39,6 +39,8 @@ export interface UpstreamClientDeps {
   readonly lagging?: (upstream: string, query: QueryName) => 'lagging' | 'indexer_lagging' | null;
   /** How far behind an upstream is for a query, blocks: lagging upstreams are asked least lag first. */
   readonly lagBlocks?: (upstream: string, query: QueryName) => number;
+  /** An upstream's budget shared with other replicas (cluster/budget.ts); undefined: a budget of the process's own. */
+  readonly budgetFor?: ((upstream: UpstreamSettings) => RequestBudget | undefined) | undefined;
 }
 
 export function createUpstreamClient(deps: UpstreamClientDeps): UpstreamClient {
@@ -53,7 +55,7 @@ export function createUpstreamClient(deps: UpstreamClientDeps): UpstreamClient {
   const callsOf = (upstream: UpstreamSettings): Promise<UpstreamCalls> => {
     let calls = upstreamCalls.get(upstream.name);
     if (calls === undefined) {
-      const budget = createRequestBudget({ rps: upstream.rps, now });
+      const budget = deps.budgetFor?.(upstream) ?? createRequestBudget({ rps: upstream.rps, now });
       calls =
         upstream.kind === 'http'
           ? Promise.resolve(

@@ -10,6 +10,7 @@ export function healthStub(overrides: Partial<HealthSource> = {}): HealthSource 
     upstreamLags: () => new Map(),
     maxLagBlocks: () => undefined,
     readThroughCacheSize: () => undefined,
+    cluster: () => undefined,
     ...overrides,
   };
 }

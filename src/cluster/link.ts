@@ -1,0 +1,110 @@
+import { hostname } from 'node:os';
+import type { Logger } from 'pino';
+import type { ClusterSettings, WatchedKeys, WatchedWallet } from '../domain/config.js';
+import type { EpisodeLog } from '../log/episodes.js';
+import type { SnapshotStore } from '../snapshot/store.js';
+import type { WalletRecord } from '../snapshot/types.js';
+import { burstOf } from '../upstream/budget.js';
+import { createClusterBudget } from './budget.js';
+import type { ClusterRuntime } from './runtime.js';
+import { SINGLE_PROCESS, type ClusterReading, type ClusterView } from './view.js';
+
+/** The cluster as the daemon holds it: the view the features read, and its lifecycle. */
+export interface ClusterLink extends ClusterView {
+  /** Loads the Redis client's code (only with a `cluster` section). */
+  load(): Promise<void>;
+  /** Joins: connects, heartbeats, reads the shared snapshot. */
+  start(): void;
+  /** Leaves and disconnects. */
+  stop(): Promise<void>;
+  /** The cluster metrics' readings; undefined in one process (no series). */
+  reading(): ClusterReading | undefined;
+}
+
+export interface ClusterLinkDeps {
+  readonly settings: ClusterSettings | null;
+  readonly listenPort: number;
+  readonly version: string;
+  readonly logger: Logger;
+  readonly episodes: EpisodeLog;
+  readonly now: () => number;
+  readonly wallOffset: () => number;
+  readonly store: SnapshotStore;
+  readonly watchlist: () => readonly WatchedWallet[];
+  readonly watched: () => WatchedKeys;
+}
+
+/** This replica's id: as configured, else the host name and the listen port (the process id when the port is chosen by the system). */
+export function memberId(settings: ClusterSettings, listenPort: number): string {
+  return settings.member ?? `${hostname()}:${listenPort === 0 ? `pid${process.pid}` : listenPort}`;
+}
+
+/** How long a start waits for Redis before it goes on and keeps trying in the background. */
+const CONNECT_WAIT_MS = 2_000;
+
+const NO_LIFECYCLE = { load: () => Promise.resolve(), start: () => undefined, stop: () => Promise.resolve(), reading: () => undefined };
+
+export function createClusterLink(deps: ClusterLinkDeps): ClusterLink {
+  const { settings } = deps;
+  if (settings === null) return { ...SINGLE_PROCESS, ...NO_LIFECYCLE };
+  const self = memberId(settings, deps.listenPort);
+  const logger = deps.logger.child({ module: 'cluster', member: self });
+  let runtime: ClusterRuntime | null = null;
+
+  /** What this replica owns and holds, to Redis again (after a reconnect, or when its share changed). */
+  const reshare = (): void => {
+    const held = deps.store.current().wallets?.wallets;
+    if (runtime === null || held === undefined) return;
+    const records: WalletRecord[] = [];
+    for (const { raw } of runtime.membership.owned(deps.watchlist())) {
+      const record = held.get(raw);
+      if (record !== undefined) records.push(record);
+    }
+    runtime.share.wallets(records);
+  };
+
+  return {
+    enabled: true,
+    owned: (watchlist) => runtime?.membership.owned(watchlist) ?? [],
+    leads: () => runtime?.membership.leads() ?? false,
+    shareWallets: (records) => runtime?.share.wallets(records),
+    shareQueueSizes: (queueSizes) => runtime?.share.queueSizes(queueSizes),
+    budgetFor: ({ name, rps }) =>
+      createClusterBudget({
+        rps,
+        now: deps.now,
+        bucket: {
+          available: () => runtime?.redisUp() ?? false,
+          take: (want, reserve, holdMs) => {
+            if (runtime === null) return Promise.reject(new Error('not connected'));
+            return runtime.take(name, rps, burstOf(rps), want, reserve, holdMs);
+          },
+        },
+        members: () => runtime?.membership.members().length ?? 1,
+        onFallback: (fallback) =>
+          logger.warn(
+            { upstream: name, rps: fallback ? rps / Math.max(1, runtime?.membership.members().length ?? 1) : rps },
+            fallback ? "shared budget unreachable; spending this replica's last known share" : 'shared budget reachable again',
+          ),
+      }),
+    async load() {
+      const { createClusterRuntime } = await import('./runtime.js');
+      runtime = createClusterRuntime({ ...deps, settings, self, logger, reshare });
+      logger.info({ cluster: settings.name, memberTtlSeconds: settings.memberTtlSeconds }, 'cluster mode: joining');
+      // Joined before the first poll when Redis answers; else the replica starts and keeps trying.
+      await runtime.connect(CONNECT_WAIT_MS);
+    },
+    start: () => runtime?.start(),
+    stop: async () => runtime?.stop(),
+    reading: () => {
+      if (runtime === null) return undefined;
+      const { membership } = runtime;
+      return {
+        members: membership.members().length,
+        ownedWallets: membership.owned(deps.watchlist()).length,
+        leader: membership.leads(),
+        redisUp: runtime.redisUp(),
+      };
+    },
+  };
+}

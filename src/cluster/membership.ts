@@ -1,0 +1,85 @@
+import { ownedShare } from './rendezvous.js';
+
+/**
+ * What one replica knows of the cluster, from its heartbeats (scripts.ts HEARTBEAT): the
+ * live members and who holds the leader lease. Pure state, fed by the runtime.
+ *
+ * - Ownership: rendezvous hashing over the live members (rendezvous.ts). A replica that
+ *   has just joined owns nothing for one heartbeat period, by which time every other
+ *   member has seen it and dropped what moves to it: a wallet is never exported by two.
+ * - Without Redis the last member list stays: each replica keeps polling its last share.
+ *   Before the first heartbeat it owns nothing (it does not know the others).
+ * - After Redis comes back (restarted empty, or reached again), the members re-register
+ *   one by one: for one heartbeat period the list only grows (the last known members
+ *   stay), so nobody takes over a share whose owner is alive, and only the former leader
+ *   bids for the lease.
+ * - The lease: its holder leads. Cut off from Redis, it goes on leading (the others cannot
+ *   reach Redis either, or they take the lease when it expires and it learns so when it
+ *   reaches Redis again: in a partition, both poll the queue sizes until then).
+ */
+export interface Membership {
+  /** A heartbeat's answer: the live members and the lease holder. Returns whether the member list changed. */
+  heard(members: readonly string[], leader: string | null): boolean;
+  /** The live members at the last heartbeat (empty before the first). */
+  members(): readonly string[];
+  /** Whether this replica holds the lease now. */
+  leads(): boolean;
+  /** The lease holder at the last heartbeat. */
+  leader(): string | null;
+  /** Redis was reached again: the member list only grows for one heartbeat period. */
+  reconnected(): void;
+  /** Whether this replica asks for the lease at its next heartbeat. */
+  bids(): boolean;
+  /** The entries of `watchlist` this replica owns: the same array while neither changes. */
+  owned<T extends { readonly raw: string }>(watchlist: readonly T[]): readonly T[];
+  /** Bumped whenever what owned() answers may change. */
+  readonly version: () => number;
+}
+
+export function createMembership(options: { self: string; heartbeatMs: number; now: () => number }): Membership {
+  const { self, now } = options;
+  let members: readonly string[] = [];
+  let leader: string | null = null;
+  let frozenUntil = -Infinity;
+  let joinedAt: number | null = null;
+  let version = 0;
+  let cache: { watchlist: readonly unknown[]; version: number; owned: readonly unknown[] } | null = null;
+  const NOTHING: readonly never[] = [];
+
+  const settled = (): boolean => joinedAt !== null && now() - joinedAt >= options.heartbeatMs;
+
+  return {
+    heard(next, holder) {
+      const t = now();
+      if (joinedAt === null) {
+        joinedAt = t;
+        version += 1;
+      }
+      leader = holder;
+      const sorted = [...new Set(t < frozenUntil ? [...members, ...next] : next)].sort();
+      const changed = sorted.length !== members.length || sorted.some((m, i) => m !== members[i]);
+      if (changed) {
+        members = sorted;
+        version += 1;
+      }
+      return changed;
+    },
+    members: () => members,
+    leads: () => leader === self,
+    leader: () => leader,
+    reconnected() {
+      if (joinedAt !== null) frozenUntil = now() + options.heartbeatMs;
+    },
+    bids: () => leader === self || now() >= frozenUntil,
+    owned<T extends { readonly raw: string }>(watchlist: readonly T[]): readonly T[] {
+      if (!settled()) return NOTHING;
+      // The grace period ends without a heartbeat: count it as a change once.
+      const v = version + 1;
+      if (cache !== null && cache.watchlist === watchlist && cache.version === v) return cache.owned as readonly T[];
+      const owned = ownedShare(watchlist, members, self);
+      cache = { watchlist, version: v, owned };
+      return owned;
+    },
+    version: () => (settled() ? version + 1 : version),
+  };
+}
