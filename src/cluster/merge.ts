@@ -39,12 +39,16 @@ export function mergeWallets(
     for (const [raw, record] of records) if (accept(record, before.get(raw))) wallets.set(raw, record);
     return { wallets, fetchedAt };
   }
+  // Records off the watchlist are left out, and count for nothing.
   const wallets = new Map<string, WalletRecord>();
+  fetchedAt = held?.fetchedAt ?? 0;
   for (const { raw } of watchlist) {
     const current = before?.get(raw);
     const record = records.get(raw);
     const kept = record !== undefined && accept(record, current) ? record : current;
-    if (kept !== undefined) wallets.set(raw, kept);
+    if (kept === undefined) continue;
+    wallets.set(raw, kept);
+    if (kept.fetchedAt > fetchedAt) fetchedAt = kept.fetchedAt;
   }
   return { wallets, fetchedAt };
 }

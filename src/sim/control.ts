@@ -4,9 +4,10 @@ import { FAILURE_KINDS, isFailureKind, type FailureKind } from './failures.js';
 import { LITESERVER_FAULTS, isLiteserverFault, type SimLiteserver } from './liteserver.js';
 import { isScenario } from './scenarios.js';
 import type { SimJettons } from './jettons.js';
+import type { LoadMeter } from './load-meter.js';
 import type { SimWallets } from './wallets.js';
 
-/** The simulator's control API under /_sim/: step, scenario, inject, lag, liteserver faults, state, accounts. */
+/** The simulator's control API under /_sim/: step, scenario, inject, lag, liteserver faults, state, accounts, load. */
 export interface SimControlDeps {
   readonly step: () => void;
   readonly chain: SimChain;
@@ -17,6 +18,7 @@ export interface SimControlDeps {
   lag(): { blocks: number; indexer: number };
   setLag(lag: { blocks: number; indexer: number }): void;
   stats(): { stats: Record<string, number>; requests: Record<string, number> };
+  readonly load: LoadMeter;
 }
 
 export function createSimControl(deps: SimControlDeps): (url: URL, res: ServerResponse) => void {
@@ -85,6 +87,11 @@ export function createSimControl(deps: SimControlDeps): (url: URL, res: ServerRe
             wallets: jettons.wallets().map((w) => ({ address: w.address, owner: w.owner, jetton: w.jetton, balance: w.balance.toString() })),
           }),
         );
+      }
+      case '/_sim/load': {
+        const read = deps.load.read();
+        if (param('reset') === '1') deps.load.reset();
+        return send(res, 200, JSON.stringify(read));
       }
       case '/_sim/accounts':
         res.writeHead(200, { 'content-type': 'application/json' });

@@ -7,6 +7,8 @@ import type { SimJettons } from './jettons.js';
 import type { SimWallets } from './wallets.js';
 import type { SimLiteserver } from './liteserver.js';
 import { createSimControl } from './control.js';
+import { createLoadMeter } from './load-meter.js';
+import { parseAddress } from '../ton/address.js';
 import { createSimBodies } from './v2-bodies.js';
 
 /**
@@ -68,6 +70,10 @@ export function createSimServer(options: SimServerOptions): SimServer {
   // 5% slack over the nominal rate absorbs loopback jitter, as real gateways' limiters do.
   const limiter = options.rps === null ? null : { tokens: options.rps, at: now(), rate: options.rps * 1.05, capacity: Math.max(1, options.rps) };
   let requestCount = 0;
+  const load = createLoadMeter((text) => {
+    const parsed = parseAddress(text);
+    return parsed.ok ? parsed.value.raw : null;
+  });
   const byPath: Record<string, number> = {};
   let lag = { blocks: options.lagBlocks, indexer: options.indexerLagBlocks };
   const overBudget = (): boolean => {
@@ -100,6 +106,7 @@ export function createSimServer(options: SimServerOptions): SimServer {
     lag: () => lag,
     setLag: (next) => (lag = next),
     stats: () => ({ stats: counts, requests: byPath }),
+    load,
   });
 
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
@@ -111,6 +118,7 @@ export function createSimServer(options: SimServerOptions): SimServer {
     if (!isV2 && !isV3 && !isTip) return send(res, 404, JSON.stringify({ ok: false, error: 'Not Found', code: 404, '@extra': '_' }));
     if (req.method !== 'GET') return send(res, 405, JSON.stringify({ ok: false, error: 'Method Not Allowed', code: 405 }));
     requestCount += 1;
+    load.arrived(now(), url.pathname === '/api/v3/walletStates' ? url.searchParams.getAll('address') : []);
     byPath[url.pathname] = (byPath[url.pathname] ?? 0) + 1;
     if (overBudget()) {
       count(429);

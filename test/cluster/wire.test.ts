@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { isNewer, mergeWallets } from '../../src/cluster/merge.js';
+import { decodeQueueSizes, decodeRecords, encodeQueueSizes, encodeRecord } from '../../src/cluster/wire.js';
+import type { WalletRecord } from '../../src/snapshot/types.js';
+
+const raw = (i: number) => `0:${i.toString(16).toUpperCase().padStart(64, '0')}`;
+function record(i: number, fetchedAt: number, lt: string | null = '100'): WalletRecord {
+  return {
+    raw: raw(i),
+    state: {
+      address: raw(i),
+      balance: '123000000000',
+      code_hash: 'hNr6RJ+Ypph3ibojI1gHK8D3bcRSQAKl0JGLmnXS1Zk=',
+      extra_currencies: {},
+      is_signature_allowed: true,
+      is_wallet: true,
+      last_transaction_hash: 'AAAA',
+      last_transaction_lt: lt,
+      seqno: 7,
+      status: 'active',
+      wallet_id: 698983191,
+      wallet_type: 'wallet v4 r2',
+    },
+    addressBook: null,
+    metadata: undefined,
+    fetchedAt,
+    upstream: 'primary',
+  };
+}
+
+describe('what replicas hand each other', () => {
+  it('carries a record and queue sizes whole, with times moved to the reader’s process clock', () => {
+    const sent = record(1, 1_000_000, '9007199254740993');
+    const line = encodeRecord(sent, 500);
+    const { records, refused } = decodeRecords([line, 'not json', '[1,2]'], (wall) => wall - 200);
+    expect(refused).toBe(2);
+    expect(records).toEqual([{ ...sent, fetchedAt: 1_000_300 }]);
+    const queue = { fetchedAt: 5_000, upstream: 'p', extMsgQueueSizeLimit: 8000, shards: [] };
+    expect(decodeQueueSizes(encodeQueueSizes(queue, 100), (wall) => wall - 100)).toEqual(queue);
+    expect(decodeQueueSizes('{"format":"other"}', (w) => w)).toBeNull();
+  });
+
+  it('applies only what is newer and never an older state of the account', () => {
+    expect(isNewer(record(1, 2), record(1, 1))).toBe(true);
+    expect(isNewer(record(1, 1), record(1, 2))).toBe(false);
+    expect(isNewer(record(1, 3, '99'), record(1, 2, '100'))).toBe(false);
+    expect(isNewer(record(1, 3, '1000'), record(1, 2, '999'))).toBe(true);
+    expect(isNewer(record(1, 3, null), record(1, 2, '999'))).toBe(true);
+    const watchlist = [1, 2, 3].map((i) => ({ raw: raw(i) }));
+    const held = { wallets: new Map([1, 2].map((i) => [raw(i), record(i, 10)])), fetchedAt: 10 };
+    const merged = mergeWallets(
+      held,
+      new Map([
+        [raw(3), record(3, 20)],
+        [raw(2), record(2, 5)],
+        [raw(9), record(9, 30)],
+      ]),
+      watchlist,
+      isNewer,
+    );
+    expect([...(merged?.wallets.keys() ?? [])]).toEqual([raw(1), raw(2), raw(3)]);
+    expect(merged?.wallets.get(raw(2))?.fetchedAt).toBe(10);
+    expect(merged?.fetchedAt).toBe(20);
+    expect(mergeWallets(held, new Map([[raw(2), record(2, 5)]]), watchlist, isNewer)).toBeNull();
+  });
+});
