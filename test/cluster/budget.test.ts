@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClusterBudget, type SharedBucket } from '../../src/cluster/budget.js';
 import { TAKE_TOKENS } from '../../src/cluster/scripts.js';
@@ -39,7 +39,7 @@ describe.skipIf(bin === null)('the budget shared through Redis', () => {
         want,
         reserve,
         holdMs,
-      )) as [number, number];
+      ));
       return { granted, waitMs };
     },
   });
