@@ -32,14 +32,14 @@ describe.skipIf(bin === null)('the budget shared through Redis', () => {
   const bucketOn = (key: string, rps: number): SharedBucket => ({
     available: () => client.status === 'ready',
     take: async (want, reserve, holdMs) => {
-      const [granted, waitMs] = (await (client as unknown as { take(...args: unknown[]): Promise<[number, number]> }).take(
+      const [granted, waitMs] = await (client as unknown as { take(...args: unknown[]): Promise<[number, number]> }).take(
         key,
         rps,
         burstOf(rps),
         want,
         reserve,
         holdMs,
-      ));
+      );
       return { granted, waitMs };
     },
   });
