@@ -69,6 +69,11 @@ function panel(type, title, description, targets, gridPos, extra = {}) {
   };
 }
 
+/** A row heading at `y`: the panels below it, up to the next row, are its own. */
+function row(title, y) {
+  return { id: nextId++, type: 'row', title, collapsed: false, gridPos: { x: 0, y, w: 24, h: 1 }, panels: [] };
+}
+
 const thresholds = (steps) => ({ mode: 'absolute', steps: steps.map(([value, color]) => ({ value, color })) });
 const timeseries = (unit, more = {}) => ({
   fieldConfig: { defaults: { unit, ...more }, overrides: [] },
@@ -480,6 +485,52 @@ export function buildDashboards(options = {}) {
         ],
         { x: 0, y: 29, w: 24, h: 8 },
         timeseriesWithLimit('short'),
+      ),
+      row('Cluster', 37),
+      panel(
+        'stat',
+        'Cluster members',
+        'Live replicas as each replica read them from Redis at its last heartbeat (tonwatch_cluster_members). Empty for a single process (no cluster section).',
+        [[`tonwatch_cluster_members${sel()}`, '{{instance}}']],
+        { x: 0, y: 38, w: 8, h: 5 },
+        stat('short', [
+          [null, 'red'],
+          [1, 'green'],
+        ]),
+      ),
+      panel(
+        'stat',
+        'Redis reachable',
+        '1 while the replica reaches Redis; 0: it goes on polling its last share on its last share of the budget, and nobody takes over a dead replica (tonwatch_cluster_redis_up). Empty for a single process.',
+        [[`tonwatch_cluster_redis_up${sel()}`, '{{instance}}']],
+        { x: 8, y: 38, w: 8, h: 5 },
+        stat('short', [
+          [null, 'red'],
+          [1, 'green'],
+        ]),
+      ),
+      panel(
+        'stat',
+        'Leader',
+        'The replica that polls and exports the queue sizes and jettons shows 1 (tonwatch_cluster_leader); exactly one should. Empty for a single process.',
+        [[`tonwatch_cluster_leader${sel()}`, '{{instance}}']],
+        { x: 16, y: 38, w: 8, h: 5 },
+        stat('short', [
+          [null, 'text'],
+          [1, 'blue'],
+        ]),
+      ),
+      panel(
+        'timeseries',
+        'Owned wallets per replica',
+        'Watched wallets each replica polls and exports (tonwatch_cluster_owned_wallets), and their sum, which equals the watchlist once the cluster has settled. Empty for a single process.',
+        [
+          [`tonwatch_cluster_owned_wallets${sel()}`, '{{instance}}'],
+          [`sum(tonwatch_cluster_owned_wallets${sel()})`, 'all replicas'],
+          [`max(tonwatch_watchlist_size${sel()})`, 'watchlist'],
+        ],
+        { x: 0, y: 43, w: 24, h: 8 },
+        timeseries('short'),
       ),
     ],
   );

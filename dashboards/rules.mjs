@@ -144,6 +144,22 @@ export function ruleGroups(options = {}) {
             'The v3 indexer of upstream {{ $labels.upstream }} (tonwatch {{ $labels.instance }}) is {{ $value }} masterchain blocks behind its own v2 tip, more than lagCheck.maxLagBlocks, for 10 minutes: its wallet states are older than they look.',
           ),
           alert(
+            'TonwatchClusterRedisDown',
+            `${m('tonwatch_cluster_redis_up')} == 0`,
+            '2m',
+            'warning',
+            'A tonwatch replica cannot reach Redis',
+            "tonwatch {{ $labels.instance }} has not reached the cluster's Redis for 2 minutes: it keeps polling and exporting its last share of the wallets on its last share of the budget, but no replica takes over the share of one that dies, and what it polls reaches no other replica.",
+          ),
+          alert(
+            'TonwatchClusterMembersDropped',
+            `max by (job) (${m('tonwatch_cluster_members')}) < max by (job) (max_over_time(${m('tonwatch_cluster_members')}[15m]))`,
+            '5m',
+            'warning',
+            'A tonwatch cluster has fewer members than it had',
+            "The cluster has {{ $value }} live members, fewer than in the last 15 minutes, for 5 minutes: the others poll the missing replicas' wallets and spend the same budget, with less headroom.",
+          ),
+          alert(
             'TonWalletBalanceBelowMinimum',
             `${m('ton_wallet_balance_tons')} < ${m('ton_wallet_min_balance_tons')}`,
             '2m',

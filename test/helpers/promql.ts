@@ -133,3 +133,6 @@ export function substituteVariables(expr: string, rateInterval: string): string 
     .replace(/\$__interval|\$\{__interval\}/g, rateInterval)
     .replace(/\$\{?(job|instance|wallet)\}?/g, '.+');
 }
+
+/** What the description of a dashboard panel about the cluster says: a single process has no data for it (the cluster test shows it has). */
+export const SINGLE_PROCESS_NOTE = 'Empty for a single process';

@@ -1,10 +1,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, findTool, freePort, startTonwatch, type RunningProcess } from '../helpers/process.js';
+import { dashboardExpressions, SINGLE_PROCESS_NOTE, substituteVariables } from '../helpers/promql.js';
 import { redisServerPath, startRedis, type RunningRedis } from '../helpers/redis.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 const redisBin = redisServerPath();
 const prometheusBin = findTool('prometheus');
@@ -212,7 +216,20 @@ cluster: { redis: "\${REDIS_URL}", name: test, memberTtlSeconds: ${TTL_SECONDS},
     expect(await promValue('max(count by (address) (ton_wallet_balance_tons))')).toBe(1);
     expect(await promValue('max(count by (address) (ton_wallet_status))')).toBe(1);
     expect(await promValue('count(ton_out_msg_queue_size{workchain="-1"})')).toBe(1);
+    // The health dashboard's cluster row, empty for a single process, has data here.
+    const health = JSON.parse(await readFile(join(ROOT, 'dashboards/grafana/dashboards/health.json'), 'utf8')) as never;
+    const clusterPanels = dashboardExpressions('health.json', health).filter((p) => p.description.includes(SINGLE_PROCESS_NOTE));
+    expect(clusterPanels.length).toBeGreaterThanOrEqual(4);
+    for (const { panel, expr } of clusterPanels) {
+      const substituted = substituteVariables(expr, '30s');
+      await eventually(async () => ((await promCount(substituted)) > 0 ? true : undefined), 10_000, `data for ${panel}: ${substituted}`);
+    }
   }, 60_000);
+
+  async function promCount(expr: string): Promise<number> {
+    const body = (await (await fetch(`${promUrl}/api/v1/query?query=${encodeURIComponent(expr)}`)).json()) as { data: { result: unknown[] } };
+    return body.data.result.length;
+  }
 
   async function promValue(expr: string): Promise<number | undefined> {
     const body = (await (await fetch(`${promUrl}/api/v1/query?query=${encodeURIComponent(expr)}`)).json()) as {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dashboardExpressions, loadRules, substituteVariables, type DashboardExpression } from '../helpers/promql.js';
+import { dashboardExpressions, loadRules, SINGLE_PROCESS_NOTE, substituteVariables, type DashboardExpression } from '../helpers/promql.js';
 import { eventually, findTool, freePort, startTonwatch, type RunningProcess } from '../helpers/process.js';
 import { makeTestCertificates, testHash } from '../helpers/certs.js';
 
@@ -159,7 +159,7 @@ scrape_configs:
       expect(result.error, expr).toBeUndefined();
       expect(result.ok, expr).toBe(true);
     }
-    const calmPanels = panelExprs.filter((p) => !p.description.includes(CALM_NOTE));
+    const calmPanels = panelExprs.filter((p) => !p.description.includes(CALM_NOTE) && !p.description.includes(SINGLE_PROCESS_NOTE));
     const calmAlerts = ['TonShardStalled', 'TonWalletBalanceBelowMinimum', 'TonJettonBalanceBelowMinimum', 'TonWalletNotActive'];
     const alertExpr = (name: string) => rules.find((r) => r.alert === name)?.expr ?? '';
     const calmExprs = [...calmPanels.map((p) => p.expr), ...calmAlerts.map(alertExpr)];
