@@ -1,5 +1,5 @@
 // Dashboards and rules as code: `npm run dashboards` writes dashboards/grafana/dashboards/*.json,
-// dashboards/prometheus/rules.yml and deploy/kubernetes/prometheusrule.yaml (rules from
+// dashboards/prometheus/rules.yml and deploy/kubernetes/base/prometheusrule.yaml (rules from
 // ./rules.mjs). A test checks the committed files are what this script writes, so edit
 // here, not there.
 //
@@ -551,7 +551,7 @@ export function generatedFiles(options = {}) {
   const files = {};
   for (const [file, text] of Object.entries(dashboardFiles(options))) files[`dashboards/grafana/dashboards/${file}`] = text;
   files['dashboards/prometheus/rules.yml'] = rulesYaml(options);
-  files['deploy/kubernetes/prometheusrule.yaml'] = prometheusRuleYaml(options);
+  files['deploy/kubernetes/base/prometheusrule.yaml'] = prometheusRuleYaml(options);
   return files;
 }
 

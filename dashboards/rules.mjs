@@ -1,6 +1,6 @@
 // The one source of tonwatch's Prometheus rules. `npm run dashboards` writes them as
 // dashboards/prometheus/rules.yml (Prometheus, docker-compose) and as the PrometheusRule
-// of deploy/kubernetes/ (Prometheus Operator); a test keeps both files equal to this.
+// of deploy/kubernetes/base/ (Prometheus Operator); a test keeps both files equal to this.
 //
 // Portable: every expression selects tonwatch's series with one selector (default
 // job="tonwatch"), and runbook_url is absolute, from a base URL (default: docs/runbook.md on

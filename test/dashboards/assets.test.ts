@@ -100,10 +100,10 @@ describe('Grafana dashboards', () => {
 describe('Prometheus rules', () => {
   it("rules.yml and the Kubernetes PrometheusRule are the generator's output (edit dashboards/rules.mjs, then npm run dashboards)", () => {
     const generated = generatedFiles() as Record<string, string>;
-    for (const path of ['dashboards/prometheus/rules.yml', 'deploy/kubernetes/prometheusrule.yaml']) {
+    for (const path of ['dashboards/prometheus/rules.yml', 'deploy/kubernetes/base/prometheusrule.yaml']) {
       expect(readFileSync(join(ROOT, path), 'utf8'), path).toBe(generated[path]);
     }
-    const operator = parseYaml(readFileSync(join(ROOT, 'deploy/kubernetes/prometheusrule.yaml'), 'utf8')) as { spec: unknown };
+    const operator = parseYaml(readFileSync(join(ROOT, 'deploy/kubernetes/base/prometheusrule.yaml'), 'utf8')) as { spec: unknown };
     expect(operator.spec).toEqual(loadRules());
   });
 
@@ -220,18 +220,21 @@ describe('the docker-compose stack', () => {
     expect(check.status).toBe(0);
   });
 
-  it.for([{}, { TONWATCH_CONFIG_NAME: 'demo' }])('docker-compose config accepts the file (%o)', (env: Record<string, string>, ctx) => {
-    const compose = findTool('docker-compose');
-    if (!compose) return ctx.skip("docker-compose not installed (CI installs Debian's docker-compose package)");
-    const check = spawnSync(compose, ['-f', join(ROOT, 'docker-compose.yml'), '--profile', 'demo', 'config', '-q'], {
-      encoding: 'utf8',
-      env: { ...process.env, ...env },
-    });
-    expect(check.stderr).toBe('');
-    expect(check.status).toBe(0);
-  });
+  it.for([{}, { TONWATCH_CONFIG_NAME: 'demo' }, { TONWATCH_CONFIG_NAME: 'cluster-demo' }])(
+    'docker-compose config accepts the file (%o)',
+    (env: Record<string, string>, ctx) => {
+      const compose = findTool('docker-compose');
+      if (!compose) return ctx.skip("docker-compose not installed (CI installs Debian's docker-compose package)");
+      const check = spawnSync(compose, ['-f', join(ROOT, 'docker-compose.yml'), '--profile', 'demo', '--profile', 'cluster', 'config', '-q'], {
+        encoding: 'utf8',
+        env: { ...process.env, ...env },
+      });
+      expect(check.stderr).toBe('');
+      expect(check.status).toBe(0);
+    },
+  );
 
-  it.each(['tonwatch.yml', 'demo.yml'])('mounts a tonwatch config (%s) that tonwatch check-config accepts', (file) => {
+  it.each(['tonwatch.yml', 'demo.yml', 'cluster.yml', 'cluster-demo.yml'])('mounts a tonwatch config (%s) that tonwatch check-config accepts', (file) => {
     const result = spawnSync(process.execPath, [MAIN, 'check-config', '--config', join(ROOT, 'dashboards/tonwatch', file)], {
       encoding: 'utf8',
       env: { PATH: process.env['PATH'] ?? '' },
@@ -270,5 +273,27 @@ describe('the docker-compose stack', () => {
     const addresses = [...text.matchAll(/address: "([^"]+)"/g)].map((m) => m[1] ?? '');
     const raws = addresses.map((a) => (parseAddress(a) as { ok: true; value: { raw: string } }).value.raw);
     expect(raws.filter((r) => known.has(r))).toHaveLength(12);
+    // The cluster demo watches all of them, from its file.
+    const listed = readFileSync(join(ROOT, 'dashboards/tonwatch/demo-watchlist.txt'), 'utf8').match(/^-?\d+:[0-9A-F]{64}/gm) ?? [];
+    expect(new Set(listed)).toEqual(known);
+  });
+
+  it('runs the cluster profile as two replicas of the same config sharing Valkey, both scraped under the one job', () => {
+    const compose = parseYaml(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8')) as {
+      services: Record<string, { profiles?: string[]; environment?: Record<string, string>; depends_on?: string[]; image?: string }>;
+    };
+    const { tonwatch, valkey } = compose.services;
+    const second = compose.services['tonwatch-2'];
+    expect(second?.profiles).toEqual(['cluster']);
+    expect(valkey?.profiles).toEqual(['cluster']);
+    expect(second?.environment).toEqual(tonwatch?.environment);
+    expect(second?.image).toBe(tonwatch?.image);
+    expect(second?.depends_on).toContain('valkey');
+    const cluster = readFileSync(join(ROOT, 'dashboards/tonwatch/cluster.yml'), 'utf8');
+    expect(cluster).toContain('redis: ${REDIS_URL:-redis://valkey:6379}');
+    const prometheus = parseYaml(readFileSync(join(ROOT, 'dashboards/prometheus/prometheus.yml'), 'utf8')) as {
+      scrape_configs: { job_name: string; dns_sd_configs?: { names: string[] }[] }[];
+    };
+    expect(prometheus.scrape_configs.find((c) => c.job_name === 'tonwatch')?.dns_sd_configs?.[0]?.names).toEqual(['tonwatch', 'tonwatch-2']);
   });
 });

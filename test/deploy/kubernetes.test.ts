@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Deployment } from 'kubernetes-models/apps/v1';
+import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import { ConfigMap, PersistentVolumeClaim, Service } from 'kubernetes-models/v1';
 import { PrometheusRule, ServiceMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1';
 import { describe, expect, it } from 'vitest';
@@ -20,7 +21,10 @@ import { loadRules } from '../helpers/promql.js';
  */
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const BASE = join(ROOT, 'deploy/kubernetes');
+/** What `kubectl apply -k deploy/kubernetes` applies: the base, kept in base/ so that overlays can sit beside it. */
+const TOP = join(ROOT, 'deploy/kubernetes');
+const BASE = join(TOP, 'base');
+const CLUSTER = join(TOP, 'cluster');
 
 type K8sObject = { apiVersion: string; kind: string; metadata: { name: string; labels?: Record<string, string> } } & Record<string, unknown>;
 
@@ -31,13 +35,14 @@ const MODELS: Record<string, new (data: never) => { validate(): void }> = {
   PersistentVolumeClaim: PersistentVolumeClaim,
   ServiceMonitor: ServiceMonitor,
   PrometheusRule: PrometheusRule,
+  PodDisruptionBudget: PodDisruptionBudget,
 };
 
-/** The base as kustomize renders it; null when kubectl is missing outside CI. */
-function rendered(): K8sObject[] | null {
+/** A kustomization as kustomize renders it (default: deploy/kubernetes); null when kubectl is missing outside CI. */
+function rendered(dir = TOP): K8sObject[] | null {
   const kubectl = findTool('kubectl');
   if (kubectl === null) return null;
-  const result = spawnSync(kubectl, ['kustomize', BASE], { encoding: 'utf8' });
+  const result = spawnSync(kubectl, ['kustomize', dir], { encoding: 'utf8' });
   expect(result.status, result.stderr).toBe(0);
   return parseAllDocuments(result.stdout).map((doc) => doc.toJS() as K8sObject);
 }
@@ -116,6 +121,52 @@ describe('Kubernetes base (deploy/kubernetes)', () => {
     // The Prometheus Operator names the job after the Service: the rules' default selector.
     expect(service.metadata.name).toBe('tonwatch');
     expect(monitor.spec.endpoints[0]?.port).toBe(service.spec.ports[0]?.name);
+  });
+});
+
+describe('Kubernetes cluster overlay (deploy/kubernetes/cluster)', () => {
+  it('renders three replicas on the base, the Redis URL from a Secret, a PodDisruptionBudget and no ReadWriteOnce volume, every object valid', (ctx) => {
+    const objects = rendered(CLUSTER);
+    if (objects === null) return ctx.skip("kubectl not installed (CI installs Debian's kubernetes-client package)");
+    expect(objects.map((o) => o.kind).sort()).toEqual(['ConfigMap', 'Deployment', 'PodDisruptionBudget', 'PrometheusRule', 'Service', 'ServiceMonitor']);
+    for (const object of objects) validate(object);
+    const deployment = objects.find((o) => o.kind === 'Deployment') as unknown as DeploymentShape & {
+      spec: { replicas: number; strategy: { type: string }; template: { metadata: { labels: Record<string, string> } } };
+    };
+    expect(deployment.spec.replicas).toBe(3);
+    expect(deployment.spec.strategy.type).toBe('RollingUpdate');
+    const pod = deployment.spec.template.spec;
+    const container = pod.containers[0];
+    expect(container?.env.find((e) => e.name === 'REDIS_URL')?.valueFrom?.secretKeyRef?.name).toBe('tonwatch-redis');
+    expect(container?.env.find((e) => e.name === 'TONCENTER_API_KEY')?.valueFrom?.secretKeyRef?.name).toBe('tonwatch-upstream');
+    expect(pod.volumes.find((v) => v.name === 'data')?.persistentVolumeClaim).toBeUndefined();
+    // Still the base's hardening and probes.
+    expect(container?.securityContext.readOnlyRootFilesystem).toBe(true);
+    expect(container?.readinessProbe.httpGet.path).toBe('/readyz');
+    const pdb = objects.find((o) => o.kind === 'PodDisruptionBudget') as K8sObject & {
+      spec: { maxUnavailable: number; selector: { matchLabels: Record<string, string> } };
+    };
+    expect(pdb.spec.maxUnavailable).toBe(1);
+    for (const [key, value] of Object.entries(pdb.spec.selector.matchLabels)) expect(deployment.spec.template.metadata.labels[key]).toBe(value);
+    // The ConfigMap holds the cluster config and the base's watchlist, under the name the pods mount.
+    const configMap = objects.find((o) => o.kind === 'ConfigMap') as K8sObject & { data: Record<string, string> };
+    expect(pod.volumes.find((v) => v.name === 'config')?.configMap?.name).toBe(configMap.metadata.name);
+    expect(configMap.data['tonwatch.yml']).toContain('cluster:');
+    expect(configMap.data['watchlist.txt']).toBe(readFileSync(join(BASE, 'watchlist.txt'), 'utf8'));
+  });
+
+  it('ships a cluster config tonwatch check-config accepts, the Redis password redacted', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tonwatch-k8s-cluster-'));
+    writeFileSync(join(dir, 'tonwatch.yml'), readFileSync(join(CLUSTER, 'tonwatch.yml'), 'utf8'));
+    writeFileSync(join(dir, 'watchlist.txt'), readFileSync(join(BASE, 'watchlist.txt'), 'utf8'));
+    const result = spawnSync(process.execPath, [MAIN, 'check-config', '--config', join(dir, 'tonwatch.yml')], {
+      encoding: 'utf8',
+      env: { PATH: process.env['PATH'] ?? '', REDIS_URL: 'redis://:redis-secret-pw@redis.tonwatch.svc:6379/0', POD_NAME: 'tonwatch-7d9f-abcde' },
+    });
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe(0);
+    expect(result.stdout).not.toContain('redis-secret-pw');
+    expect(result.stdout).toContain('member: tonwatch-7d9f-abcde');
   });
 });
 
