@@ -50,13 +50,22 @@ export function createClusterLink(deps: ClusterLinkDeps): ClusterLink {
   const self = memberId(settings, deps.listenPort);
   const logger = deps.logger.child({ module: 'cluster', member: self });
   let runtime: ClusterRuntime | null = null;
+  const gainedListeners: (() => void)[] = [];
+  /** The share at the last look: what a change gained is what was not in it. */
+  let lastShare = new Set<string>();
 
   /** What this replica owns and holds, to Redis again (after a reconnect, or when its share changed). */
   const reshare = (): void => {
+    if (runtime === null) return;
+    const owned = runtime.membership.owned(deps.watchlist());
+    const share = new Set(owned.map((w) => w.raw));
+    const gained = owned.some((w) => !lastShare.has(w.raw));
+    lastShare = share;
+    if (gained) for (const listener of gainedListeners) listener();
     const held = deps.store.current().wallets?.wallets;
-    if (runtime === null || held === undefined) return;
+    if (held === undefined) return;
     const records: WalletRecord[] = [];
-    for (const { raw } of runtime.membership.owned(deps.watchlist())) {
+    for (const { raw } of owned) {
       const record = held.get(raw);
       if (record !== undefined) records.push(record);
     }
@@ -69,6 +78,7 @@ export function createClusterLink(deps: ClusterLinkDeps): ClusterLink {
     leads: () => runtime?.membership.leads() ?? false,
     shareWallets: (records) => runtime?.share.wallets(records),
     shareQueueSizes: (queueSizes) => runtime?.share.queueSizes(queueSizes),
+    onGained: (listener) => void gainedListeners.push(listener),
     budgetFor: ({ name, rps }) =>
       createClusterBudget({
         rps,

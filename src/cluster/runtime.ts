@@ -107,8 +107,11 @@ export function createClusterRuntime(deps: ClusterRuntimeDeps): ClusterRuntime {
     if (stopped) return;
     try {
       const [members, leader] = await scripts.tonwatchHeartbeat(keys.members, keys.member(self), keys.leader, self, ttlMs, info, membership.bids() ? '1' : '0');
+      const first = lastHeard === -Infinity;
       lastHeard = deps.now();
       const changed = membership.heard(members, leader ?? null);
+      // Joined: its share is its own once the others have seen it (membership.ts).
+      if (first) setTimeout(() => !stopped && deps.reshare(), heartbeatMs + 50).unref();
       if (changed) logger.info({ members: membership.members(), leader: membership.leader() }, 'cluster members');
       if (changed || reconnected) deps.reshare();
       reconnected = false;

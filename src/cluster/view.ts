@@ -16,6 +16,8 @@ export interface ClusterView {
   /** Hands what this replica polled to the others. */
   shareWallets(records: Iterable<WalletRecord>): void;
   shareQueueSizes(snapshot: QueueSizesSnapshot): void;
+  /** Calls `listener` whenever this replica's share gains wallets (a member left, or it has just joined): they are polled at once. */
+  onGained(listener: () => void): void;
   /** The budget of an upstream shared by the replicas; undefined: the process's own. */
   budgetFor(upstream: { readonly name: string; readonly rps: number }): RequestBudget | undefined;
 }
@@ -27,6 +29,7 @@ export const SINGLE_PROCESS: ClusterView = Object.freeze({
   leads: () => true,
   shareWallets: () => undefined,
   shareQueueSizes: () => undefined,
+  onGained: () => undefined,
   budgetFor: () => undefined,
 });
 

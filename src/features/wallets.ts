@@ -136,6 +136,8 @@ export function createWalletsFeature(ctx: FeatureContext): Feature {
           ],
     serves: { loading: () => (loading ? LOADING_WALLETS : NOTHING_LOADING) },
     start() {
+      // In a cluster, wallets this replica has just taken over are polled at once, not at the next tick.
+      ctx.cluster.onGained(() => current().scheduler.runNow('wallets'));
       loading = true;
       loaded = loadPersisted().finally(() => (loading = false));
       void loaded.then(() => setTimeout(prepareUpstream, PREPARE_AFTER_MS).unref());

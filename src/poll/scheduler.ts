@@ -22,6 +22,8 @@ export interface Scheduler {
    * request (Cache-Control), so it is worked out once per tick, not per call.
    */
   nextRunAt(name: string): number | null;
+  /** Runs a job now, between its ticks, unless it is running already (or the scheduler is not running). */
+  runNow(name: string): void;
 }
 
 export interface SchedulerClock {
@@ -139,6 +141,10 @@ export function createScheduler(jobs: readonly ScheduledJob[], logger: Logger, c
     },
     nextRunAt(name) {
       return nextRuns.get(name) ?? null;
+    },
+    runNow(name) {
+      const job = jobs.find((j) => j.name === name);
+      if (job !== undefined && started && !stopped) void runJob(job);
     },
   };
 }
