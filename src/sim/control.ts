@@ -89,9 +89,10 @@ export function createSimControl(deps: SimControlDeps): (url: URL, res: ServerRe
         );
       }
       case '/_sim/load': {
-        const read = deps.load.read();
+        const { addresses, ...read } = deps.load.read();
         if (param('reset') === '1') deps.load.reset();
-        return send(res, 200, JSON.stringify(read));
+        // ?summary=1 leaves the per-address counts out (a million of them at scale).
+        return send(res, 200, JSON.stringify(param('summary') === '1' ? read : { ...read, addresses }));
       }
       case '/_sim/accounts':
         res.writeHead(200, { 'content-type': 'application/json' });

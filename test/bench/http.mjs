@@ -19,10 +19,10 @@ const WRITTEN_BY_NODE = new Set(['date', 'connection', 'keep-alive', 'content-le
  * sides send the same bytes but the Date. The contract asks for them; node:http spends
  * about a microsecond a request on the three snapshot headers alone.
  */
-const sameHeaders = (headers) => Object.fromEntries(Object.entries(headers).filter(([name]) => !WRITTEN_BY_NODE.has(name)));
+export const sameHeaders = (headers) => Object.fromEntries(Object.entries(headers).filter(([name]) => !WRITTEN_BY_NODE.has(name)));
 
 /** Starts the bare server on `answers` ([{ path, acceptEncoding, headers, body }]); resolves with its process. */
-async function startBare(answers) {
+export async function startBare(answers) {
   const dir = benchDir('tonwatch-bench-bare-');
   const list = answers.map(({ path, acceptEncoding, headers, body }, i) => {
     const bodyFile = join(dir, `body-${i}`);

@@ -68,7 +68,7 @@ export function spawnTonwatch(args, ready) {
 }
 
 /** Resolves with the exit code once the child exits. */
-export const exited = (child) => (child.exitCode !== null ? Promise.resolve(child.exitCode) : new Promise((resolve) => child.once('exit', resolve)));
+export const exited = (child) => (child.exitCode !== null || child.signalCode !== null ? Promise.resolve(child.exitCode ?? child.signalCode) : new Promise((resolve) => child.once('exit', resolve)));
 
 /** Folders made by this run, removed when it exits: a 100,000-wallet folder is about 50 MB. */
 const madeDirs = [];

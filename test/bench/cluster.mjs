@@ -1,0 +1,200 @@
+// Cluster mode at scale: `replicas` real tonwatch processes sharing a real redis-server,
+// against the simulator process on one API key at `rps` (and an 8 KiB request line, as
+// toncenter's), the watchlist users write. Measures what the cluster costs and gives:
+// the first full cycle against the shared budget, RSS per replica, Redis memory and
+// commands, walletStates(100) on every replica against a bare server sending the same
+// bytes (wrk), and the time to recover a replica killed with SIGKILL.
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { realisticWatchlist } from './fixtures.mjs';
+import { sameHeaders, startBare } from './http.mjs';
+import { benchDir, exited, freePort, getWhenUp, rssOf, spawnTonwatch, wrk } from './support.mjs';
+
+/** The sum of a metric's samples whose line has every one of `pairs`. */
+function sum(text, name, pairs = []) {
+  return text
+    .split('\n')
+    .filter((l) => (l.startsWith(`${name}{`) || l.startsWith(`${name} `)) && pairs.every((pair) => l.includes(pair)))
+    .reduce((total, l) => total + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Progress on stderr: a run at a million wallets takes minutes. */
+const progress = (text) => process.stderr.write(`  cluster bench ${new Date().toISOString().slice(11, 19)}: ${text}\n`);
+
+async function until(what, deadlineMs, probe) {
+  progress(`waiting for ${what}`);
+  const deadline = Date.now() + deadlineMs;
+  for (;;) {
+    const value = await probe().catch(() => undefined);
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`timed out: ${what}`);
+    await sleep(500);
+  }
+}
+
+/** INFO of a section as an object. */
+async function info(redis, section) {
+  const text = await redis.info(section);
+  return Object.fromEntries(
+    text
+      .split('\r\n')
+      .filter((l) => l.includes(':'))
+      .map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 1)]),
+  );
+}
+
+export async function clusterAtScale(wallets, { replicas = 4, rps = 200, ttlSeconds = 10, seconds = 5 } = {}) {
+  const dir = benchDir('tonwatch-bench-cluster-');
+  const redisPort = await freePort();
+  const redisServer = spawn('redis-server', ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  const redis = new Redis(redisPort, '127.0.0.1', { retryStrategy: (n) => (n > 50 ? null : 100) });
+  // Refused until redis-server listens: retried.
+  redis.on('error', () => undefined);
+  await redis.ping();
+  const simPort = await freePort();
+  const sim = await spawnTonwatch(
+    ['simulate', '--port', String(simPort), '--accounts', String(wallets), '--seed', '5', '--max-url-bytes', '8192', '--block-ms', '0', '--rps', String(rps)],
+    /listening/,
+  );
+  sim.stdout.resume();
+  const simUrl = `http://127.0.0.1:${simPort}`;
+  const raws = (await (await fetch(`${simUrl}/_sim/accounts`)).json()).map((a) => a.raw);
+  const lists = realisticWatchlist(raws);
+  writeFileSync(join(dir, 'watch.txt'), lists.file);
+  const members = [];
+  const startReplica = async (id) => {
+    const port = await freePort();
+    const config = join(dir, `${id}.yml`);
+    writeFileSync(
+      config,
+      [
+        `listen: { host: 127.0.0.1, port: ${port} }`,
+        `upstreams: [ { name: sim, url: "${simUrl}", rps: ${rps}, timeoutMs: 10000 } ]`,
+        // One cycle at the join; the next ticks are past the benchmark.
+        'schedule: { queueSizes: "*/5 * * * * *", wallets: "0 0 */6 * * *" }',
+        'walletBatchSize: 1000',
+        'watchlistFiles: [watch.txt]',
+        `snapshot: { file: ${id}-snapshot.json, maxAgeSeconds: 86400 }`,
+        `cluster: { redis: "redis://127.0.0.1:${redisPort}", name: bench, memberTtlSeconds: ${ttlSeconds}, member: ${id} }`,
+        'log: { level: warn }',
+        ...lists.yaml,
+        '',
+      ].join('\n'),
+    );
+    const child = await spawnTonwatch(['--config', config]);
+    child.stdout.resume();
+    child.once('exit', (code, signal) => progress(`replica ${id} exited (${code ?? signal})`));
+    const member = { id, port, url: `http://127.0.0.1:${port}`, child };
+    members.push(member);
+    return member;
+  };
+  const live = () => members.filter((m) => m.child.exitCode === null && m.child.signalCode === null);
+  const metrics = async (m) => (await fetch(`${m.url}/metrics`)).text();
+  const sample = raws.filter((_, i) => i % Math.max(1, Math.floor(wallets / 1000)) === 0).slice(0, 1000);
+  const servesSample = async (m) => {
+    const json = await (await fetch(`${m.url}/api/v3/walletStates?${sample.map((a) => `address=${a}`).join('&')}`)).json();
+    return json.wallets?.length === sample.length;
+  };
+  /** Every live replica has polled its share once since `since` polls, serves the sample, and the shares add up to the watchlist. */
+  const settled = async (cyclesBefore) => {
+    let owned = 0;
+    for (const m of live()) {
+      const text = await metrics(m);
+      owned += sum(text, 'tonwatch_cluster_owned_wallets');
+      if (sum(text, 'tonwatch_poll_duration_seconds_count', ['query="wallets"']) <= (cyclesBefore.get(m.id) ?? 0)) return false;
+      if (!(await servesSample(m))) return false;
+    }
+    return owned === wallets;
+  };
+  const cycles = async () => new Map(await Promise.all(live().map(async (m) => [m.id, sum(await metrics(m), 'tonwatch_poll_duration_seconds_count', ['query="wallets"'])])));
+
+  try {
+    const commandsBefore = Number((await info(redis, 'stats')).total_commands_processed);
+    const started = Date.now();
+    for (let i = 1; i <= replicas; i += 1) await startReplica(`r${i}`);
+    await until('every replica up', 120_000, async () => {
+      for (const m of live()) if ((await fetch(`${m.url}/healthz`)).status !== 200) return false;
+      return true;
+    });
+    await until('the first cycle of the cluster', 30 * 60_000, () => settled(new Map()));
+    const firstCycleSeconds = (Date.now() - started) / 1000;
+    const texts = await Promise.all(live().map(metrics));
+    const cycle = {
+      seconds: firstCycleSeconds,
+      pollSeconds: Math.max(...texts.map((t) => sum(t, 'tonwatch_poll_duration_seconds_sum', ['query="wallets"']))),
+      calls: texts.reduce((total, t) => total + sum(t, 'tonwatch_upstream_requests_total', ['query="wallets"']), 0),
+      refused: texts.reduce((total, t) => total + sum(t, 'tonwatch_upstream_requests_total', ['query="wallets"', 'code="414"']), 0),
+      owned: texts.map((t) => sum(t, 'tonwatch_cluster_owned_wallets')),
+    };
+    // The shared snapshot has reached every replica.
+    await sleep(3_000);
+    const load = await (await fetch(`${simUrl}/_sim/load?summary=1`)).json();
+    const simState = await (await fetch(`${simUrl}/_sim/state`)).json();
+    const memory = await info(redis, 'memory');
+    const commands = Number((await info(redis, 'stats')).total_commands_processed) - commandsBefore;
+    const keys = {};
+    for (const key of ['wallets', 'updates']) keys[key] = Number(await redis.call('MEMORY', 'USAGE', `tonwatch:{bench}:${key}`, 'SAMPLES', '1000'));
+    const rss = live().map((m) => ({ id: m.id, rss: rssOf(m.child.pid) }));
+
+    // walletStates of 100 watched addresses on every replica, against a bare server sending the same bytes.
+    const path = `/api/v3/walletStates?${raws
+      .slice(0, 100)
+      .map((a) => `address=${a}`)
+      .join('&')}`;
+    const answer = await getWhenUp(`${live()[0].url}${path}`);
+    const bare = await startBare([{ path, acceptEncoding: undefined, headers: sameHeaders(answer.headers), body: answer.body }]);
+    const served = [];
+    try {
+      // Each replica against a bare run just before it: the machine is shared and noisy.
+      for (const m of live()) {
+        await wrk(`${bare.url}${path}`, { serverPid: bare.child.pid, seconds: 1 });
+        const bareRun = await wrk(`${bare.url}${path}`, { serverPid: bare.child.pid, seconds });
+        await wrk(`${m.url}${path}`, { serverPid: m.child.pid, seconds: 1 });
+        const run = await wrk(`${m.url}${path}`, { serverPid: m.child.pid, seconds });
+        served.push({ id: m.id, rps: run.rps, p99: run.p99, bare: bareRun.rps, bareP99: bareRun.p99, ratio: run.rps / bareRun.rps });
+      }
+    } finally {
+      bare.child.kill('SIGTERM');
+    }
+
+    // A replica killed: its share moves to the others and is polled by them.
+    const victim = live().find((m) => m.id !== 'r1') ?? live()[0];
+    const before = await cycles();
+    before.delete(victim.id);
+    progress(`killing ${victim.id} (pid ${victim.child.pid}) with SIGKILL`);
+    victim.child.kill("SIGKILL");
+    const killedAt = Date.now();
+    await until('the others owning every wallet', 10 * 60_000, async () => {
+      let owned = 0;
+      for (const m of live()) owned += sum(await metrics(m), 'tonwatch_cluster_owned_wallets');
+      return owned === wallets;
+    });
+    const movedSeconds = (Date.now() - killedAt) / 1000;
+    await until('the dead replica share polled', 30 * 60_000, () => settled(before));
+    const recoveredSeconds = (Date.now() - killedAt) / 1000;
+    return {
+      wallets,
+      replicas,
+      rps,
+      ttlSeconds,
+      cycle,
+      load,
+      rateLimited: simState.stats['429'] ?? 0,
+      redis: { usedMemory: Number(memory.used_memory), rss: Number(memory.used_memory_rss), keys, commands, commandsPerWallet: commands / wallets },
+      rss,
+      served,
+      recovery: { movedSeconds, recoveredSeconds },
+    };
+  } finally {
+    for (const m of members) m.child.kill('SIGKILL');
+    await Promise.all(members.map((m) => exited(m.child)));
+    sim.kill('SIGTERM');
+    await exited(sim);
+    redis.disconnect();
+    redisServer.kill('SIGKILL');
+  }
+}
