@@ -77,6 +77,22 @@ describe('architecture', () => {
     expect(named.map((file) => relative(SRC, file))).toEqual([]);
   });
 
+  it('cluster/ reads the domain and the snapshot, and of the upstream room only the budget it shares; never the config, pollers, server or metrics', () => {
+    const allowed = new Set(['cluster', 'domain', 'snapshot', 'log']);
+    const budget = new Set(['upstream/budget.ts', 'upstream/waiters.ts']);
+    expect(violations((from, to) => roomOf(from) === 'cluster' && !allowed.has(roomOf(to)) && !budget.has(to))).toEqual([]);
+  });
+
+  it('only cluster/runtime.ts loads the Redis client, and a single process never loads it: link.ts imports the runtime on demand', () => {
+    const loading = sourceFiles(SRC).filter((file) => /^import (?!type )[^;]*from 'ioredis'/m.test(readFileSync(file, 'utf8')));
+    expect(loading.map((file) => relative(SRC, file))).toEqual(['cluster/runtime.ts']);
+    const importers = [...IMPORTS].filter(([, targets]) => targets.includes('cluster/runtime.ts')).map(([from]) => from);
+    expect(importers).toEqual(['cluster/link.ts']);
+    const link = readFileSync(join(SRC, 'cluster/link.ts'), 'utf8');
+    expect(link).toMatch(/await import\('\.\/runtime\.js'\)/);
+    expect(link).not.toMatch(/^import (?!type )[^;]*'\.\/runtime\.js'/m);
+  });
+
   it('features/ reach the upstream only through the domain interface and never load the config', () => {
     expect(violations((from, to) => roomOf(from) === 'features' && (roomOf(to) === 'upstream' || roomOf(to) === 'config'))).toEqual([]);
   });

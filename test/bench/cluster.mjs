@@ -5,7 +5,7 @@
 // commands, walletStates(100) on every replica against a bare server sending the same
 // bytes (wrk), and the time to recover a replica killed with SIGKILL.
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { createWriteStream, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { realisticWatchlist } from './fixtures.mjs';
@@ -49,6 +49,7 @@ async function info(redis, section) {
 
 export async function clusterAtScale(wallets, { replicas = 4, rps = 200, ttlSeconds = 10, seconds = 5 } = {}) {
   const dir = benchDir('tonwatch-bench-cluster-');
+  progress(`folder ${dir}`);
   const redisPort = await freePort();
   const redisServer = spawn('redis-server', ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
   const redis = new Redis(redisPort, '127.0.0.1', { retryStrategy: (n) => (n > 50 ? null : 100) });
@@ -80,13 +81,14 @@ export async function clusterAtScale(wallets, { replicas = 4, rps = 200, ttlSeco
         'watchlistFiles: [watch.txt]',
         `snapshot: { file: ${id}-snapshot.json, maxAgeSeconds: 86400 }`,
         `cluster: { redis: "redis://127.0.0.1:${redisPort}", name: bench, memberTtlSeconds: ${ttlSeconds}, member: ${id} }`,
-        'log: { level: warn }',
+        'log: { level: info }',
         ...lists.yaml,
         '',
       ].join('\n'),
     );
     const child = await spawnTonwatch(['--config', config]);
-    child.stdout.resume();
+    // Each replica's log in the bench folder (removed at exit unless BENCH_KEEP is set).
+    child.stdout.pipe(createWriteStream(join(dir, `${id}.log`)));
     child.once('exit', (code, signal) => progress(`replica ${id} exited (${code ?? signal})`));
     const member = { id, port, url: `http://127.0.0.1:${port}`, child };
     members.push(member);
@@ -110,7 +112,8 @@ export async function clusterAtScale(wallets, { replicas = 4, rps = 200, ttlSeco
     }
     return owned === wallets;
   };
-  const cycles = async () => new Map(await Promise.all(live().map(async (m) => [m.id, sum(await metrics(m), 'tonwatch_poll_duration_seconds_count', ['query="wallets"'])])));
+  const cycles = async () =>
+    new Map(await Promise.all(live().map(async (m) => [m.id, sum(await metrics(m), 'tonwatch_poll_duration_seconds_count', ['query="wallets"'])])));
 
   try {
     const commandsBefore = Number((await info(redis, 'stats')).total_commands_processed);
@@ -166,7 +169,7 @@ export async function clusterAtScale(wallets, { replicas = 4, rps = 200, ttlSeco
     const before = await cycles();
     before.delete(victim.id);
     progress(`killing ${victim.id} (pid ${victim.child.pid}) with SIGKILL`);
-    victim.child.kill("SIGKILL");
+    victim.child.kill('SIGKILL');
     const killedAt = Date.now();
     await until('the others owning every wallet', 10 * 60_000, async () => {
       let owned = 0;

@@ -4,7 +4,8 @@
 // noisy: no test asserts on time, and each figure here is the best of its runs.
 // Loopback only; every load is bounded in seconds.
 //
-// BENCH_ONLY=http|identity|lifecycle|calls|jettons|processing|cycle runs one part; BENCH_SECONDS sets the
+// BENCH_ONLY=http|identity|lifecycle|calls|jettons|cluster|processing|cycle runs one part
+// (BENCH_CLUSTER_WALLETS sets the cluster's watchlist, default 1,000,000); BENCH_SECONDS sets the
 // length of each wrk run (default 5).
 import { cpus, totalmem } from 'node:os';
 import { callsBehindUrlLimit, cycleAgainstSimulator } from './cycle.mjs';
@@ -13,6 +14,7 @@ import { memoryAfterScrapes, memoryWhilePolling, moduleLoadingMs, startTimes, st
 import { firstCycleInFreshProcess, pollProcessing } from './processing.mjs';
 import { v2DuringIdentityScrapes } from './identity-scrapes.mjs';
 import { cyclesWithJettons } from './jettons.mjs';
+import { clusterAtScale } from './cluster.mjs';
 import { median } from './support.mjs';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -194,6 +196,34 @@ if (runs('jettons')) {
   console.log(`  TON only: ${line('wallet cycle', tonOnly.wallet)}; RSS after the cycle and a scrape ${fmt(tonOnly.rss / 1e6)} MB`);
   console.log(
     `  one jetton each (SIMUSD): ${line('wallet cycle', withJetton.wallet)}; ${line('jetton cycle', withJetton.jetton)}; RSS ${fmt(withJetton.rss / 1e6)} MB`,
+  );
+  console.log('');
+}
+
+if (runs('cluster')) {
+  const wallets = Number(process.env.BENCH_CLUSTER_WALLETS ?? 1_000_000);
+  const c = await clusterAtScale(wallets, { replicas: 4, rps: 200, seconds: SECONDS });
+  const mb = (bytes) => `${fmt(bytes / 1e6)} MB`;
+  console.log(
+    `Cluster mode: ${fmt(c.wallets)} simulated wallets over ${c.replicas} replicas (real processes), one redis-server, the simulator on one API key at ${c.rps} rps (8 KiB request line), memberTtlSeconds ${c.ttlSeconds}:`,
+  );
+  console.log(
+    `  first cycle, from the replicas' spawn until each has polled its share and every replica serves a sample of 1,000 wallets of every share: ${fmt(c.cycle.seconds, 1)} s (the longest replica's poll ${fmt(c.cycle.pollSeconds, 1)} s); shares ${c.cycle.owned.map((n) => fmt(n)).join(' / ')}`,
+  );
+  console.log(
+    `  upstream calls of the cycle, all replicas: ${fmt(c.cycle.calls)} (${fmt(c.cycle.refused)} refused while each found the batch that fits); most requests the simulator saw in any second ${fmt(c.load.maxPerSecond)} (bound: rps plus one burst, ${fmt(c.rps * 1.5)}) ${verdict(c.load.maxPerSecond <= c.rps * 1.5)}; 429 answers ${fmt(c.rateLimited)} ${verdict(c.rateLimited === 0)}`,
+  );
+  console.log(`  RSS per replica: ${c.rss.map((r) => `${r.id} ${mb(r.rss)}`).join(', ')} (target < 1 GB) ${verdict(c.rss.every((r) => r.rss < 1e9))}`);
+  console.log(
+    `  Redis: used memory ${mb(c.redis.usedMemory)} (RSS ${mb(c.redis.rss)}): the wallets hash ${mb(c.redis.keys.wallets)}, the stream ${mb(c.redis.keys.updates)}; ${fmt(c.redis.commands)} commands from the start through the first cycle (${fmt(c.redis.commandsPerWallet, 3)} a wallet)`,
+  );
+  for (const s of c.served) {
+    console.log(
+      `  walletStates(100) on ${s.id}: ${fmt(s.rps)} req/s (p99 ${fmt(s.p99, 2)} ms) against the bare server ${fmt(s.bare)} req/s (p99 ${fmt(s.bareP99, 2)} ms): ${fmt(s.ratio, 2)} (target ≥ 0.7) ${verdict(s.ratio >= 0.7)}`,
+    );
+  }
+  console.log(
+    `  a replica killed (SIGKILL): its share owned by the others after ${fmt(c.recovery.movedSeconds, 1)} s, polled by them after ${fmt(c.recovery.recoveredSeconds, 1)} s (bound: memberTtlSeconds plus one cycle)`,
   );
   console.log('');
 }

@@ -68,11 +68,15 @@ export function spawnTonwatch(args, ready) {
 }
 
 /** Resolves with the exit code once the child exits. */
-export const exited = (child) => (child.exitCode !== null || child.signalCode !== null ? Promise.resolve(child.exitCode ?? child.signalCode) : new Promise((resolve) => child.once('exit', resolve)));
+export const exited = (child) =>
+  child.exitCode !== null || child.signalCode !== null
+    ? Promise.resolve(child.exitCode ?? child.signalCode)
+    : new Promise((resolve) => child.once('exit', resolve));
 
 /** Folders made by this run, removed when it exits: a 100,000-wallet folder is about 50 MB. */
 const madeDirs = [];
-process.once('exit', () => madeDirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+// BENCH_KEEP=1 keeps them, to read the daemons' logs after a run.
+process.once('exit', () => process.env.BENCH_KEEP || madeDirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
 export function benchDir(prefix) {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   madeDirs.push(dir);
