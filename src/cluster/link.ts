@@ -84,7 +84,7 @@ export function createClusterLink(deps: ClusterLinkDeps): ClusterLink {
         rps,
         now: deps.now,
         bucket: {
-          available: () => runtime?.redisUp() ?? false,
+          available: () => runtime?.connected() ?? false,
           take: (want, reserve, holdMs) => {
             if (runtime === null) return Promise.reject(new Error('not connected'));
             return runtime.take(name, rps, burstOf(rps), want, reserve, holdMs);

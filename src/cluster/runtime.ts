@@ -19,6 +19,8 @@ export interface ClusterRuntime {
   readonly membership: Membership;
   /** Whether Redis answered the last heartbeat and is connected now. */
   redisUp(): boolean;
+  /** Whether the command connection is up (the budget asks Redis while it is). */
+  connected(): boolean;
   readonly share: Share;
   /** Tokens from an upstream's shared bucket (scripts.ts TAKE_TOKENS). */
   take(upstream: string, rps: number, capacity: number, want: number, reserve: number, holdMs: number): Promise<{ granted: number; waitMs: number }>;
@@ -129,6 +131,7 @@ export function createClusterRuntime(deps: ClusterRuntimeDeps): ClusterRuntime {
     membership,
     share,
     redisUp: () => main.status === 'ready' && deps.now() - lastHeard < ttlMs,
+    connected: () => main.status === 'ready',
     async take(upstream, rps, capacity, want, reserve, holdMs) {
       const [granted, waitMs] = await scripts.tonwatchTake(keys.bucket(upstream), rps, capacity, want, reserve, Math.max(0, Math.round(holdMs)));
       return { granted, waitMs };

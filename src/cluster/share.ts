@@ -1,4 +1,4 @@
-import { setTimeout as sleep } from 'node:timers/promises';
+import { setImmediate, setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { WatchedKeys, WatchedWallet } from '../domain/config.js';
@@ -12,8 +12,14 @@ import { decodeQueueSizes, decodeRecords, encodeQueueSizes, encodeRecord } from 
 const RECORDS_PER_ENTRY = 1000;
 /** Stream entries kept (approximately): a reader further behind than this loads the whole state again. */
 const STREAM_ENTRIES = 512;
-/** Received records wait this long to be applied together (one new snapshot for many entries). */
+/**
+ * Received records wait at least this long to be applied together (one new snapshot for
+ * many entries), and at least ten times as long as the last application took: a new
+ * snapshot copies the map of every wallet held (a million entries take ~100 ms), so
+ * applying costs at most a tenth of the replica's time however large the watchlist.
+ */
 const APPLY_AFTER_MS = 250;
+const APPLY_SHARE = 10;
 
 export interface ShareDeps {
   readonly main: Redis;
@@ -62,14 +68,17 @@ export function createShare(deps: ShareDeps): Share {
   const seen = new Map<string, number>();
   const pending = new Map<string, WalletRecord>();
   let applyTimer: NodeJS.Timeout | undefined;
+  let applyMs = 0;
 
   const apply = (): void => {
     clearTimeout(applyTimer);
     applyTimer = undefined;
     if (pending.size === 0) return;
+    const started = performance.now();
     const next = mergeWallets(deps.store.current().wallets, pending, deps.watchlist(), isNewer);
     pending.clear();
     if (next !== null) deps.store.replaceWallets(next);
+    applyMs = performance.now() - started;
   };
   const received = (records: readonly WalletRecord[]): void => {
     const watched = deps.watched();
@@ -77,8 +86,7 @@ export function createShare(deps: ShareDeps): Share {
       if (!watched.has(record.raw)) continue;
       if (isNewer(record, pending.get(record.raw))) pending.set(record.raw, record);
     }
-    if (pending.size >= 50_000) apply();
-    else applyTimer ??= setTimeout(apply, APPLY_AFTER_MS);
+    applyTimer ??= setTimeout(apply, Math.max(APPLY_AFTER_MS, applyMs * APPLY_SHARE));
   };
 
   async function send(): Promise<void> {
@@ -150,6 +158,7 @@ export function createShare(deps: ShareDeps): Share {
       const decoded = decodeRecords(lines, toProcess).records;
       records += decoded.length;
       received(decoded);
+      await setImmediate();
     } while (cursor !== '0' && !stopped);
     apply();
     logger.info({ records, seconds: (performance.now() - started) / 1000 }, "loaded the cluster's snapshot from Redis");
@@ -185,6 +194,8 @@ export function createShare(deps: ShareDeps): Share {
             for (const [id, fields] of entries) {
               lastId = id;
               handle(fields);
+              // A thousand records decoded: let served requests and timers in.
+              await setImmediate();
             }
           }
         } catch (err) {

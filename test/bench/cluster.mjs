@@ -5,7 +5,7 @@
 // commands, walletStates(100) on every replica against a bare server sending the same
 // bytes (wrk), and the time to recover a replica killed with SIGKILL.
 import { spawn } from 'node:child_process';
-import { createWriteStream, writeFileSync } from 'node:fs';
+import { createWriteStream, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { realisticWatchlist } from './fixtures.mjs';
@@ -176,9 +176,19 @@ export async function clusterAtScale(wallets, { replicas = 4, rps = 200, ttlSeco
       for (const m of live()) owned += sum(await metrics(m), 'tonwatch_cluster_owned_wallets');
       return owned === wallets;
     });
-    const movedSeconds = (Date.now() - killedAt) / 1000;
     await until('the dead replica share polled', 30 * 60_000, () => settled(before));
-    const recoveredSeconds = (Date.now() - killedAt) / 1000;
+    // Read from the replicas themselves (this process's probes of megabytes of /metrics
+    // lag): when each logged the member list without the victim, and when each finished
+    // polling its new share (tonwatch_last_success_timestamp_seconds).
+    const survivors = live();
+    const movedAt = survivors.map((m) => {
+      const lines = readFileSync(join(dir, `${m.id}.log`), 'utf8').split('\n');
+      const line = lines.map((l) => (l.includes('"msg":"cluster members"') ? JSON.parse(l) : null)).find((l) => l && l.time > killedAt && !l.members.includes(victim.id));
+      return line?.time ?? Number.NaN;
+    });
+    const polledAt = await Promise.all(survivors.map(async (m) => sum(await metrics(m), 'tonwatch_last_success_timestamp_seconds', ['query="wallets"']) * 1000));
+    const movedSeconds = (Math.max(...movedAt) - killedAt) / 1000;
+    const recoveredSeconds = (Math.max(...polledAt) - killedAt) / 1000;
     return {
       wallets,
       replicas,
