@@ -1,13 +1,10 @@
 import { hostname } from 'node:os';
-import type { Logger } from 'pino';
-import type { ClusterSettings, WatchedKeys, WatchedWallet } from '../domain/config.js';
-import type { EpisodeLog } from '../log/episodes.js';
-import type { SnapshotStore } from '../snapshot/store.js';
+import type { ClusterSettings } from '../domain/config.js';
 import type { WalletRecord } from '../snapshot/types.js';
 import { burstOf } from '../upstream/budget.js';
 import { createClusterBudget } from './budget.js';
 import type { ClusterRuntime } from './runtime.js';
-import { SINGLE_PROCESS, type ClusterReading, type ClusterView } from './view.js';
+import { SINGLE_PROCESS, type ClusterDaemonParts, type ClusterReading, type ClusterView } from './view.js';
 
 /** The cluster as the daemon holds it: the view the features read, and its lifecycle. */
 export interface ClusterLink extends ClusterView {
@@ -21,17 +18,9 @@ export interface ClusterLink extends ClusterView {
   reading(): ClusterReading | undefined;
 }
 
-export interface ClusterLinkDeps {
+export interface ClusterLinkDeps extends ClusterDaemonParts {
   readonly settings: ClusterSettings | null;
   readonly listenPort: number;
-  readonly version: string;
-  readonly logger: Logger;
-  readonly episodes: EpisodeLog;
-  readonly now: () => number;
-  readonly wallOffset: () => number;
-  readonly store: SnapshotStore;
-  readonly watchlist: () => readonly WatchedWallet[];
-  readonly watched: () => WatchedKeys;
 }
 
 /** This replica's id: as configured, else the host name and the listen port (the process id when the port is chosen by the system). */

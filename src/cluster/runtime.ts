@@ -1,14 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
-import type { Logger } from 'pino';
-import type { ClusterSettings, WatchedKeys, WatchedWallet } from '../domain/config.js';
-import type { EpisodeLog } from '../log/episodes.js';
-import type { SnapshotStore } from '../snapshot/store.js';
+import type { ClusterSettings } from '../domain/config.js';
 import { clusterKeys } from './keys.js';
 import { createMembership, type Membership } from './membership.js';
 import { HEARTBEAT, LEAVE, TAKE_TOKENS } from './scripts.js';
 import { createShare, type Share } from './share.js';
+import type { ClusterDaemonParts } from './view.js';
 
 /**
  * A replica's link to the cluster: two Redis connections (commands, and the stream's
@@ -32,18 +30,10 @@ export interface ClusterRuntime {
   stop(): Promise<void>;
 }
 
-export interface ClusterRuntimeDeps {
+export interface ClusterRuntimeDeps extends ClusterDaemonParts {
   readonly settings: ClusterSettings;
   /** This replica's id. */
   readonly self: string;
-  readonly version: string;
-  readonly logger: Logger;
-  readonly episodes: EpisodeLog;
-  readonly now: () => number;
-  readonly wallOffset: () => number;
-  readonly store: SnapshotStore;
-  readonly watchlist: () => readonly WatchedWallet[];
-  readonly watched: () => WatchedKeys;
   /** Told when the owned share may have changed, and after a reconnect: what this replica owns and polled goes to Redis again. */
   readonly reshare: () => void;
 }

@@ -1,4 +1,7 @@
-import type { WatchedWallet } from '../domain/config.js';
+import type { Logger } from 'pino';
+import type { WatchedKeys, WatchedWallet } from '../domain/config.js';
+import type { EpisodeLog } from '../log/episodes.js';
+import type { SnapshotStore } from '../snapshot/store.js';
 import type { QueueSizesSnapshot, WalletRecord } from '../snapshot/types.js';
 import type { RequestBudget } from '../upstream/budget.js';
 
@@ -39,4 +42,16 @@ export interface ClusterReading {
   readonly ownedWallets: number;
   readonly leader: boolean;
   readonly redisUp: boolean;
+}
+
+/** What cluster mode takes from the daemon: its logger, clocks, store and watchlist. */
+export interface ClusterDaemonParts {
+  readonly version: string;
+  readonly logger: Logger;
+  readonly episodes: EpisodeLog;
+  readonly now: () => number;
+  readonly wallOffset: () => number;
+  readonly store: SnapshotStore;
+  readonly watchlist: () => readonly WatchedWallet[];
+  readonly watched: () => WatchedKeys;
 }
