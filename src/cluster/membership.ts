@@ -36,6 +36,9 @@ export interface Membership {
   readonly version: () => number;
 }
 
+/** Member lists whose share is kept. */
+const KNOWN_SHARES = 4;
+
 export function createMembership(options: { self: string; heartbeatMs: number; now: () => number }): Membership {
   const { self, now } = options;
   let members: readonly string[] = [];
@@ -45,6 +48,8 @@ export function createMembership(options: { self: string; heartbeatMs: number; n
   let version = 0;
   let cache: { watchlist: readonly unknown[]; version: number; owned: readonly unknown[] } | null = null;
   const NOTHING: readonly never[] = [];
+  /** The shares of the last few member lists, most recent last. */
+  const shares = new Map<string, { watchlist: readonly unknown[]; owned: readonly unknown[] }>();
 
   const settled = (): boolean => joinedAt !== null && now() - joinedAt >= options.heartbeatMs;
 
@@ -76,7 +81,14 @@ export function createMembership(options: { self: string; heartbeatMs: number; n
       // The grace period ends without a heartbeat: count it as a change once.
       const v = version + 1;
       if (cache !== null && cache.watchlist === watchlist && cache.version === v) return cache.owned as readonly T[];
-      const owned = ownedShare(watchlist, members, self);
+      // A member list seen before (one that flapped back) gives the very same array: what
+      // was rendered for it is kept (the metrics' blocks compare wallets by identity).
+      const key = members.join('\n');
+      const known = shares.get(key);
+      const owned = known !== undefined && known.watchlist === watchlist ? (known.owned as readonly T[]) : ownedShare(watchlist, members, self);
+      shares.delete(key);
+      shares.set(key, { watchlist, owned });
+      if (shares.size > KNOWN_SHARES) shares.delete(shares.keys().next().value as string);
       cache = { watchlist, version: v, owned };
       return owned;
     },

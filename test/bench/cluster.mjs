@@ -32,7 +32,8 @@ async function until(what, deadlineMs, probe) {
     const value = await probe().catch(() => undefined);
     if (value !== undefined && value !== false) return value;
     if (Date.now() > deadline) throw new Error(`timed out: ${what}`);
-    await sleep(500);
+    // Not faster: every probe scrapes each replica's /metrics, as a Prometheus at a 3 s interval would.
+    await sleep(3_000);
   }
 }
 
@@ -183,10 +184,14 @@ export async function clusterAtScale(wallets, { replicas = 4, rps = 200, ttlSeco
     const survivors = live();
     const movedAt = survivors.map((m) => {
       const lines = readFileSync(join(dir, `${m.id}.log`), 'utf8').split('\n');
-      const line = lines.map((l) => (l.includes('"msg":"cluster members"') ? JSON.parse(l) : null)).find((l) => l && l.time > killedAt && !l.members.includes(victim.id));
+      const line = lines
+        .map((l) => (l.includes('"msg":"cluster members"') ? JSON.parse(l) : null))
+        .find((l) => l && l.time > killedAt && !l.members.includes(victim.id));
       return line?.time ?? Number.NaN;
     });
-    const polledAt = await Promise.all(survivors.map(async (m) => sum(await metrics(m), 'tonwatch_last_success_timestamp_seconds', ['query="wallets"']) * 1000));
+    const polledAt = await Promise.all(
+      survivors.map(async (m) => sum(await metrics(m), 'tonwatch_last_success_timestamp_seconds', ['query="wallets"']) * 1000),
+    );
     const movedSeconds = (Math.max(...movedAt) - killedAt) / 1000;
     const recoveredSeconds = (Math.max(...polledAt) - killedAt) / 1000;
     return {

@@ -62,3 +62,21 @@ describe('a replica’s membership', () => {
     expect(b.membership.members()).toEqual(['a', 'b']);
   });
 });
+
+describe('a member list seen again', () => {
+  it('gives the very same share array, so what was rendered for it is kept', () => {
+    let t = 0;
+    const membership = createMembership({ self: 'a', heartbeatMs: 1000, now: () => t });
+    membership.heard(['a', 'b', 'c'], 'a');
+    t += 1000;
+    const three = membership.owned(watchlist);
+    membership.heard(['a', 'c'], 'a');
+    const two = membership.owned(watchlist);
+    expect(two).not.toBe(three);
+    membership.heard(['a', 'b', 'c'], 'a');
+    expect(membership.owned(watchlist)).toBe(three);
+    // Another watchlist: computed for it.
+    const other = watchlist.slice(1);
+    expect(membership.owned(other)).toEqual(three.filter((w) => w !== watchlist[0]));
+  });
+});
