@@ -10,8 +10,12 @@ import { decodeQueueSizes, decodeRecords, encodeQueueSizes, encodeRecord } from 
 
 /** Records per stream entry and per HSET. */
 const RECORDS_PER_ENTRY = 1000;
-/** Stream entries kept (approximately): a reader further behind than this loads the whole state again. */
-const STREAM_ENTRIES = 512;
+/**
+ * Stream entries kept (approximately): two wallet cycles' worth of entries, at least 512.
+ * A reader further behind than that loads the whole state again, which a replica short of
+ * CPU (it decodes every other replica's records) must not be pushed into every cycle.
+ */
+const streamEntries = (watchlist: number): number => Math.max(512, 2 * Math.ceil(watchlist / RECORDS_PER_ENTRY));
 /**
  * Received records wait at least this long to be applied together (one new snapshot for
  * many entries), and at least ten times as long as the last application took: a new
@@ -108,7 +112,7 @@ export function createShare(deps: ShareDeps): Share {
         const done = await main
           .multi()
           .hset(keys.wallets, ...fields)
-          .xadd(keys.updates, 'MAXLEN', '~', STREAM_ENTRIES, '*', ...entry)
+          .xadd(keys.updates, 'MAXLEN', '~', streamEntries(deps.watchlist().length), '*', ...entry)
           .exec();
         if (done === null || done.some(([err]) => err !== null)) throw new Error('the transaction failed');
         // Let served requests in between entries.
@@ -175,7 +179,7 @@ export function createShare(deps: ShareDeps): Share {
       main
         .multi()
         .set(keys.queue, text)
-        .xadd(keys.updates, 'MAXLEN', '~', STREAM_ENTRIES, '*', ...entry)
+        .xadd(keys.updates, 'MAXLEN', '~', streamEntries(deps.watchlist().length), '*', ...entry)
         .exec()
         .catch((err: unknown) => logger.debug({ err }, 'could not share the queue sizes'));
     },
