@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { realisticWatchlist } from './fixtures.mjs';
 import { sameHeaders, startBare } from './http.mjs';
-import { benchDir, exited, freePort, getWhenUp, rssOf, spawnTonwatch, wrk } from './support.mjs';
+import { benchDir, cpuSecondsOf, exited, freePort, getWhenUp, rssOf, spawnTonwatch, wrk } from './support.mjs';
 
 /** The sum of a metric's samples whose line has every one of `pairs`. */
 function sum(text, name, pairs = []) {
@@ -126,6 +126,15 @@ export async function clusterAtScale(wallets, { replicas = 4, rps = 200, ttlSeco
     });
     await until('the first cycle of the cluster', 30 * 60_000, () => settled(new Map()));
     const firstCycleSeconds = (Date.now() - started) / 1000;
+    // Where the CPU went, from the start through the first cycle: on 2 cores, the limit.
+    const cpu = {
+      replicas: live().map((m) => cpuSecondsOf(m.child.pid)),
+      simulator: cpuSecondsOf(sim.pid),
+      redis: cpuSecondsOf(redisServer.pid),
+      bench: process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6,
+      seconds: firstCycleSeconds,
+    };
+    const memberChanges = live().map((m) => (readFileSync(join(dir, `${m.id}.log`), 'utf8').match(/"msg":"cluster members"/g) ?? []).length - 1);
     const texts = await Promise.all(live().map(metrics));
     const cycle = {
       seconds: firstCycleSeconds,
@@ -206,6 +215,8 @@ export async function clusterAtScale(wallets, { replicas = 4, rps = 200, ttlSeco
       rss,
       served,
       recovery: { movedSeconds, recoveredSeconds },
+      cpu,
+      memberChanges,
     };
   } finally {
     for (const m of members) m.child.kill('SIGKILL');

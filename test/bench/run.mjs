@@ -202,7 +202,8 @@ if (runs('jettons')) {
 
 if (runs('cluster')) {
   const wallets = Number(process.env.BENCH_CLUSTER_WALLETS ?? 1_000_000);
-  const c = await clusterAtScale(wallets, { replicas: 4, rps: 200, seconds: SECONDS });
+  const ttlSeconds = Number(process.env.BENCH_CLUSTER_TTL ?? 10);
+  const c = await clusterAtScale(wallets, { replicas: 4, rps: 200, seconds: SECONDS, ttlSeconds });
   const mb = (bytes) => `${fmt(bytes / 1e6)} MB`;
   console.log(
     `Cluster mode: ${fmt(c.wallets)} simulated wallets over ${c.replicas} replicas (real processes), one redis-server, the simulator on one API key at ${c.rps} rps (8 KiB request line), memberTtlSeconds ${c.ttlSeconds}:`,
