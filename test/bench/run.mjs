@@ -214,6 +214,9 @@ if (runs('cluster')) {
   console.log(
     `  upstream calls of the cycle, all replicas: ${fmt(c.cycle.calls)} (${fmt(c.cycle.refused)} refused while each found the batch that fits); most requests the simulator saw in any second ${fmt(c.load.maxPerSecond)} (bound: rps plus one burst, ${fmt(c.rps * 1.5)}) ${verdict(c.load.maxPerSecond <= c.rps * 1.5)}; 429 answers ${fmt(c.rateLimited)} ${verdict(c.rateLimited === 0)}`,
   );
+  console.log(
+    `  CPU seconds through the first cycle (${fmt(c.cpu.seconds, 1)} s on ${cpus().length} cores): replicas ${c.cpu.replicas.map((s) => fmt(s, 1)).join(' / ')}, simulator ${fmt(c.cpu.simulator, 1)}, redis ${fmt(c.cpu.redis, 1)}, this bench ${fmt(c.cpu.bench, 1)}; member list changes seen by each replica after joining ${c.memberChanges.join(' / ')}`,
+  );
   console.log(`  RSS per replica: ${c.rss.map((r) => `${r.id} ${mb(r.rss)}`).join(', ')} (target < 1 GB) ${verdict(c.rss.every((r) => r.rss < 1e9))}`);
   console.log(
     `  Redis: used memory ${mb(c.redis.usedMemory)} (RSS ${mb(c.redis.rss)}): the wallets hash ${mb(c.redis.keys.wallets)}, the stream ${mb(c.redis.keys.updates)}; ${fmt(c.redis.commands)} commands from the start through the first cycle (${fmt(c.redis.commandsPerWallet, 3)} a wallet)`,
