@@ -87,6 +87,8 @@ export function createClusterRuntime(deps: ClusterRuntimeDeps): ClusterRuntime {
   }
   /** Set by a (re)connect: the next heartbeat shares again what this replica owns (what it polled while Redis was away). */
   let reconnected = false;
+  // The stream's connection back after a loss: what was written meanwhile may be trimmed.
+  reader.on('ready', () => share.resync());
   main.on('ready', () => {
     share.resync();
     membership.reconnected();

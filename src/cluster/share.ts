@@ -133,7 +133,10 @@ export function createShare(deps: ShareDeps): Share {
     const from = `${entry['f']}/${entry['i']}`;
     const s = Number(entry['s']);
     const before = seen.get(from);
-    if (before !== undefined && s !== before + 1) needResync = true;
+    // Read again after a read timed out: applied already.
+    if (before !== undefined && s <= before) return;
+    // Entries missing in between (trimmed before this replica read them): load everything.
+    if (before !== undefined && s > before + 1) needResync = true;
     seen.set(from, s);
     if (entry['f'] === deps.self && entry['i'] === deps.incarnation) return;
     if (entry['k'] === 'w') received(decodeRecords((entry['d'] ?? '').split('\n'), toProcess).records);
@@ -190,8 +193,9 @@ export function createShare(deps: ShareDeps): Share {
       while (!stopped) {
         try {
           if (needResync) {
-            needResync = false;
+            // Loaded whole, or tried again at the next turn.
             await loadAll();
+            needResync = false;
           }
           const answer = await reader.xread('COUNT', 64, 'BLOCK', 1000, 'STREAMS', keys.updates, lastId);
           for (const [, entries] of answer ?? []) {
@@ -204,8 +208,9 @@ export function createShare(deps: ShareDeps): Share {
           }
         } catch (err) {
           if (stopped) break;
-          needResync = true;
-          logger.debug({ err }, 'reading the cluster stream failed; loading everything again once Redis answers');
+          // A read that timed out is read again from the same entry; a lost connection
+          // loads everything again when it is back (the runtime's 'ready': resync()).
+          logger.debug({ err }, 'reading the cluster stream failed; reading on from the last entry');
           await sleep(500);
         }
       }
