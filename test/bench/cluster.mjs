@@ -135,7 +135,10 @@ export async function clusterAtScale(wallets, { replicas = 4, rps = 200, ttlSeco
       seconds: firstCycleSeconds,
     };
     const memberChanges = live().map((m) => (readFileSync(join(dir, `${m.id}.log`), 'utf8').match(/"msg":"cluster members"/g) ?? []).length - 1);
-    const texts = await Promise.all(live().map(metrics));
+    // One replica at a time: at a million wallets each body is tens of megabytes, and four
+    // read together by a process short of CPU outlast listen.sendTimeoutSeconds.
+    const texts = [];
+    for (const m of live()) texts.push(await metrics(m));
     const cycle = {
       seconds: firstCycleSeconds,
       pollSeconds: Math.max(...texts.map((t) => sum(t, 'tonwatch_poll_duration_seconds_sum', ['query="wallets"']))),
