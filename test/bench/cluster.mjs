@@ -113,8 +113,11 @@ export async function clusterAtScale(wallets, { replicas = 4, rps = 200, ttlSeco
     }
     return owned === wallets;
   };
-  const cycles = async () =>
-    new Map(await Promise.all(live().map(async (m) => [m.id, sum(await metrics(m), 'tonwatch_poll_duration_seconds_count', ['query="wallets"'])])));
+  const cycles = async () => {
+    const counts = new Map();
+    for (const m of live()) counts.set(m.id, sum(await metrics(m), 'tonwatch_poll_duration_seconds_count', ['query="wallets"']));
+    return counts;
+  };
 
   try {
     const commandsBefore = Number((await info(redis, 'stats')).total_commands_processed);
@@ -201,9 +204,8 @@ export async function clusterAtScale(wallets, { replicas = 4, rps = 200, ttlSeco
         .find((l) => l && l.time > killedAt && !l.members.includes(victim.id));
       return line?.time ?? Number.NaN;
     });
-    const polledAt = await Promise.all(
-      survivors.map(async (m) => sum(await metrics(m), 'tonwatch_last_success_timestamp_seconds', ['query="wallets"']) * 1000),
-    );
+    const polledAt = [];
+    for (const m of survivors) polledAt.push(sum(await metrics(m), 'tonwatch_last_success_timestamp_seconds', ['query="wallets"']) * 1000);
     const movedSeconds = (Math.max(...movedAt) - killedAt) / 1000;
     const recoveredSeconds = (Math.max(...polledAt) - killedAt) / 1000;
     return {
