@@ -143,7 +143,9 @@ log: { level: debug }
     await writeFile(file, configFor(simUrl).replace('name: sim,', 'name: sim2,'));
     metrics = await eventually(async () => {
       const m = await get(`${daemonUrl}/metrics`);
-      return /tonwatch_config_last_reload_successful 1/.test(m.text) && /upstream="sim2"/.test(m.text) ? m : undefined;
+      // The new upstream's queue poll, run at once by the reload (the lag check's series may show first).
+      const polled = /tonwatch_upstream_requests_total\{upstream="sim2",query="queue_sizes",code="200"\}/.test(m.text);
+      return /tonwatch_config_last_reload_successful 1/.test(m.text) && polled ? m : undefined;
     });
     expect(metrics.text).toMatch(/tonwatch_upstream_requests_total\{upstream="sim2",query="queue_sizes",code="200"\}/);
     const reloads = () => daemon.output().match(/configuration reloaded/g)?.length ?? 0;
