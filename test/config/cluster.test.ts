@@ -1,18 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { describeConfig } from '../../src/config/load.js';
-import { ConfigError } from '../../src/config/problems.js';
 import { memberId } from '../../src/cluster/link.js';
-import { configFrom } from '../helpers/config.js';
-
-async function problemsOf(document: string, env: Record<string, string> = {}) {
-  try {
-    await configFrom(document, {}, env);
-  } catch (err) {
-    expect(err).toBeInstanceOf(ConfigError);
-    return (err as ConfigError).problems;
-  }
-  throw new Error('expected a ConfigError');
-}
+import { configFrom, problemsOf } from '../helpers/config.js';
 
 describe('the cluster section', () => {
   it('is absent by default: one process', async () => {

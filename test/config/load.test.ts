@@ -1,20 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { describeConfig, loadConfig, resolveConfigPath, type ConfigLoadDeps } from '../../src/config/load.js';
 import { ConfigError } from '../../src/config/problems.js';
-import { configFrom } from '../helpers/config.js';
+import { configFrom, problemsOf } from '../helpers/config.js';
 
 const A = 'EQApAj3rEnJJSxEjEHVKrH3QZgto_MQMOmk8l72azaXlY1zB';
 const A_RAW = '0:29023DEB1272494B112310754AAC7DD0660B68FCC40C3A693C97BD9ACDA5E563';
-
-async function problemsOf(document: string, files: Record<string, string> = {}, env: Record<string, string> = {}) {
-  try {
-    await configFrom(document, files, env);
-  } catch (err) {
-    expect(err).toBeInstanceOf(ConfigError);
-    return (err as ConfigError).problems;
-  }
-  throw new Error('expected a ConfigError');
-}
 
 describe('loadConfig', () => {
   it('applies the documented defaults to an empty file', async () => {

@@ -1,4 +1,6 @@
+import { expect } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
+import { ConfigError, type ConfigProblem } from '../../src/config/problems.js';
 import type { Config } from '../../src/domain/config.js';
 
 /** Loads a config from an in-memory document through the real loader. */
@@ -15,4 +17,15 @@ export async function configFrom(document: string, files: Record<string, string>
     fileExists: async (path) => path in all,
   });
   return config;
+}
+
+/** The problems the real loader reports for a document (it must refuse it). */
+export async function problemsOf(document: string, files: Record<string, string> = {}, env: Record<string, string> = {}): Promise<readonly ConfigProblem[]> {
+  try {
+    await configFrom(document, files, env);
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConfigError);
+    return (err as ConfigError).problems;
+  }
+  throw new Error('expected a ConfigError');
 }
