@@ -32,8 +32,6 @@ export interface Membership {
   bids(): boolean;
   /** The entries of `watchlist` this replica owns: the same array while neither changes. */
   owned<T extends { readonly raw: string }>(watchlist: readonly T[]): readonly T[];
-  /** Bumped whenever what owned() answers may change. */
-  readonly version: () => number;
 }
 
 /** Member lists whose share is kept. */
@@ -92,6 +90,5 @@ export function createMembership(options: { self: string; heartbeatMs: number; n
       cache = { watchlist, version: v, owned };
       return owned;
     },
-    version: () => (settled() ? version + 1 : version),
   };
 }

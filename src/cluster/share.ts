@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { WatchedKeys, WatchedWallet } from '../domain/config.js';
 import type { SnapshotStore } from '../snapshot/store.js';
-import type { WalletRecord } from '../snapshot/types.js';
+import type { QueueSizesSnapshot, WalletRecord } from '../snapshot/types.js';
 import type { ClusterKeys } from './keys.js';
 import { isNewer, mergeWallets } from './merge.js';
 import { decodeQueueSizes, decodeRecords, encodeQueueSizes, encodeRecord } from './wire.js';
@@ -42,7 +42,7 @@ export interface ShareDeps {
 
 export interface Share {
   wallets(records: Iterable<WalletRecord>): void;
-  queueSizes(text: Parameters<typeof encodeQueueSizes>[0]): void;
+  queueSizes(queueSizes: QueueSizesSnapshot): void;
   /** Load everything again at the next read (after a reconnect). */
   resync(): void;
   /** Reads the stream until stopped. */
