@@ -1,10 +1,13 @@
-import { access, readFile } from 'node:fs/promises';
+import { access } from 'node:fs/promises';
 import type { DestinationStream, Logger } from 'pino';
+import { isAbsolute, join, resolve } from 'node:path';
 import { loadConfig, resolveConfigPath, type ConfigLoadDeps, type ConfigOverrides } from './config/load.js';
+import { NO_START_CACHE, openStartCache, type StartCache } from './config/start-cache.js';
 import type { Config } from './domain/config.js';
 import { ConfigError, formatProblems } from './config/problems.js';
 import { watchFiles } from './config/watch.js';
 import { createDaemon, type Daemon } from './daemon.js';
+import { readWhole } from './snapshot/atomic-file.js';
 import { createLogger } from './logger.js';
 import { VERSION } from './version.js';
 
@@ -35,8 +38,8 @@ export function configLoadDeps(deps: ProcessDeps): ConfigLoadDeps {
   return {
     env: deps.env,
     cwd: deps.cwd,
-    readFile: (path) => readFile(path, 'utf8'),
-    readBytes: (path) => readFile(path),
+    readFile: async (path) => (await readWhole(path)).toString('utf8'),
+    readBytes: readWhole,
     fileExists: (path) =>
       access(path).then(
         () => true,
@@ -45,15 +48,34 @@ export function configLoadDeps(deps: ProcessDeps): ConfigLoadDeps {
   };
 }
 
-/** Loads the config, or prints every problem and returns null. */
+/**
+ * Where what a start parses is kept for the next (config/start-cache.ts): $TONWATCH_CACHE_DIR
+ * (empty: nowhere), else systemd's $CACHE_DIRECTORY, else $XDG_CACHE_HOME/tonwatch, else
+ * ~/.cache/tonwatch; null when none is known.
+ */
+export function startCacheDir(env: ProcessDeps['env'], cwd: string): string | null {
+  const chosen = env['TONWATCH_CACHE_DIR'];
+  if (chosen !== undefined) return chosen === '' ? null : resolve(cwd, chosen);
+  const systemd = env['CACHE_DIRECTORY']?.split(':')[0];
+  if (systemd) return systemd;
+  const xdg = env['XDG_CACHE_HOME'];
+  if (xdg && isAbsolute(xdg)) return join(xdg, 'tonwatch');
+  const home = env['HOME'];
+  return home && isAbsolute(home) ? join(home, '.cache', 'tonwatch') : null;
+}
+
+/** The config (and the start cache it was read with), or every problem printed and null. */
 export async function loadOrReport(
   explicitPath: string | undefined,
   deps: ProcessDeps,
   overrides: ConfigOverrides = {},
-): Promise<{ config: Config; warnings: readonly string[] } | null> {
+  withCache?: (configPath: string) => Promise<StartCache>,
+): Promise<{ config: Config; warnings: readonly string[]; startCache: StartCache } | null> {
   const loadDeps = configLoadDeps(deps);
   try {
-    return await loadConfig(await resolveConfigPath(explicitPath, loadDeps), loadDeps, overrides);
+    const path = await resolveConfigPath(explicitPath, loadDeps);
+    const startCache = path === null || withCache === undefined ? NO_START_CACHE : await withCache(path);
+    return { ...(await loadConfig(path, { ...loadDeps, startCache }, overrides)), startCache };
   } catch (err) {
     if (err instanceof ConfigError) {
       deps.stderr.write(`${err.message}\n`);
@@ -73,10 +95,24 @@ export async function runDaemon(
   onStarted?: (daemon: Daemon, url: string, logger: Logger) => void,
   overrides: ConfigOverrides = {},
 ): Promise<number> {
-  const loaded = await loadOrReport(explicitPath, deps, overrides);
+  const cacheDir = startCacheDir(deps.env, deps.cwd);
+  let cacheProblem: string | null = null;
+  const loaded = await loadOrReport(explicitPath, deps, overrides, async (path) => {
+    if (cacheDir === null) return NO_START_CACHE;
+    const opened = await openStartCache(cacheDir, path, VERSION);
+    cacheProblem = opened.problem;
+    return opened.cache;
+  });
   if (!loaded) return EXIT_CONFIG;
   const logger = createLogger(loaded.config.log.level, deps.stdout);
   for (const warning of loaded.warnings) logger.warn({ config: loaded.config.configPath }, warning);
+  if (cacheProblem !== null) logger.info({ cacheDir, problem: cacheProblem }, 'the start cache was not used; this start parsed everything');
+  const { startCache } = loaded;
+  const saveStartCache = (): void =>
+    void startCache.save().then(
+      (done) => done === 'saved' && logger.debug({ cacheDir }, 'start cache saved'),
+      (err: unknown) => logger.warn({ err, cacheDir }, 'could not save the start cache (set TONWATCH_CACHE_DIR to a writable folder, or empty to keep none)'),
+    );
   const daemon = createDaemon({
     config: loaded.config,
     logger,
@@ -84,7 +120,10 @@ export async function runDaemon(
     wallOffset: deps.wallOffset,
     version: VERSION,
     nodeVersion: deps.nodeVersion,
-    startedUp: deps.startedUp,
+    startedUp: () => {
+      deps.startedUp?.();
+      saveStartCache();
+    },
   });
   let address;
   try {
@@ -101,6 +140,8 @@ export async function runDaemon(
       version: VERSION,
       upstreams: loaded.config.upstreams.map((u) => u.name),
       watchlist: loaded.config.watchlist.length,
+      // Parts of the config (its document, each watchlist file) taken unchanged from the last start, and parsed.
+      startCache: cacheDir === null ? 'off' : { dir: cacheDir, ...startCache.counts },
       webConfig:
         loaded.config.web === null
           ? null
@@ -120,11 +161,12 @@ export async function runDaemon(
   let reloading = Promise.resolve();
   const reload = (why: string): Promise<void> =>
     (reloading = reloading.then(async () => {
-      const loadDeps = configLoadDeps(deps);
+      const loadDeps = { ...configLoadDeps(deps), startCache };
       try {
         const next = await loadConfig(daemon.config().configPath, loadDeps, overrides);
         for (const warning of next.warnings) logger.warn(warning);
         await daemon.applyConfig(next.config);
+        saveStartCache();
         watcher.close();
         watcher = watchFiles(watchedFiles(next.config), () => void reload('file change'), logger);
       } catch (err) {

@@ -11,6 +11,7 @@ import { redactUrl } from './redact.js';
 import { describeWebConfig, loadWebConfig } from './web-config.js';
 import { parseAddress } from '../ton/address.js';
 import { buildWatchlist, parseWatchlistFile, type WatchlistSource } from './watchlist.js';
+import { NO_START_CACHE, type StartCache } from './start-cache.js';
 
 export interface LoadedConfig {
   readonly config: Config;
@@ -25,6 +26,8 @@ export interface ConfigLoadDeps {
   /** The file's bytes (watchlist files are parsed from them); default: readFile's text, encoded. */
   readonly readBytes?: (path: string) => Promise<Uint8Array>;
   readonly fileExists: (path: string) => Promise<boolean>;
+  /** What the last start parsed, kept (start-cache.ts); default: nothing kept, everything parsed. */
+  readonly startCache?: StartCache;
 }
 
 /** What the command line says over the file. */
@@ -58,7 +61,7 @@ export async function loadConfig(path: string | null, deps: ConfigLoadDeps, over
       throw new ConfigError(source, [{ path: '', message: `cannot read: ${errorMessage(cause)}` }]);
     }
     try {
-      document = parseYaml(text) ?? {};
+      document = (deps.startCache ?? NO_START_CACHE).document(text, () => parseYaml(text) ?? {});
     } catch (cause) {
       const where = cause instanceof YAMLParseError && cause.linePos ? `line ${cause.linePos[0].line}` : '';
       throw new ConfigError(source, [{ path: where, message: `not valid YAML or JSON: ${errorMessage(cause)}` }]);
@@ -90,7 +93,15 @@ export async function loadConfig(path: string | null, deps: ConfigLoadDeps, over
       problems.push({ path: `watchlistFiles.${i}`, message: `cannot read ${listFile}: ${errorMessage(cause)}` });
       continue;
     }
-    sources.push(parseWatchlistFile(listFile, text, problems, fileSettings[i]?.jettons ?? []));
+    const jettons = fileSettings[i]?.jettons ?? [];
+    const bytes = typeof text === 'string' ? Buffer.from(text, 'utf8') : text;
+    sources.push(
+      (deps.startCache ?? NO_START_CACHE).watchlistFile(listFile, bytes, jettons, () => {
+        const found = problems.length;
+        const parsed = parseWatchlistFile(listFile, bytes, problems, jettons);
+        return { source: parsed, clean: problems.length === found };
+      }),
+    );
   }
   const upstreams: UpstreamSettings[] = [];
   for (const [i, upstream] of file.upstreams.entries()) {

@@ -23,7 +23,7 @@ export interface ListedSource {
 export interface FileSource {
   readonly file: string;
   readonly wallets: readonly WatchedWallet[];
-  readonly lines: readonly number[];
+  readonly lines: ArrayLike<number>;
   /** 1 where the line gave a name (`address,name`), 0 where the name is the address. */
   readonly named: Uint8Array;
 }
@@ -89,7 +89,28 @@ export function parseWatchlistFile(file: string, content: string | Uint8Array, p
     lines.push(line);
     named.push(name === '' ? 0 : 1);
   }
-  return { file, wallets, lines, named: Uint8Array.from(named) };
+  return { file, wallets, lines: Uint32Array.from(lines), named: Uint8Array.from(named) };
+}
+
+/** A parsed watchlist file as columns of plain values: what the start cache keeps of it. */
+export interface FileColumns {
+  readonly raws: readonly string[];
+  readonly names: readonly string[];
+  readonly lines: ArrayLike<number>;
+  readonly named: Uint8Array;
+}
+
+export function columnsOf(source: FileSource): FileColumns {
+  return { raws: source.wallets.map((w) => w.raw), names: source.wallets.map((w) => w.name), lines: source.lines, named: source.named };
+}
+
+/** The file source parseWatchlistFile gives for the columns it was kept as, with the file's jettons. */
+export function fileSourceOf(file: string, columns: FileColumns, jettons: readonly string[]): FileSource {
+  const fileJettons = jettons.length === 0 ? undefined : Object.freeze([...jettons]);
+  const { raws, names } = columns;
+  const wallets: WatchedWallet[] = new Array<WatchedWallet>(raws.length);
+  for (let i = 0; i < raws.length; i += 1) wallets[i] = watchedWallet(raws[i] as string, names[i] as string, NO_LABELS, undefined, fileJettons, undefined);
+  return { file, wallets, lines: columns.lines, named: columns.named };
 }
 
 /** A watched wallet, frozen; its labels, jettons and thresholds must be frozen already. Every one is made here, so all share one shape. */

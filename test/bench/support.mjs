@@ -1,12 +1,13 @@
 // What the benchmarks share: the real tonwatch process, a persisted snapshot to start it
 // on, the load generator (wrk, in its own process), and readings from /proc. Loopback only.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { request } from 'undici';
+import { startCacheFile } from '../../dist/config/start-cache.js';
 import { matchWalletAnswer } from '../../dist/poll/wallet-mapping.js';
 import { createSnapshotPersister } from '../../dist/snapshot/persist.js';
 import { decodeWalletStates } from '../../dist/upstream/wallet-states.js';
@@ -83,6 +84,25 @@ export function benchDir(prefix) {
   return dir;
 }
 
+/** The daemons of a run keep their start caches in one folder of the run's, as a host's daemons do in ~/.cache/tonwatch. */
+process.env.TONWATCH_CACHE_DIR = benchDir('tonwatch-cache-');
+
+/**
+ * Runs tonwatch on `config` once, as the run before a restart: until it has started up and
+ * saved its start cache, then SIGTERM. What a restart finds is then what a previous run left.
+ */
+export async function previousRun(config) {
+  const cacheFile = startCacheFile(process.env.TONWATCH_CACHE_DIR, config);
+  const daemon = await spawnTonwatch(['--config', config]);
+  const deadline = Date.now() + 120_000;
+  while (!existsSync(cacheFile)) {
+    if (daemon.exitCode !== null || Date.now() > deadline) throw new Error(`the run before the restart did not save its start cache (${config})`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  daemon.kill('SIGTERM');
+  await exited(daemon);
+}
+
 /**
  * A folder with everything `tonwatch --config <dir>/tonwatch.yml` needs to start on a
  * persisted snapshot of `wallets` watched wallets: the two snapshot files (fetched now,
@@ -90,9 +110,10 @@ export function benchDir(prefix) {
  * but the persisted snapshot is served while the real scheduler keeps ticking. Its log
  * level is `logLevel` (debug to read the daemon's start-up steps from its output). The
  * watchlist is `realistic` (as users write it: see realisticWatchlist) or `raw` (one raw
- * address a line, for information).
+ * address a line, for information). With `restart` (the default) tonwatch has run on it
+ * once already (previousRun), so that the next start is a restart, as in production.
  */
-export async function persistedDataDir(wallets, port, { logLevel = 'warn', watchlist = 'realistic' } = {}) {
+export async function persistedDataDir(wallets, port, { logLevel = 'warn', watchlist = 'realistic', restart = true } = {}) {
   const dir = benchDir('tonwatch-bench-');
   const now = Date.now();
   const records = new Map();
@@ -120,6 +141,7 @@ export async function persistedDataDir(wallets, port, { logLevel = 'warn', watch
       '',
     ].join('\n'),
   );
+  if (restart) await previousRun(join(dir, 'tonwatch.yml'));
   return { dir, config: join(dir, 'tonwatch.yml'), addresses: (n) => Array.from({ length: n }, (_, i) => rawAddress(i)) };
 }
 

@@ -1,0 +1,235 @@
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { deserialize, serialize } from 'node:v8';
+import { readWhole, writeAtomically } from '../snapshot/atomic-file.js';
+import { redactUrl } from './redact.js';
+import { columnsOf, fileSourceOf, type FileColumns, type FileSource } from './watchlist.js';
+
+/**
+ * What a start parses and can keep for the next one: the config file's YAML document and
+ * each watchlist file's raw keys and names, each under the SHA-256 of the bytes it was
+ * parsed from (and, for a file, the jettons its entry gives it). An unchanged file is not
+ * parsed again; a changed one always is, and what it gave replaces what was kept. The
+ * `yaml` library takes ~1 ms per inline entry on a cold start, and a 100,000-line file
+ * ~270 ms of address parsing; both are done again only when their bytes change.
+ *
+ * A document holding a secret in clear (an API key, a password in a URL) is not kept: the
+ * cache must not copy a secret to another place on disk. Secrets taken from the
+ * environment (`${NAME}`) are kept as written, not as their values.
+ */
+export interface StartCache {
+  /** The YAML document of `text`: the kept one when `text` is unchanged, else `parse()`'s (a throw is not kept). */
+  document(text: string, parse: () => unknown): unknown;
+  /** The parsed watchlist file of these bytes and jettons: the kept one, else `parse()`'s (kept when clean). */
+  watchlistFile(file: string, bytes: Uint8Array, jettons: readonly string[], parse: () => { source: FileSource; clean: boolean }): FileSource;
+  /**
+   * Writes the cache if a parse since the last save changed it, dropping files no load used
+   * since; the event loop turns between the parts of a large file.
+   */
+  save(): Promise<'unchanged' | 'saved'>;
+  /** Parts found unchanged and parts parsed, since the cache was opened. */
+  readonly counts: { readonly hits: number; readonly misses: number };
+}
+
+/** The cache's own format; another one (or another tonwatch version) is not read. */
+const FORMAT = 'tonwatch-start-cache';
+const FORMAT_VERSION = 1;
+/** Watchlist entries per serialized part: a part takes a few milliseconds to encode. */
+const ENTRIES_PER_PART = 16_384;
+
+interface KeptFile {
+  readonly digest: string;
+  readonly source: FileSource | null;
+  readonly columns: FileColumns | null;
+}
+
+interface Header {
+  readonly format: string;
+  readonly version: number;
+  readonly tonwatch: string;
+  readonly configPath: string;
+  readonly document: { readonly digest: string; readonly bytes: Uint8Array } | null;
+  readonly files: readonly { readonly file: string; readonly digest: string; readonly count: number }[];
+}
+
+/** A cache that keeps nothing: every part is parsed. */
+export const NO_START_CACHE: StartCache = {
+  document: (_text, parse) => parse(),
+  watchlistFile: (_file, _bytes, _jettons, parse) => parse().source,
+  save: () => Promise.resolve('unchanged'),
+  counts: { hits: 0, misses: 0 },
+};
+
+/** The cache file of a config file: one per config path, in `dir`. */
+export function startCacheFile(dir: string, configPath: string): string {
+  return join(dir, `${createHash('sha256').update(configPath).digest('hex').slice(0, 32)}.cache`);
+}
+
+/**
+ * Opens the cache of `configPath` in `dir` (made when first saved, private to the user).
+ * A missing file is an empty cache; an unreadable or foreign one too, with the reason in
+ * `problem` (for a log line: the start goes on, parsing everything).
+ */
+export async function openStartCache(dir: string, configPath: string, tonwatch: string): Promise<{ cache: StartCache; problem: string | null }> {
+  const path = startCacheFile(dir, configPath);
+  let kept: { document: Header['document']; files: Map<string, KeptFile> } = { document: null, files: new Map() };
+  let problem: string | null = null;
+  try {
+    kept = readCache(await readWhole(path), configPath, tonwatch);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') problem = err instanceof Error ? err.message : String(err);
+  }
+  return { cache: createStartCache(path, configPath, tonwatch, kept), problem };
+}
+
+function createStartCache(
+  path: string,
+  configPath: string,
+  tonwatch: string,
+  kept: { document: Header['document']; files: Map<string, KeptFile> },
+): StartCache {
+  let document = kept.document;
+  const files = kept.files;
+  const used = new Set<string>();
+  let changed = false;
+  const counts = { hits: 0, misses: 0 };
+  return {
+    counts,
+    document(text, parse) {
+      const digest = digestOf(text);
+      if (document?.digest === digest) {
+        counts.hits += 1;
+        return deserialize(document.bytes) as unknown;
+      }
+      counts.misses += 1;
+      const value = parse();
+      document = holdsSecretInClear(value) ? null : { digest, bytes: serialize(value) };
+      changed = true;
+      return value;
+    },
+    watchlistFile(file, bytes, jettons, parse) {
+      const digest = `${digestOf(bytes)} ${jettons.join(',')}`;
+      used.add(file);
+      const entry = files.get(file);
+      if (entry?.digest === digest) {
+        counts.hits += 1;
+        const source = entry.source ?? fileSourceOf(file, entry.columns as FileColumns, jettons);
+        if (entry.source === null) files.set(file, { digest, source, columns: null });
+        return source;
+      }
+      counts.misses += 1;
+      const { source, clean } = parse();
+      if (clean) files.set(file, { digest, source, columns: null });
+      else files.delete(file);
+      changed = true;
+      return source;
+    },
+    async save() {
+      for (const file of [...files.keys()]) {
+        if (used.has(file)) continue;
+        files.delete(file);
+        changed = true;
+      }
+      used.clear();
+      if (!changed) return 'unchanged';
+      changed = false;
+      await writeAtomically(path, encodeCache(configPath, tonwatch, document, files), 0o600);
+      return 'saved';
+    },
+  };
+}
+
+async function* encodeCache(
+  configPath: string,
+  tonwatch: string,
+  document: Header['document'],
+  files: ReadonlyMap<string, KeptFile>,
+): AsyncGenerator<Uint8Array> {
+  const columns = [...files].map(([file, kept]) => ({ file, digest: kept.digest, columns: kept.columns ?? columnsOf(kept.source as FileSource) }));
+  const header: Header = {
+    format: FORMAT,
+    version: FORMAT_VERSION,
+    tonwatch,
+    configPath,
+    document,
+    files: columns.map(({ file, digest, columns: c }) => ({ file, digest, count: c.raws.length })),
+  };
+  yield frame(header);
+  for (const { columns: c } of columns) {
+    for (let from = 0; from < c.raws.length; from += ENTRIES_PER_PART) {
+      await nextTurn();
+      const to = Math.min(from + ENTRIES_PER_PART, c.raws.length);
+      yield frame({
+        raws: c.raws.slice(from, to),
+        names: c.names.slice(from, to),
+        lines: Uint32Array.from(Array.prototype.slice.call(c.lines, from, to) as number[]),
+        named: c.named.slice(from, to),
+      });
+    }
+  }
+}
+
+/** One value as a frame of the file: its length (4 bytes, little-endian), then V8's serialization of it. */
+function frame(value: unknown): Buffer {
+  const body = serialize(value);
+  const length = Buffer.alloc(4);
+  length.writeUInt32LE(body.length);
+  return Buffer.concat([length, body]);
+}
+
+function readCache(bytes: Buffer, configPath: string, tonwatch: string): { document: Header['document']; files: Map<string, KeptFile> } {
+  let at = 0;
+  const next = (): unknown => {
+    if (at + 4 > bytes.length) throw new Error('the start cache file is cut short');
+    const length = bytes.readUInt32LE(at);
+    if (at + 4 + length > bytes.length) throw new Error('the start cache file is cut short');
+    const value = deserialize(bytes.subarray(at + 4, at + 4 + length)) as unknown;
+    at += 4 + length;
+    return value;
+  };
+  const header = next() as Partial<Header> | null;
+  if (header?.format !== FORMAT || header.version !== FORMAT_VERSION) throw new Error('not a start cache file of this format');
+  if (header.tonwatch !== tonwatch || header.configPath !== configPath) return { document: null, files: new Map() };
+  const files = new Map<string, KeptFile>();
+  for (const { file, digest, count } of header.files ?? []) {
+    const parts: FileColumns[] = [];
+    for (let read = 0; read < count;) {
+      const part = next() as FileColumns;
+      if (part.raws.length !== part.names.length || part.raws.length !== part.lines.length || read + part.raws.length > count) {
+        throw new Error(`the start cache's part for ${file} does not add up`);
+      }
+      parts.push(part);
+      read += part.raws.length;
+    }
+    const lines = new Uint32Array(count);
+    const named = new Uint8Array(count);
+    let offset = 0;
+    for (const part of parts) {
+      lines.set(part.lines, offset);
+      named.set(part.named, offset);
+      offset += part.raws.length;
+    }
+    const raws = ([] as string[]).concat(...parts.map((part) => part.raws));
+    const names = ([] as string[]).concat(...parts.map((part) => part.names));
+    files.set(file, { digest, source: null, columns: { raws, names, lines, named } });
+  }
+  return { document: header.document ?? null, files };
+}
+
+function digestOf(content: string | Uint8Array): string {
+  return createHash('sha256').update(content).digest('base64');
+}
+
+/** Whether the document holds a secret in clear: an API key, or credentials in a URL, not taken from the environment. */
+function holdsSecretInClear(document: unknown): boolean {
+  const inClear = (value: unknown): value is string => typeof value === 'string' && !value.includes('${');
+  const doc = document as { upstreams?: unknown; cluster?: { redis?: unknown } } | null;
+  const upstreams: unknown[] = Array.isArray(doc?.upstreams) ? (doc.upstreams as unknown[]) : [];
+  for (const upstream of upstreams) {
+    const { apiKey, url } = (upstream ?? {}) as { apiKey?: unknown; url?: unknown };
+    if (inClear(apiKey) || (inClear(url) && redactUrl(url) !== url)) return true;
+  }
+  const redis = doc?.cluster?.redis;
+  return inClear(redis) && redactUrl(redis) !== redis;
+}

@@ -1,0 +1,132 @@
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/load.js';
+import { openStartCache, startCacheFile } from '../../src/config/start-cache.js';
+import { configLoadDeps, startCacheDir, type ProcessDeps } from '../../src/run.js';
+
+const RAW_A = `0:${'A'.repeat(64)}`;
+const RAW_B = `0:${'B'.repeat(64)}`;
+
+let dir: string;
+let cacheDir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'tonwatch-start-cache-'));
+  cacheDir = join(dir, 'cache');
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+function write(name: string, text: string): string {
+  writeFileSync(join(dir, name), text);
+  return join(dir, name);
+}
+
+/** One start: the cache opened, the config loaded through it, the cache saved. */
+async function start(env: Record<string, string> = {}, tonwatch = '1.0.0') {
+  const path = join(dir, 'tonwatch.yml');
+  const { cache, problem } = await openStartCache(cacheDir, path, tonwatch);
+  const deps = { ...configLoadDeps({ env, cwd: dir } as unknown as ProcessDeps), startCache: cache };
+  const { config } = await loadConfig(path, deps);
+  const saved = await cache.save();
+  return { config, counts: { ...cache.counts }, problem, saved };
+}
+
+const cacheText = (): string => readFileSync(startCacheFile(cacheDir, join(dir, 'tonwatch.yml')), 'latin1');
+
+describe('the start cache', () => {
+  it('keeps `${NAME}` as written, never the value it stands for', async () => {
+    write('tonwatch.yml', 'upstreams: [ { name: a, url: "https://toncenter.com", apiKey: "${KEY}" } ]\nwatchlist: []\n');
+    const first = await start({ KEY: 'very-secret-key' });
+    expect(first.config.upstreams[0]).toMatchObject({ apiKey: 'very-secret-key' });
+    expect(cacheText()).toContain('${KEY}');
+    expect(cacheText()).not.toContain('very-secret-key');
+    const second = await start({ KEY: 'another-key' });
+    expect(second.counts).toEqual({ hits: 1, misses: 0 });
+    expect(second.config.upstreams[0]).toMatchObject({ apiKey: 'another-key' });
+  });
+
+  it('does not keep a document holding a secret in clear (an API key, a password in a URL), and keeps its watchlist files', async () => {
+    write('watch.txt', `${RAW_A},a\n`);
+    for (const upstream of [
+      '{ name: a, url: "https://toncenter.com", apiKey: "clear-secret" }',
+      '{ name: a, url: "https://user:clear-secret@toncenter.com" }',
+    ]) {
+      write('tonwatch.yml', `upstreams: [ ${upstream} ]\nwatchlistFiles: [watch.txt]\n`);
+      await start();
+      expect(cacheText()).not.toContain('clear-secret');
+      expect((await start()).counts).toEqual({ hits: 1, misses: 1 });
+    }
+    write('tonwatch.yml', 'cluster: { redis: "redis://:clear-secret@127.0.0.1:6379" }\nwatchlistFiles: [watch.txt]\n');
+    await start();
+    expect(cacheText()).not.toContain('clear-secret');
+  });
+
+  it('is private to the user who runs tonwatch', async () => {
+    write('tonwatch.yml', 'watchlist: []\n');
+    await start();
+    expect(statSync(startCacheFile(cacheDir, join(dir, 'tonwatch.yml'))).mode & 0o777).toBe(0o600);
+    expect(statSync(cacheDir).mode & 0o777).toBe(0o700);
+  });
+
+  it("parses again what another tonwatch version kept, and a file whose entry's jettons changed", async () => {
+    write('watch.txt', `${RAW_A},a\n${RAW_B}\n`);
+    write('tonwatch.yml', 'jettons: { SIMUSD: { master: "0:' + 'C'.repeat(64) + '", decimals: 6 } }\nwatchlistFiles: [watch.txt]\n');
+    await start();
+    expect((await start({}, '1.0.1')).counts).toEqual({ hits: 0, misses: 2 });
+    expect((await start({}, '1.0.1')).counts).toEqual({ hits: 2, misses: 0 });
+    write(
+      'tonwatch.yml',
+      'jettons: { SIMUSD: { master: "0:' + 'C'.repeat(64) + '", decimals: 6 } }\nwatchlistFiles: [ { file: watch.txt, jettons: [SIMUSD] } ]\n',
+    );
+    const changed = await start({}, '1.0.1');
+    expect(changed.counts).toEqual({ hits: 0, misses: 2 });
+    expect(changed.config.watchlist.map((w) => w.jettons)).toEqual([['SIMUSD'], ['SIMUSD']]);
+  });
+
+  it('drops the files the config no longer names, and saves nothing when nothing changed', async () => {
+    write('a.txt', `${RAW_A}\n`);
+    write('b.txt', `${RAW_B}\n`);
+    write('tonwatch.yml', 'watchlistFiles: [a.txt, b.txt]\n');
+    expect((await start()).saved).toBe('saved');
+    expect((await start()).saved).toBe('unchanged');
+    write('tonwatch.yml', 'watchlistFiles: [a.txt]\n');
+    expect((await start()).saved).toBe('saved');
+    expect(cacheText()).not.toContain(join(dir, 'b.txt'));
+    expect((await start()).counts).toEqual({ hits: 2, misses: 0 });
+  });
+
+  it('does not keep a watchlist file with a problem: the config is refused, and the next start parses it again', async () => {
+    write('watch.txt', `${RAW_A}\nnot-an-address\n`);
+    write('tonwatch.yml', 'watchlistFiles: [watch.txt]\n');
+    await expect(start()).rejects.toThrow(/not-an-address/);
+    await expect(start()).rejects.toThrow(/not-an-address/);
+  });
+
+  it('reports a cache file it cannot read, parses everything, and replaces it', async () => {
+    write('watch.txt', `${RAW_A}\n`);
+    write('tonwatch.yml', 'watchlistFiles: [watch.txt]\n');
+    await start();
+    const file = startCacheFile(cacheDir, join(dir, 'tonwatch.yml'));
+    const bytes = readFileSync(file);
+    writeFileSync(file, bytes.subarray(0, bytes.length - 10));
+    const cut = await start();
+    expect(cut.problem).toMatch(/cut short|not a start cache/);
+    expect(cut.counts).toEqual({ hits: 0, misses: 2 });
+    expect(cut.config.watchlist.map((w) => w.raw)).toEqual([RAW_A]);
+    expect((await start()).counts).toEqual({ hits: 2, misses: 0 });
+    writeFileSync(file, 'garbage');
+    expect((await start()).problem).not.toBeNull();
+  });
+});
+
+describe('where the start cache is kept', () => {
+  it("is $TONWATCH_CACHE_DIR (empty: nowhere), else systemd's $CACHE_DIRECTORY, else $XDG_CACHE_HOME/tonwatch, else ~/.cache/tonwatch", () => {
+    expect(startCacheDir({ TONWATCH_CACHE_DIR: 'cache', HOME: '/home/u' }, '/srv')).toBe('/srv/cache');
+    expect(startCacheDir({ TONWATCH_CACHE_DIR: '', HOME: '/home/u' }, '/srv')).toBeNull();
+    expect(startCacheDir({ CACHE_DIRECTORY: '/var/cache/tonwatch:/var/cache/other', HOME: '/home/u' }, '/srv')).toBe('/var/cache/tonwatch');
+    expect(startCacheDir({ XDG_CACHE_HOME: '/xdg', HOME: '/home/u' }, '/srv')).toBe('/xdg/tonwatch');
+    expect(startCacheDir({ HOME: '/home/u' }, '/srv')).toBe('/home/u/.cache/tonwatch');
+    expect(startCacheDir({}, '/srv')).toBeNull();
+  });
+});
