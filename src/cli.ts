@@ -93,7 +93,7 @@ export async function runCli(argv: readonly string[], deps: ProcessDeps): Promis
         const loaded = await loadOrReport(values.config, deps, { webConfigFile: values['web.config.file'] });
         if (!loaded) return EXIT_CONFIG;
         for (const warning of loaded.warnings) deps.stderr.write(`warning: ${warning}\n`);
-        return print(deps, describeConfig(loaded.config));
+        return print(deps, await describeConfig(loaded.config));
       }
       case 'healthcheck': {
         // Docker reads 0 healthy, 1 unhealthy (2 is reserved): a bad config is unhealthy too.

@@ -186,6 +186,7 @@ function createServerFor(deps: DaemonDeps, ctx: FeatureContext, features: readon
       snapshot: () => store.current(),
       settings: () => current().serve,
       loading: serves.loading ?? (() => []),
+      ...(serves.pendingWallets === undefined ? {} : { pendingWallets: serves.pendingWallets }),
       nextPollDueAt: (query) => current().scheduler.nextRunAt(query),
       metrics,
       onMetricsInFlight: (inFlight) => self.metricsInFlight(inFlight),

@@ -26,6 +26,8 @@ export interface Generation {
   readonly client: UpstreamClient;
   /** listen.maxConnections and sendTimeoutSeconds, as the server reads them. */
   readonly connectionLimits: ConnectionLimits;
+  /** Each watched wallet's place in the watchlist (the snapshot's order). */
+  readonly places: ReadonlyMap<string, number>;
 }
 
 /** The daemon's shared parts a generation is built with (logger, clocks, self metrics), and: */
@@ -98,7 +100,7 @@ export function createGenerations(deps: GenerationDeps): (config: Config, previo
       now,
       wall: () => now() + wallOffset(),
     });
-    return { config, serve, persister, batchSize, client, connectionLimits, scheduler };
+    return { config, serve, persister, batchSize, client, connectionLimits, scheduler, places: watchlistKeys(config.watchlist) };
   }
 
   return generationFor;

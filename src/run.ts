@@ -7,7 +7,8 @@ import type { Config } from './domain/config.js';
 import { ConfigError, formatProblems } from './config/problems.js';
 import { watchFiles } from './config/watch.js';
 import { createDaemon, type Daemon } from './daemon.js';
-import { readWhole } from './snapshot/atomic-file.js';
+import { dropReadsAhead, readAhead, readWhole } from './snapshot/atomic-file.js';
+import { walletsFileOf } from './snapshot/persist.js';
 import { createLogger } from './logger.js';
 import { VERSION } from './version.js';
 
@@ -101,6 +102,8 @@ export async function runDaemon(
     if (cacheDir === null) return NO_START_CACHE;
     const opened = await openStartCache(cacheDir, path, VERSION);
     cacheProblem = opened.problem;
+    // The snapshot files the last start read are read while this one parses its config.
+    readAhead(opened.cache.readAhead);
     return opened.cache;
   });
   if (!loaded) return EXIT_CONFIG;
@@ -108,6 +111,8 @@ export async function runDaemon(
   for (const warning of loaded.warnings) logger.warn({ config: loaded.config.configPath }, warning);
   if (cacheProblem !== null) logger.info({ cacheDir, problem: cacheProblem }, 'the start cache was not used; this start parsed everything');
   const { startCache } = loaded;
+  const snapshotFiles = (config: Config): string[] => [config.snapshot.file, walletsFileOf(config.snapshot.file)];
+  startCache.keepReadAhead(snapshotFiles(loaded.config));
   const saveStartCache = (): void =>
     void startCache.save().then(
       (done) => done === 'saved' && logger.debug({ cacheDir }, 'start cache saved'),
@@ -121,6 +126,7 @@ export async function runDaemon(
     version: VERSION,
     nodeVersion: deps.nodeVersion,
     startedUp: () => {
+      dropReadsAhead();
       deps.startedUp?.();
       saveStartCache();
     },
@@ -166,6 +172,7 @@ export async function runDaemon(
         const next = await loadConfig(daemon.config().configPath, loadDeps, overrides);
         for (const warning of next.warnings) logger.warn(warning);
         await daemon.applyConfig(next.config);
+        startCache.keepReadAhead(snapshotFiles(next.config));
         saveStartCache();
         watcher.close();
         watcher = watchFiles(watchedFiles(next.config), () => void reload('file change'), logger);

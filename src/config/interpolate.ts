@@ -1,4 +1,3 @@
-import { parse as parseYaml } from 'yaml';
 import type { ConfigProblem } from './problems.js';
 
 /**
@@ -42,8 +41,7 @@ function interpolateString(
   if (whole) {
     const resolved = lookup(whole[1] ?? '', whole[2]);
     if (resolved === undefined) return text;
-    const typed: unknown = safeScalar(resolved);
-    return typeof typed === 'number' || typeof typed === 'boolean' ? typed : resolved;
+    return typedScalar(resolved) ?? resolved;
   }
   return text.replace(REFERENCE, (match, name: string | undefined, fallback: string | undefined) => {
     if (name === undefined) return '${'; // the $${ escape
@@ -51,10 +49,23 @@ function interpolateString(
   });
 }
 
-function safeScalar(text: string): unknown {
-  try {
-    return parseYaml(text);
-  } catch {
-    return text;
-  }
+/**
+ * The number or boolean YAML 1.2's core schema reads `text` as (the schema the `yaml`
+ * library reads the config with), or undefined for anything else: a test holds the two
+ * to agreeing. Here rather than a call to the library, which a start whose config comes
+ * from the start cache does not load.
+ */
+export function typedScalar(text: string): number | boolean | undefined {
+  // A plain scalar: surrounding blanks and a trailing comment are not part of it; a tab cannot start its line.
+  if (/^(?:[ ]*\n)*\t/.test(text)) return undefined;
+  const plain = text.replace(/(?:^|[ \t]+)#.*$/s, '').trim();
+  if (/^(?:true|True|TRUE)$/.test(plain)) return true;
+  if (/^(?:false|False|FALSE)$/.test(plain)) return false;
+  if (/^[-+]?[0-9]+$/.test(plain)) return Number(plain);
+  if (/^0o[0-7]+$/.test(plain)) return parseInt(plain.slice(2), 8);
+  if (/^0x[0-9a-fA-F]+$/.test(plain)) return parseInt(plain.slice(2), 16);
+  if (/^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$/.test(plain)) return parseFloat(plain);
+  if (/^[-+]?\.(?:inf|Inf|INF)$/.test(plain)) return plain.startsWith('-') ? -Infinity : Infinity;
+  if (/^\.(?:nan|NaN|NAN)$/.test(plain)) return NaN;
+  return undefined;
 }

@@ -1,6 +1,4 @@
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { parse as parseYaml, YAMLParseError } from 'yaml';
-import { stringify as toYaml } from 'yaml';
 import type * as z from 'zod';
 import { interpolateEnv } from './interpolate.js';
 import { ConfigError, type ConfigProblem } from './problems.js';
@@ -12,6 +10,7 @@ import { describeWebConfig, loadWebConfig } from './web-config.js';
 import { parseAddress } from '../ton/address.js';
 import { buildWatchlist, parseWatchlistFile, type WatchlistSource } from './watchlist.js';
 import { NO_START_CACHE, type StartCache } from './start-cache.js';
+import { loadYaml } from './yaml.js';
 
 export interface LoadedConfig {
   readonly config: Config;
@@ -60,11 +59,17 @@ export async function loadConfig(path: string | null, deps: ConfigLoadDeps, over
     } catch (cause) {
       throw new ConfigError(source, [{ path: '', message: `cannot read: ${errorMessage(cause)}` }]);
     }
-    try {
-      document = (deps.startCache ?? NO_START_CACHE).document(text, () => parseYaml(text) ?? {});
-    } catch (cause) {
-      const where = cause instanceof YAMLParseError && cause.linePos ? `line ${cause.linePos[0].line}` : '';
-      throw new ConfigError(source, [{ path: where, message: `not valid YAML or JSON: ${errorMessage(cause)}` }]);
+    const cache = deps.startCache ?? NO_START_CACHE;
+    document = cache.keptDocument(text);
+    if (document === undefined) {
+      const { parse, YAMLParseError } = await loadYaml();
+      try {
+        document = parse(text) ?? {};
+      } catch (cause) {
+        const where = cause instanceof YAMLParseError && cause.linePos ? `line ${cause.linePos[0].line}` : '';
+        throw new ConfigError(source, [{ path: where, message: `not valid YAML or JSON: ${errorMessage(cause)}` }]);
+      }
+      cache.keepDocument(text, document);
     }
   }
   if (typeof document !== 'object' || document === null || Array.isArray(document)) {
@@ -124,7 +129,8 @@ export async function loadConfig(path: string | null, deps: ConfigLoadDeps, over
   if (problems.length > 0) throw new ConfigError(source, problems);
 
   const warnings: string[] = [];
-  const watchlist = buildWatchlist(sources, warnings);
+  // Each watched wallet is frozen as it is made: only the list itself is left to freeze (100,000 entries need no walk).
+  const watchlist = Object.freeze(buildWatchlist(sources, warnings));
   const config: Config = deepFreeze({
     ...file,
     upstreams,
@@ -152,7 +158,8 @@ function rawOf(address: string): string {
 }
 
 /** The effective config as YAML, with secrets redacted, for `check-config`. */
-export function describeConfig(config: Config): string {
+export async function describeConfig(config: Config): Promise<string> {
+  const { stringify: toYaml } = await loadYaml();
   const { watchlist, watchlistEntries, configPath, web, ...rest } = config;
   const printable = {
     ...rest,

@@ -19,8 +19,9 @@ import { columnsOf, fileSourceOf, type FileColumns, type FileSource } from './wa
  * environment (`${NAME}`) are kept as written, not as their values.
  */
 export interface StartCache {
-  /** The YAML document of `text`: the kept one when `text` is unchanged, else `parse()`'s (a throw is not kept). */
-  document(text: string, parse: () => unknown): unknown;
+  /** The YAML document kept for `text`, unchanged since; undefined when it must be parsed (and then given to keepDocument). */
+  keptDocument(text: string): unknown;
+  keepDocument(text: string, document: unknown): void;
   /** The parsed watchlist file of these bytes and jettons: the kept one, else `parse()`'s (kept when clean). */
   watchlistFile(file: string, bytes: Uint8Array, jettons: readonly string[], parse: () => { source: FileSource; clean: boolean }): FileSource;
   /**
@@ -28,6 +29,9 @@ export interface StartCache {
    * since; the event loop turns between the parts of a large file.
    */
   save(): Promise<'unchanged' | 'saved'>;
+  /** The files the last start read next (its snapshot files): read ahead while this one parses. */
+  readonly readAhead: readonly string[];
+  keepReadAhead(files: readonly string[]): void;
   /** Parts found unchanged and parts parsed, since the cache was opened. */
   readonly counts: { readonly hits: number; readonly misses: number };
 }
@@ -51,13 +55,17 @@ interface Header {
   readonly configPath: string;
   readonly document: { readonly digest: string; readonly bytes: Uint8Array } | null;
   readonly files: readonly { readonly file: string; readonly digest: string; readonly count: number }[];
+  readonly readAhead: readonly string[];
 }
 
 /** A cache that keeps nothing: every part is parsed. */
 export const NO_START_CACHE: StartCache = {
-  document: (_text, parse) => parse(),
+  keptDocument: () => undefined,
+  keepDocument: () => undefined,
   watchlistFile: (_file, _bytes, _jettons, parse) => parse().source,
   save: () => Promise.resolve('unchanged'),
+  readAhead: [],
+  keepReadAhead: () => undefined,
   counts: { hits: 0, misses: 0 },
 };
 
@@ -73,7 +81,7 @@ export function startCacheFile(dir: string, configPath: string): string {
  */
 export async function openStartCache(dir: string, configPath: string, tonwatch: string): Promise<{ cache: StartCache; problem: string | null }> {
   const path = startCacheFile(dir, configPath);
-  let kept: { document: Header['document']; files: Map<string, KeptFile> } = { document: null, files: new Map() };
+  let kept: Kept = { document: null, files: new Map(), readAhead: [] };
   let problem: string | null = null;
   try {
     kept = readCache(await readWhole(path), configPath, tonwatch);
@@ -83,30 +91,38 @@ export async function openStartCache(dir: string, configPath: string, tonwatch: 
   return { cache: createStartCache(path, configPath, tonwatch, kept), problem };
 }
 
-function createStartCache(
-  path: string,
-  configPath: string,
-  tonwatch: string,
-  kept: { document: Header['document']; files: Map<string, KeptFile> },
-): StartCache {
+interface Kept {
+  readonly document: Header['document'];
+  readonly files: Map<string, KeptFile>;
+  readonly readAhead: readonly string[];
+}
+
+function createStartCache(path: string, configPath: string, tonwatch: string, kept: Kept): StartCache {
   let document = kept.document;
   const files = kept.files;
+  let readAhead = kept.readAhead;
   const used = new Set<string>();
   let changed = false;
   const counts = { hits: 0, misses: 0 };
   return {
     counts,
-    document(text, parse) {
-      const digest = digestOf(text);
-      if (document?.digest === digest) {
+    readAhead,
+    keepReadAhead(next) {
+      if (next.length === readAhead.length && next.every((file, i) => file === readAhead[i])) return;
+      readAhead = [...next];
+      changed = true;
+    },
+    keptDocument(text) {
+      if (document !== null && document.digest === digestOf(text)) {
         counts.hits += 1;
         return deserialize(document.bytes) as unknown;
       }
       counts.misses += 1;
-      const value = parse();
-      document = holdsSecretInClear(value) ? null : { digest, bytes: serialize(value) };
+      return undefined;
+    },
+    keepDocument(text, value) {
+      document = holdsSecretInClear(value) ? null : { digest: digestOf(text), bytes: serialize(value) };
       changed = true;
-      return value;
     },
     watchlistFile(file, bytes, jettons, parse) {
       const digest = `${digestOf(bytes)} ${jettons.join(',')}`;
@@ -134,18 +150,13 @@ function createStartCache(
       used.clear();
       if (!changed) return 'unchanged';
       changed = false;
-      await writeAtomically(path, encodeCache(configPath, tonwatch, document, files), 0o600);
+      await writeAtomically(path, encodeCache(configPath, tonwatch, { document, files, readAhead }), 0o600);
       return 'saved';
     },
   };
 }
 
-async function* encodeCache(
-  configPath: string,
-  tonwatch: string,
-  document: Header['document'],
-  files: ReadonlyMap<string, KeptFile>,
-): AsyncGenerator<Uint8Array> {
+async function* encodeCache(configPath: string, tonwatch: string, { document, files, readAhead }: Kept): AsyncGenerator<Uint8Array> {
   const columns = [...files].map(([file, kept]) => ({ file, digest: kept.digest, columns: kept.columns ?? columnsOf(kept.source as FileSource) }));
   const header: Header = {
     format: FORMAT,
@@ -154,6 +165,7 @@ async function* encodeCache(
     configPath,
     document,
     files: columns.map(({ file, digest, columns: c }) => ({ file, digest, count: c.raws.length })),
+    readAhead,
   };
   yield frame(header);
   for (const { columns: c } of columns) {
@@ -178,7 +190,7 @@ function frame(value: unknown): Buffer {
   return Buffer.concat([length, body]);
 }
 
-function readCache(bytes: Buffer, configPath: string, tonwatch: string): { document: Header['document']; files: Map<string, KeptFile> } {
+function readCache(bytes: Buffer, configPath: string, tonwatch: string): Kept {
   let at = 0;
   const next = (): unknown => {
     if (at + 4 > bytes.length) throw new Error('the start cache file is cut short');
@@ -190,7 +202,7 @@ function readCache(bytes: Buffer, configPath: string, tonwatch: string): { docum
   };
   const header = next() as Partial<Header> | null;
   if (header?.format !== FORMAT || header.version !== FORMAT_VERSION) throw new Error('not a start cache file of this format');
-  if (header.tonwatch !== tonwatch || header.configPath !== configPath) return { document: null, files: new Map() };
+  if (header.tonwatch !== tonwatch || header.configPath !== configPath) return { document: null, files: new Map(), readAhead: [] };
   const files = new Map<string, KeptFile>();
   for (const { file, digest, count } of header.files ?? []) {
     const parts: FileColumns[] = [];
@@ -210,11 +222,12 @@ function readCache(bytes: Buffer, configPath: string, tonwatch: string): { docum
       named.set(part.named, offset);
       offset += part.raws.length;
     }
-    const raws = ([] as string[]).concat(...parts.map((part) => part.raws));
-    const names = ([] as string[]).concat(...parts.map((part) => part.names));
+    const raws = parts.length === 1 ? (parts[0] as FileColumns).raws : ([] as string[]).concat(...parts.map((part) => part.raws));
+    const names = parts.length === 1 ? (parts[0] as FileColumns).names : ([] as string[]).concat(...parts.map((part) => part.names));
     files.set(file, { digest, source: null, columns: { raws, names, lines, named } });
   }
-  return { document: header.document ?? null, files };
+  const readAhead = Array.isArray(header.readAhead) ? header.readAhead.filter((file): file is string => typeof file === 'string') : [];
+  return { document: header.document ?? null, files, readAhead };
 }
 
 function digestOf(content: string | Uint8Array): string {

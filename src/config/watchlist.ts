@@ -140,32 +140,41 @@ function unitedJettons(a: readonly string[] | undefined, b: readonly string[] | 
  * taken as they are unless merged.
  */
 export function buildWatchlist(sources: readonly WatchlistSource[], warnings: string[]): WatchedWallet[] {
-  /** Index into `wallets` (and `named`, `firstSeen`) of each canonical address. */
+  let total = 0;
+  for (const source of sources) total += 'entry' in source ? 1 : source.wallets.length;
+  /** Index into `wallets` (and `from`, `line`) of each canonical address. */
   const byRaw = new Map<string, number>();
-  const wallets: WatchedWallet[] = [];
-  const named: boolean[] = [];
-  /** Where each wallet was first seen: a config path, or a file source and the index of its line. */
-  const firstSeen: (string | FileSource)[] = [];
-  const firstIndex: number[] = [];
-  const originAt = (at: number): string => {
-    const source = firstSeen[at] ?? '';
-    return typeof source === 'string' ? source : `${source.file}:${source.lines[firstIndex[at] ?? 0] ?? 0}`;
+  // Sized once: a file may bring 100,000 wallets, and arrays grown a push at a time are copied as they grow.
+  const wallets = new Array<WatchedWallet>(total);
+  /** Where each wallet was first seen: the index of its source, and of its line in a file source. */
+  const from = new Int32Array(total);
+  const line = new Int32Array(total);
+  /** Whether the entry kept for a wallet has a name of its own, where a merge decided it; else its first source says. */
+  const namedByMerge = new Map<number, boolean>();
+  let count = 0;
+  const sourceNamed = (at: number): boolean => {
+    const source = sources[from[at] as number] as WatchlistSource;
+    return 'entry' in source ? source.entry.name !== undefined : source.named[line[at] as number] === 1;
   };
-  const add = (wallet: WatchedWallet, hasName: boolean, source: string | FileSource, index: number): void => {
+  const originAt = (sourceIndex: number, index: number): string => {
+    const source = sources[sourceIndex] as WatchlistSource;
+    return 'entry' in source ? source.origin : `${source.file}:${source.lines[index] ?? 0}`;
+  };
+  const add = (wallet: WatchedWallet, hasName: boolean, sourceIndex: number, index: number): void => {
     const at = byRaw.get(wallet.raw);
     if (at === undefined) {
-      byRaw.set(wallet.raw, wallets.length);
-      wallets.push(wallet);
-      named.push(hasName);
-      firstSeen.push(source);
-      firstIndex.push(index);
+      byRaw.set(wallet.raw, count);
+      wallets[count] = wallet;
+      from[count] = sourceIndex;
+      line[count] = index;
+      count += 1;
       return;
     }
-    const origin = typeof source === 'string' ? source : `${source.file}:${source.lines[index] ?? 0}`;
-    warnings.push(`${origin}: duplicate of ${originAt(at)} (${wallet.raw}); merged`);
+    warnings.push(`${originAt(sourceIndex, index)}: duplicate of ${originAt(from[at] as number, line[at] as number)} (${wallet.raw}); merged`);
     const kept = wallets[at] as WatchedWallet;
-    const takeName = !named[at] && hasName;
-    named[at] ||= takeName;
+    const keptNamed = namedByMerge.get(at) ?? sourceNamed(at);
+    const takeName = !keptNamed && hasName;
+    if (takeName) namedByMerge.set(at, true);
     const thresholds = wallet.minJettonBalance === undefined ? kept.minJettonBalance : Object.freeze({ ...wallet.minJettonBalance, ...kept.minJettonBalance });
     wallets[at] = watchedWallet(
       kept.raw,
@@ -176,7 +185,7 @@ export function buildWatchlist(sources: readonly WatchlistSource[], warnings: st
       thresholds,
     );
   };
-  for (const source of sources) {
+  for (const [sourceIndex, source] of sources.entries()) {
     if ('entry' in source) {
       const { entry } = source;
       const parsed = parseAddress(entry.address);
@@ -187,14 +196,15 @@ export function buildWatchlist(sources: readonly WatchlistSource[], warnings: st
       add(
         watchedWallet(parsed.value.raw, entry.name ?? entry.address.trim(), labels, entry.minBalanceTons, jettons, thresholds),
         entry.name !== undefined,
-        source.origin,
+        sourceIndex,
         0,
       );
     } else {
       const { wallets: fileWallets, named: fileNamed } = source;
-      for (let i = 0; i < fileWallets.length; i += 1) add(fileWallets[i] as WatchedWallet, fileNamed[i] === 1, source, i);
+      for (let i = 0; i < fileWallets.length; i += 1) add(fileWallets[i] as WatchedWallet, fileNamed[i] === 1, sourceIndex, i);
     }
   }
+  wallets.length = count;
   watchlistKeys.keep(wallets, byRaw);
   return wallets;
 }

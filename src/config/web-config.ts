@@ -1,6 +1,6 @@
+import { loadYaml } from './yaml.js';
 import { createSecureContext } from 'node:tls';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { parse as parseYaml } from 'yaml';
 import * as z from 'zod';
 import { CLIENT_AUTH_TYPES, secureContextOptions, type TlsSettings, type WebConfig } from '../domain/web-config.js';
 import { CIPHER_SUITES, CURVES, TLS13_SUITES, TLS_VERSION_ORDER, TLS_VERSIONS } from './go-tls-names.js';
@@ -75,7 +75,8 @@ export async function loadWebConfig(file: string, readFile: (path: string) => Pr
   }
   let document: unknown;
   try {
-    document = parseYaml(text) ?? {};
+    const { parse } = await loadYaml();
+    document = parse(text) ?? {};
   } catch (cause) {
     return { web: null, problems: [{ path: at(''), message: `not valid YAML: ${messageOf(cause)}` }] };
   }

@@ -8,7 +8,7 @@ import type { PollStatus } from '../poll/status.js';
 import type { Route } from '../serve/server.js';
 import type { ReadThroughLookup } from '../serve/v3-wallet-states.js';
 import type { SnapshotStore } from '../snapshot/store.js';
-import type { QueueSizesSnapshot } from '../snapshot/types.js';
+import type { QueueSizesSnapshot, WalletsLookup } from '../snapshot/types.js';
 import type { StatusSources } from '../status/model.js';
 import type { Generation } from '../generation.js';
 import { isFresh } from '../snapshot/freshness.js';
@@ -62,6 +62,8 @@ export interface FeatureServes {
   readonly loading?: () => readonly QueryName[];
   /** walletStates for unwatched addresses. */
   readonly readThrough?: ReadThroughLookup;
+  /** The wallets of the persisted file while it is read, each read when asked for (null: none to offer). */
+  readonly pendingWallets?: () => WalletsLookup | null;
   /** The status page's sources beyond the snapshot and the config. */
   readonly status?: () => Partial<Pick<StatusSources, 'upstreamHealth' | 'history' | 'jettons'>>;
   /** Routes of its own (path → route). */

@@ -3,7 +3,7 @@ import { createInterning } from '../domain/interning.js';
 import type { QueryName } from '../domain/queries.js';
 import { mergeWallets } from '../cluster/merge.js';
 import { pollWallets, walletConcurrency } from '../poll/wallets.js';
-import type { WalletsSnapshot } from '../snapshot/types.js';
+import type { WalletsLookup, WalletsSnapshot } from '../snapshot/types.js';
 import { ageSeconds, freshForAll } from '../snapshot/freshness.js';
 import { pollJob, type Feature, type FeatureContext } from './feature.js';
 
@@ -26,6 +26,8 @@ export function createWalletsFeature(ctx: FeatureContext): Feature {
   const interning = createInterning();
   /** True while the persisted wallets file is being read at start. */
   let loading = false;
+  /** Meanwhile, its wallets read one at a time as they are asked for (version 5 files). */
+  let pending: WalletsLookup | null = null;
   let loaded: Promise<void> = Promise.resolve();
   /** Set by the first wallet poll after start: whether it could wait was decided then. */
   let startDecided = false;
@@ -33,7 +35,10 @@ export function createWalletsFeature(ctx: FeatureContext): Feature {
 
   async function loadPersisted(): Promise<void> {
     try {
-      const wallets = await current().persister.loadWallets();
+      const wallets = await current().persister.loadWallets({
+        placeOf: (raw) => current().places.get(raw),
+        offer: (lookup) => (pending = lookup),
+      });
       // A poll cannot have published wallets first (it waits for this), but a reload may have moved the file.
       if (wallets && store.current().wallets === null) {
         store.replaceWallets(wallets);
@@ -134,13 +139,20 @@ export function createWalletsFeature(ctx: FeatureContext): Feature {
               },
             ),
           ],
-    serves: { loading: () => (loading ? LOADING_WALLETS : NOTHING_LOADING) },
+    serves: { loading: () => (loading ? LOADING_WALLETS : NOTHING_LOADING), pendingWallets: () => (loading ? pending : null) },
+    load() {
+      // Not awaited: the file is read while the server starts listening, and decoded while it answers.
+      loading = true;
+      loaded = loadPersisted().finally(() => {
+        loading = false;
+        pending = null;
+      });
+      void loaded.then(() => setTimeout(prepareUpstream, PREPARE_AFTER_MS).unref());
+      return Promise.resolve();
+    },
     start() {
       // In a cluster, wallets this replica has just taken over are polled at once, not at the next tick.
       ctx.cluster.onGained(() => current().scheduler.runNow('wallets'));
-      loading = true;
-      loaded = loadPersisted().finally(() => (loading = false));
-      void loaded.then(() => setTimeout(prepareUpstream, PREPARE_AFTER_MS).unref());
     },
     stop() {
       stopped = true;

@@ -3,7 +3,7 @@ import type { ReadThroughAnswer } from '../domain/read-through.js';
 import type { WatchedKeys } from '../domain/config.js';
 import { addressBookEntry } from '../snapshot/address-book.js';
 import { isFresh, staleFrom } from '../snapshot/freshness.js';
-import type { WalletRecord, WalletsSnapshot } from '../snapshot/types.js';
+import type { WalletRecord, WalletsLookup } from '../snapshot/types.js';
 import { createSnapshotResponder, jsonResponse, unavailableResponse, type ServedResponse, type SnapshotQueryRequest } from './response.js';
 import { indexerWalletJson } from './wallet-json.js';
 import { parseWalletQuery, type RequestedAddress } from './wallet-query.js';
@@ -37,7 +37,7 @@ export interface ReadThroughLookup {
 export type ReadThroughLookupAnswer = ReadThroughAnswer<WalletRecord>;
 
 export interface WalletStatesHandler {
-  serve(snapshot: WalletsSnapshot | null, request: WalletStatesRequest): ServedResponse | Promise<ServedResponse>;
+  serve(snapshot: WalletsLookup | null, request: WalletStatesRequest): ServedResponse | Promise<ServedResponse>;
 }
 
 /** Bounds of the answer cache. */
@@ -72,7 +72,7 @@ export function createWalletStatesHandler(wallOffset: () => number = () => 0): W
    * records when given (else address book only).
    */
   const build = (
-    snapshot: WalletsSnapshot | null,
+    snapshot: WalletsLookup | null,
     request: WalletStatesRequest,
     addresses: readonly RequestedAddress[],
     readThrough: ReadonlyMap<string, WalletRecord> | null,
@@ -110,7 +110,7 @@ export function createWalletStatesHandler(wallOffset: () => number = () => 0): W
 
   /** The answer with read-through: the unwatched addresses looked up, the rest from the snapshot. Not cached: the records are. */
   const withReadThrough = (
-    snapshot: WalletsSnapshot | null,
+    snapshot: WalletsLookup | null,
     request: WalletStatesRequest,
     addresses: readonly RequestedAddress[],
     readThrough: ReadThroughLookup,
@@ -167,11 +167,11 @@ interface CachedAnswer {
  * flag or maxAgeSeconds changes.
  */
 function createAnswerCache() {
-  let key: { snapshot: WalletsSnapshot | null; watched: WatchedKeys; testnet: boolean; maxAge: number } | null = null;
+  let key: { snapshot: WalletsLookup | null; watched: WatchedKeys; testnet: boolean; maxAge: number } | null = null;
   const answers = new Map<string, CachedAnswer>();
   let bytes = 0;
   return {
-    keyedBy(snapshot: WalletsSnapshot | null, request: WalletStatesRequest): void {
+    keyedBy(snapshot: WalletsLookup | null, request: WalletStatesRequest): void {
       const { watched, testnet, maxAgeSeconds: maxAge } = request;
       if (key?.snapshot === snapshot && key.watched === watched && key.testnet === testnet && key.maxAge === maxAge) return;
       key = { snapshot, watched, testnet, maxAge };

@@ -9,7 +9,7 @@ import { WALLET_STATE_FIELDS, type WalletFieldName } from '../domain/wallet-stat
  * allocates nothing), and anything that check cannot vouch for goes to zod, which decides
  * and words the error. A property test holds the two to agreeing.
  *
- * The queue-size file is version 2: one JSON document. The wallets file is version 4:
+ * The queue-size file is version 2: one JSON document. The wallets file is version 5:
  * JSON lines, a header line then one line per record, each record an array of columns
  * (WALLET_COLUMNS; its state an array of the twelve fields): no key repeated 100,000
  * times, and read a line at a time, so loading never holds the whole file as one string
@@ -17,16 +17,19 @@ import { WALLET_STATE_FIELDS, type WalletFieldName } from '../domain/wallet-stat
  * code hash, status, wallet type, and the address book entry's fields beyond
  * user_friendly and domain) are written in full once and then as the number of that
  * first writing (references count up from 0 in file order); a state's address equal to
- * the record's key is written as null. Version 3 files (the same without references)
- * and version 2 files (one document of objects) are still read; either is rewritten as
- * version 4 at the next wallet cycle. wallet-rows.ts writes and reads the record lines.
+ * the record's key is written as null. The last line lists what the references stand
+ * for (`{"references":[…]}`, in number order), so that any one record line can be read
+ * on its own: a start answers for the wallets asked before it has read all of them.
+ * Versions 4 (without that line), 3 (without references) and 2 (one document of objects)
+ * are still read; each is rewritten as version 5 at the next wallet cycle. wallet-rows.ts
+ * writes and reads the record lines.
  */
 
 export const FORMAT = 'tonwatch-snapshot';
 export const QUEUE_FILE_VERSION = 2;
-export const WALLETS_VERSION = 4;
+export const WALLETS_VERSION = 5;
 /** Wallets file versions read as JSON lines. */
-const LINE_VERSIONS = [3, 4] as const;
+const LINE_VERSIONS = [3, 4, 5] as const;
 /** A record line's columns, in order; `metadata` is left off when there is none. */
 export const WALLET_COLUMNS = ['raw', 'fetchedAt', 'upstream', 'state', 'addressBook', 'metadata'] as const;
 
@@ -84,7 +87,7 @@ export const STATE_KEYS: readonly string[] = WALLET_STATE_FIELDS.map((field) => 
 /** Each state field's column in a record line's state array. */
 export const COLUMN = Object.fromEntries(STATE_KEYS.map((name, i) => [name, i])) as Record<WalletFieldName, number>;
 
-/** The header line of a version 3 or 4 wallets file: what follows it, and how many records. */
+/** The header line of a version 3, 4 or 5 wallets file: what follows it, and how many records. */
 const walletsHeaderSchema = z.object({
   format: z.literal(FORMAT),
   version: z.literal(LINE_VERSIONS),
@@ -101,10 +104,12 @@ export function walletsHeaderLine(fetchedAt: number, records: number): string {
 }
 
 /**
- * The first line of a wallets file, parsed: a version 3 or 4 header, or a whole version 2 file
+ * The first line of a wallets file, parsed: a version 3, 4 or 5 header, or a whole version 2 file
  * (written on one line). Throws on a line that is not JSON.
  */
-export function decodeWalletsFirstLine(value: unknown): { version: 3 | 4; header: WalletsHeader } | { version: 2; file: WalletsFile } | { problem: string } {
+export function decodeWalletsFirstLine(
+  value: unknown,
+): { version: 3 | 4 | 5; header: WalletsHeader } | { version: 2; file: WalletsFile } | { problem: string } {
   if (isObject(value) && (value as { version?: unknown }).version === QUEUE_FILE_VERSION) {
     const v2 = decodeWalletsFile(value);
     return v2.success ? { version: 2, file: v2.data } : { problem: issueText(v2.error.issues[0]) };

@@ -3,8 +3,9 @@ import { createEpisodeLog } from '../log/episodes.js';
 import { readIfPresent, removeStaleTemps, setAside, writeAtomically } from './atomic-file.js';
 import { decodeQueueFile, FORMAT, QUEUE_FILE_VERSION } from './file-format.js';
 import { persistFailureReason, type PersistObserver } from './persist-faults.js';
-import type { QueueSizesSnapshot, Snapshot, WalletsSnapshot } from './types.js';
+import type { QueueSizesSnapshot, Snapshot, WalletsLookup, WalletsSnapshot } from './types.js';
 import { decodeWalletsBytes, encodeWallets } from './wallets-file.js';
+import { indexWalletsBytes } from './wallets-index.js';
 
 export { PERSIST_FAILURE_REASONS, persistFailureReason, type PersistFailureReason, type PersistObserver } from './persist-faults.js';
 
@@ -22,8 +23,8 @@ export interface SnapshotPersister {
   load(): Promise<Snapshot | null>;
   /** Loads the queue-size file alone (small: the daemon serves it before the wallets file is read). */
   loadQueueSizes(): Promise<QueueSizesSnapshot | null>;
-  /** Loads the wallets file alone (megabytes at 100,000 wallets). */
-  loadWallets(): Promise<WalletsSnapshot | null>;
+  /** Loads the wallets file alone (megabytes at 100,000 wallets), offering `pending` its wallets one at a time meanwhile. */
+  loadWallets(pending?: PendingWallets): Promise<WalletsSnapshot | null>;
   /** Writes the parts that changed since the last write; concurrent calls are coalesced so the newest one wins. */
   save(snapshot: Snapshot): Promise<void>;
   /** Resolves once every save requested so far has finished. */
@@ -37,6 +38,14 @@ export function walletsFileOf(file: string): string {
 
 /** Wall and process clock parting by less than this is drift, not a step: file times are taken as they are. */
 const STEP_MS = 1_000;
+
+/** What loadWallets offers while it reads the whole wallets file (wallets-index.ts). */
+export interface PendingWallets {
+  /** Where a wallet's line is likely to be: its place in the watchlist, in whose order the file was written. */
+  readonly placeOf: (raw: string) => number | undefined;
+  /** Hears the file's wallets, each read when asked for, as soon as the file's lines are found. */
+  readonly offer: (lookup: WalletsLookup) => void;
+}
 
 export interface SnapshotPersisterOptions {
   readonly file: string;
@@ -132,10 +141,14 @@ export function createSnapshotPersister(options: SnapshotPersisterOptions): Snap
     await setBrokenAside(file, problem);
     return null;
   };
-  const loadWallets = async (): Promise<WalletsSnapshot | null> => {
+  const loadWallets = async (pending?: PendingWallets): Promise<WalletsSnapshot | null> => {
     await removeTemps();
     const bytes = await bytesOf(walletsFile);
     if (bytes === null) return null;
+    if (pending !== undefined) {
+      const lookup = indexWalletsBytes(bytes, toProcess, pending.placeOf);
+      if (lookup !== null) pending.offer(lookup);
+    }
     const decoded = await decodeWalletsBytes(bytes, toProcess);
     if (!decoded.ok) {
       await setBrokenAside(walletsFile, decoded.problem);

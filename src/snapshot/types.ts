@@ -50,6 +50,12 @@ export interface WalletsSnapshot {
   readonly fetchedAt: number;
 }
 
+/** What a walletStates answer reads of the wallets: a snapshot, or a persisted file still being read (wallets-index.ts). */
+export interface WalletsLookup {
+  readonly wallets: { get(raw: string): WalletRecord | undefined };
+  readonly fetchedAt: number;
+}
+
 export interface Snapshot {
   readonly queueSizes: QueueSizesSnapshot | null;
   readonly wallets: WalletsSnapshot | null;

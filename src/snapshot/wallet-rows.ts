@@ -13,31 +13,36 @@ import type { WalletRecord } from './types.js';
 /** State columns written by reference (values that repeat across wallets). */
 const REFERENCED_STATE_FIELDS: readonly WalletFieldName[] = ['code_hash', 'status', 'wallet_type'];
 
+/** Writes the record lines of one file; `references()` lists what each reference number stands for, in number order. */
+export type WalletRowWriter = ((record: WalletRecord) => string) & { readonly references: () => readonly unknown[] };
+
 /**
- * The record lines of one version 4 file, in order: each call gives one record's line
+ * The record lines of one version 4 or 5 file, in order: each call gives one record's line
  * (without the newline), writing a repeated value in full the first time and by
  * reference after. `wallOffset` turns each fetch time (process clock) into the wall time the
  * file carries.
  */
-export function createWalletRowWriter(wallOffset = 0): (record: WalletRecord) => string {
-  let next = 0;
+export function createWalletRowWriter(wallOffset = 0): WalletRowWriter {
+  const table: unknown[] = [];
   const strings = new Map<string, number>();
   const extras = new Map<string, number>();
   const stringRef = (value: string | null): string | number | null => {
     if (value === null) return null;
     const known = strings.get(value);
     if (known !== undefined) return known;
-    strings.set(value, next++);
+    strings.set(value, table.length);
+    table.push(value);
     return value;
   };
   const extrasRef = (value: Record<string, unknown>): Record<string, unknown> | number => {
     const key = JSON.stringify(value);
     const known = extras.get(key);
     if (known !== undefined) return known;
-    extras.set(key, next++);
+    extras.set(key, table.length);
+    table.push(value);
     return value;
   };
-  return (record) => {
+  const line = (record: WalletRecord): string => {
     const { raw, state: fields, addressBook } = record;
     // References are numbered in the order the reader meets the values: column by column.
     const upstream = stringRef(record.upstream);
@@ -56,22 +61,25 @@ export function createWalletRowWriter(wallOffset = 0): (record: WalletRecord) =>
     if (record.metadata !== undefined) row.push(record.metadata);
     return JSON.stringify(row);
   };
+  return Object.assign(line, { references: (): readonly unknown[] => table });
 }
 
 /**
- * Turns the record lines of one version 4 file, parsed, in order, into version 3 rows, in
- * place: references replaced by what they stand for, a null state address by the key, the
+ * Turns the record lines of one version 4 or 5 file, parsed, in order (or any one of them,
+ * given the references a version 5 file ends with), into version 3 rows, in place:
+ * references replaced by what they stand for, a null state address by the key, the
  * address book entry back into an object. Returns what is wrong with a line, or null
  * (a line of the wrong shape is left for decodeWalletRow to refuse).
  */
-export function createRowExpander(): (row: unknown) => string | null {
-  const values: unknown[] = [];
+export function createRowExpander(references?: readonly unknown[]): (row: unknown) => string | null {
+  // Given the file's list of references (version 5), a line is read on its own; else the lines in order make the list.
+  const values: unknown[] = references === undefined ? [] : [...references];
   const resolve = (value: unknown, kept: (value: unknown) => boolean): unknown => {
     if (typeof value === 'number') {
       if (!Number.isInteger(value) || value < 0 || value >= values.length) throw new Error(`${value} refers to no value written before`);
       return values[value];
     }
-    if (kept(value)) values.push(value);
+    if (references === undefined && kept(value)) values.push(value);
     return value;
   };
   const isString = (value: unknown): boolean => typeof value === 'string';

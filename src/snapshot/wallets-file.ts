@@ -31,11 +31,12 @@ export function* encodeWallets(wallets: WalletsSnapshot, wallOffset: number): Ge
       lines = [];
     }
   }
-  if (lines.length > 0) yield Buffer.from(`${lines.join('\n')}\n`);
+  lines.push(JSON.stringify({ references: rowLine.references() }));
+  yield Buffer.from(`${lines.join('\n')}\n`);
 }
 
 /**
- * The records of a wallets file's bytes, or why not. A version 4 or 3 file is decoded a line at
+ * The records of a wallets file's bytes, or why not. A version 5, 4 or 3 file is decoded a line at
  * a time, letting the event loop turn every SLICE_MS, so that served requests are answered
  * while 100,000 records load; a version 2 file (one document) in one go.
  */
@@ -61,15 +62,22 @@ export async function decodeWalletsBytes(
   }
   const records = new Map<string, WalletRecord>();
   const pool = createStringPool();
-  const expand = first.version === 4 ? createRowExpander() : null;
+  const expand = first.version === 3 ? null : createRowExpander();
   let line = 1;
   let rows = 0;
+  /** Whether a version 5 file's last line, the list of its references, was met (the lines before made the same list). */
+  let referencesLine = false;
   let sliceStarted = performance.now();
   for (let start = end + 1; start < bytes.length; start = end + 1) {
     end = bytes.indexOf(10, start);
     if (end === -1) end = bytes.length;
     line += 1;
     if (end === start) continue;
+    if (referencesLine) return { ok: false, problem: `line ${line}: a line after the references` };
+    if (first.version === 5 && bytes[start] === 0x7b) {
+      referencesLine = true;
+      continue;
+    }
     let row: unknown;
     try {
       row = JSON.parse(bytes.toString('utf8', start, end));
@@ -88,11 +96,12 @@ export async function decodeWalletsBytes(
     }
   }
   if (rows !== first.header.records) return { ok: false, problem: `the header announces ${first.header.records} records, the file holds ${rows}` };
+  if (first.version === 5 && !referencesLine) return { ok: false, problem: 'the file ends before the line of its references' };
   return { ok: true, wallets: { fetchedAt: toProcess(first.header.fetchedAt), wallets: records } };
 }
 
 /** A record read from the file with its fetch time on the process clock; the same object when that changes nothing. */
-function inProcessTime(record: WalletRecord, toProcess: (wall: number) => number): WalletRecord {
+export function inProcessTime(record: WalletRecord, toProcess: (wall: number) => number): WalletRecord {
   const fetchedAt = toProcess(record.fetchedAt);
   return fetchedAt === record.fetchedAt ? record : { ...record, fetchedAt };
 }

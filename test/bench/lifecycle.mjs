@@ -17,10 +17,12 @@ async function msUntil200(url, since) {
 /**
  * Milliseconds from spawning `tonwatch` on a persisted snapshot of `wallets` wallets
  * (upstream dead) to its first 200 on v2, and on walletStates for one watched address.
+ * A restart (`restart`, the default: tonwatch ran once on this config before, as in
+ * production), or a first start (nothing in the start cache).
  */
-export async function startTimes(wallets, watchlist = 'realistic') {
+export async function startTimes(wallets, watchlist = 'realistic', restart = true) {
   const port = await freePort();
-  const data = await persistedDataDir(wallets, port, { watchlist });
+  const data = await persistedDataDir(wallets, port, { watchlist, restart });
   const base = `http://127.0.0.1:${port}`;
   const started = process.hrtime.bigint();
   const daemon = await spawnTonwatch(['--config', data.config]);

@@ -6,13 +6,13 @@ import { configFrom, problemsOf } from '../helpers/config.js';
 describe('the cluster section', () => {
   it('is absent by default: one process', async () => {
     expect((await configFrom('{}')).cluster).toBeNull();
-    expect(describeConfig(await configFrom('{}'))).toContain('cluster: none (one process)');
+    expect(await describeConfig(await configFrom('{}'))).toContain('cluster: none (one process)');
   });
 
   it('takes a Redis URL from the environment, with defaults for the rest, and never prints its password', async () => {
     const config = await configFrom('cluster: { redis: "${REDIS_URL}" }\n', {}, { REDIS_URL: 'rediss://tonwatch:s3cret-pw@redis.internal:6380/2' });
     expect(config.cluster).toEqual({ redis: 'rediss://tonwatch:s3cret-pw@redis.internal:6380/2', name: 'tonwatch', memberTtlSeconds: 10 });
-    const text = describeConfig(config);
+    const text = await describeConfig(config);
     expect(text).not.toContain('s3cret-pw');
     expect(text).toContain('redis.internal:6380/2');
     expect(memberId({ ...config.cluster!, member: undefined }, 10384)).toMatch(/:10384$/);

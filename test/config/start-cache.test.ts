@@ -120,6 +120,21 @@ describe('the start cache', () => {
   });
 });
 
+describe('the files a start reads next', () => {
+  it('are kept for the next start to read ahead, and saved again only when they change', async () => {
+    write('tonwatch.yml', 'watchlist: []\n');
+    const path = join(dir, 'tonwatch.yml');
+    const first = (await openStartCache(cacheDir, path, '1')).cache;
+    expect(first.readAhead).toEqual([]);
+    first.keepReadAhead(['/data/snapshot.json', '/data/snapshot.wallets.json']);
+    expect(await first.save()).toBe('saved');
+    const second = (await openStartCache(cacheDir, path, '1')).cache;
+    expect(second.readAhead).toEqual(['/data/snapshot.json', '/data/snapshot.wallets.json']);
+    second.keepReadAhead(['/data/snapshot.json', '/data/snapshot.wallets.json']);
+    expect(await second.save()).toBe('unchanged');
+  });
+});
+
 describe('where the start cache is kept', () => {
   it("is $TONWATCH_CACHE_DIR (empty: nowhere), else systemd's $CACHE_DIRECTORY, else $XDG_CACHE_HOME/tonwatch, else ~/.cache/tonwatch", () => {
     expect(startCacheDir({ TONWATCH_CACHE_DIR: 'cache', HOME: '/home/u' }, '/srv')).toBe('/srv/cache');

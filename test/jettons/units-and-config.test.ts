@@ -130,6 +130,6 @@ describe('decimals read from the metadata', () => {
   it('takes a jetton without decimals, to be read from its master, and says so in check-config', async () => {
     const config = await configFrom(`jettons: { USDT: { master: "${USDT}" } }\nwatchJettons: [USDT]\nwatchlist: [ { address: "${A}" } ]`);
     expect(config.jettons[0]?.decimals).toBeNull();
-    expect(describeConfig(config)).toContain("decimals: read from the master's metadata (TEP-64) at the first jetton poll");
+    expect(await describeConfig(config)).toContain("decimals: read from the master's metadata (TEP-64) at the first jetton poll");
   });
 });

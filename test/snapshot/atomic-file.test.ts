@@ -3,7 +3,7 @@ import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { removeStaleTemps, writeAtomically } from '../../src/snapshot/atomic-file.js';
+import { dropReadsAhead, readAhead, readIfPresent, readWhole, removeStaleTemps, writeAtomically } from '../../src/snapshot/atomic-file.js';
 
 describe('writeAtomically with content in parts', () => {
   let dir: string;
@@ -62,5 +62,44 @@ describe('stale temp files', () => {
     expect((await removeStaleTemps(file)).sort()).toEqual(['.snapshot.json.0badcafe.tmp', '.snapshot.json.12345678.tmp']);
     expect((await readdir(dir)).sort()).toEqual([...keep].sort());
     expect(await removeStaleTemps(join(dir, 'missing', 'snapshot.json'))).toEqual([]);
+  });
+});
+
+describe('reading ahead', () => {
+  it('gives what was read ahead while the file is unchanged, and reads again one replaced, made or removed since', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tonwatch-read-ahead-'));
+    const [kept, replaced, made, removed] = ['kept', 'replaced', 'made', 'removed'].map((name) => join(dir, name)) as [string, string, string, string];
+    await writeFile(kept, 'kept');
+    await writeFile(replaced, 'before');
+    await writeFile(removed, 'gone soon');
+    readAhead([kept, replaced, made, removed]);
+    // Replaced as tonwatch writes its files: a new inode renamed over the old one.
+    await writeAtomically(replaced, 'after');
+    await writeFile(made, 'new');
+    await writeAtomically(removed, '');
+    await (await import('node:fs/promises')).rm(removed);
+    const text = async (file: string) => {
+      const read = await readIfPresent(file);
+      return read.kind === 'bytes' ? read.bytes.toString() : read.kind;
+    };
+    expect(await text(kept)).toBe('kept');
+    expect(await text(replaced)).toBe('after');
+    expect(await text(made)).toBe('new');
+    expect(await text(removed)).toBe('absent');
+    // Each read ahead is taken once: the next read is a read.
+    await writeFile(kept, 'changed in place, same size');
+    expect(await text(kept)).toBe('changed in place, same size');
+  });
+
+  it('lets go of what nothing took', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tonwatch-read-ahead-'));
+    const file = join(dir, 'f');
+    await writeFile(file, 'one');
+    readAhead([file]);
+    dropReadsAhead();
+    await writeFile(file, 'two');
+    expect((await readWhole(file)).toString()).toBe('two');
+    const read = await readIfPresent(file);
+    expect(read.kind === 'bytes' && read.bytes.toString()).toBe('two');
   });
 });

@@ -45,7 +45,7 @@ describe('snapshot persistence', () => {
     expect((await readdir(join(dir, 'nested'))).sort()).toEqual(['snapshot.json', 'snapshot.wallets.json']);
   });
 
-  it.each([0, 1000, 1001, 2500])('round-trips %d wallets, written in pieces, a header line then a JSON line per record', async (count) => {
+  it.each([0, 1000, 1001, 2500])('round-trips %d wallets, written in pieces, a header line, a JSON line per record, the references line', async (count) => {
     const { p, file } = persister();
     const records = Array.from({ length: count }, (_, i) => {
       const raw = rawAddress(i);
@@ -61,9 +61,13 @@ describe('snapshot persistence', () => {
     await p.save({ queueSizes: null, wallets: { fetchedAt: 9, wallets: new Map(records.map((r) => [r.raw, r])) } });
     const lines = readFileSync(walletsFileOf(file), 'utf8').split('\n');
     expect(lines.pop()).toBe('');
-    expect(lines).toHaveLength(count + 1);
-    expect(JSON.parse(lines[0] ?? '')).toMatchObject({ format: 'tonwatch-snapshot', version: 4, part: 'wallets', fetchedAt: 9, records: count });
-    for (const line of lines.slice(1)) expect(Array.isArray(JSON.parse(line))).toBe(true);
+    expect(lines).toHaveLength(count + 2);
+    expect(JSON.parse(lines[0] ?? '')).toMatchObject({ format: 'tonwatch-snapshot', version: 5, part: 'wallets', fetchedAt: 9, records: count });
+    for (const line of lines.slice(1, -1)) expect(Array.isArray(JSON.parse(line))).toBe(true);
+    // What the references stand for, in number order: the upstream, then each state's code hash, status and wallet type, then the address book's other fields.
+    const first = records[0]?.state;
+    const referenced = first === undefined ? [] : ['x', first.code_hash, first.status, first.wallet_type, { interfaces: ['wallet_v4r2'] }];
+    expect(JSON.parse(lines.at(-1) ?? '')).toEqual({ references: referenced.filter((value) => value !== null) });
     const loaded = await persister(file).p.load();
     expect(loaded?.wallets?.fetchedAt).toBe(9);
     expect([...(loaded?.wallets?.wallets.values() ?? [])]).toEqual(records.map((r) => JSON.parse(JSON.stringify(r)) as unknown));
@@ -107,7 +111,23 @@ describe('snapshot persistence', () => {
     expect([...(loaded?.wallets.values() ?? [])]).toEqual([record]);
   });
 
-  it('reads a version 3 wallets file (no references), as the previous version wrote it', async () => {
+  it('reads a version 4 wallets file (no references line), as the previous version wrote it', async () => {
+    const { p, file } = persister();
+    const records = [1, 2, 3].map((i) => ({
+      raw: rawAddress(i),
+      state: walletState(rawAddress(i), { seqno: i }),
+      addressBook: null,
+      fetchedAt: 5,
+      upstream: `u${i % 2}`,
+      metadata: undefined,
+    }));
+    await p.save({ queueSizes: null, wallets: { fetchedAt: 5, wallets: new Map(records.map((r) => [r.raw, r])) } });
+    const lines = (await readFile(walletsFileOf(file), 'utf8')).split('\n').slice(0, -2);
+    await writeFile(walletsFileOf(file), `${[(lines[0] ?? '').replace('"version":5', '"version":4'), ...lines.slice(1)].join('\n')}\n`);
+    expect([...((await persister(file).p.loadWallets())?.wallets.values() ?? [])]).toEqual(records);
+  });
+
+  it('reads a version 3 wallets file (no references), as an earlier version wrote it', async () => {
     const { file } = persister();
     const records = [1, 2].map((i) => {
       const raw = rawAddress(i);
@@ -137,14 +157,16 @@ describe('snapshot persistence', () => {
 
   it.each([
     ['a record line that is not JSON', (lines: string[]) => [...lines.slice(0, 2), '["0:AB",', ...lines.slice(3)], /not valid JSON on line 3/],
-    ['a record of the wrong shape', (lines: string[]) => [...lines.slice(0, 2), '{"raw":"0:AB"}', ...lines.slice(3)], /line 3: not a record/],
+    ['a record of the wrong shape', (lines: string[]) => [...lines.slice(0, 2), '"0:AB"', ...lines.slice(3)], /line 3: not a record/],
+    ['a line after the references', (lines: string[]) => [...lines.slice(0, 2), '{"raw":"0:AB"}', ...lines.slice(3)], /line 4: a line after the references/],
+    ['no references line (cut short)', (lines: string[]) => lines.slice(0, -1), /ends before the line of its references/],
     ['a field of the wrong kind', (lines: string[]) => [lines[0] ?? '', (lines[1] ?? '').replace('"x"', 'true'), ...lines.slice(2)], /line 2: upstream/],
     [
       'a reference to no value written before',
       (lines: string[]) => [...lines.slice(0, 2), (lines[2] ?? '').replace(',5,0,', ',5,9,'), ...lines.slice(3)],
       /line 3: 9 refers to no value written before/,
     ],
-    ['fewer records than the header announces', (lines: string[]) => lines.slice(0, -1), /announces 3 records, the file holds 2/],
+    ['fewer records than the header announces', (lines: string[]) => [...lines.slice(0, -2), lines.at(-1) ?? ''], /announces 3 records, the file holds 2/],
     [
       'columns of another version',
       (lines: string[]) => [(lines[0] ?? '').replace('"metadata"', '"meta"'), ...lines.slice(1)],
