@@ -104,7 +104,7 @@ export function pollJob(
   ctx: FeatureContext,
   query: QueryName,
   cron: string,
-  options: { runAtStart: () => boolean; due?: () => Promise<boolean> },
+  options: { runAtStart: () => boolean; due?: (signal: AbortSignal) => Promise<boolean> },
   poll: (signal: AbortSignal) => Promise<{ ok: true } | { ok: false; error: string }>,
 ): ScheduledJob {
   const { now, self, status, episodes } = ctx;
@@ -113,7 +113,7 @@ export function pollJob(
     cron,
     runAtStart: options.runAtStart,
     async run(signal) {
-      if (options.due !== undefined && !(await options.due())) return;
+      if (options.due !== undefined && !(await options.due(signal))) return;
       const started = now();
       const outcome = await poll(signal);
       self.observePoll(query, (now() - started) / 1000);

@@ -32,12 +32,15 @@ export function createWalletsFeature(ctx: FeatureContext): Feature {
   /** Set by the first wallet poll after start: whether it could wait was decided then. */
   let startDecided = false;
   let stopped = false;
+  /** Stops a read of the persisted wallets file still going on at shutdown. */
+  const loadAborter = new AbortController();
 
   async function loadPersisted(): Promise<void> {
     try {
       const wallets = await current().persister.loadWallets({
         placeOf: (raw) => current().places.get(raw),
         offer: (lookup) => (pending = lookup),
+        signal: loadAborter.signal,
       });
       // A poll cannot have published wallets first (it waits for this), but a reload may have moved the file.
       if (wallets && store.current().wallets === null) {
@@ -53,8 +56,19 @@ export function createWalletsFeature(ctx: FeatureContext): Feature {
    * Whether a wallet poll is due: always, but for the poll at start when the persisted
    * states cover the watchlist and stay fresh until the first tick.
    */
-  async function due(): Promise<boolean> {
-    await loaded;
+  async function due(signal: AbortSignal): Promise<boolean> {
+    // A stop while the file loads does not wait for the load.
+    if (loading) {
+      await new Promise<void>((resolve) => {
+        const onAbort = (): void => resolve();
+        signal.addEventListener('abort', onAbort, { once: true });
+        void loaded.then(() => {
+          signal.removeEventListener('abort', onAbort);
+          resolve();
+        });
+      });
+    }
+    if (signal.aborted) return false;
     if (startDecided) return true;
     startDecided = true;
     // Requests that waited for the wallets file go first.
@@ -109,7 +123,7 @@ export function createWalletsFeature(ctx: FeatureContext): Feature {
               ctx,
               'wallets',
               config.schedule.wallets,
-              { runAtStart: () => true, due: async () => ctx.cluster.owned(config.watchlist).length > 0 && (await due()) },
+              { runAtStart: () => true, due: async (signal) => ctx.cluster.owned(config.watchlist).length > 0 && (await due(signal)) },
               async (signal) => {
                 // One turn of the event loop first: requests that waited for the wallets file are
                 // answered before the poll loads the HTTP client and encodes its first batch.
@@ -156,6 +170,7 @@ export function createWalletsFeature(ctx: FeatureContext): Feature {
     },
     stop() {
       stopped = true;
+      loadAborter.abort();
     },
   };
 }

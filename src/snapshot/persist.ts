@@ -45,6 +45,8 @@ export interface PendingWallets {
   readonly placeOf: (raw: string) => number | undefined;
   /** Hears the file's wallets, each read when asked for, as soon as the file's lines are found. */
   readonly offer: (lookup: WalletsLookup) => void;
+  /** Aborted at a stop: the read ends at its next turn of the event loop, with null. */
+  readonly signal?: AbortSignal;
 }
 
 export interface SnapshotPersisterOptions {
@@ -149,7 +151,8 @@ export function createSnapshotPersister(options: SnapshotPersisterOptions): Snap
       const lookup = indexWalletsBytes(bytes, toProcess, pending.placeOf);
       if (lookup !== null) pending.offer(lookup);
     }
-    const decoded = await decodeWalletsBytes(bytes, toProcess);
+    const decoded = await decodeWalletsBytes(bytes, toProcess, pending?.signal);
+    if (!decoded.ok && decoded.aborted === true) return null;
     if (!decoded.ok) {
       await setBrokenAside(walletsFile, decoded.problem);
       return null;

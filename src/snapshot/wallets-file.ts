@@ -43,7 +43,8 @@ export function* encodeWallets(wallets: WalletsSnapshot, wallOffset: number): Ge
 export async function decodeWalletsBytes(
   bytes: Buffer,
   toProcess: (wall: number) => number,
-): Promise<{ ok: true; wallets: WalletsSnapshot } | { ok: false; problem: string }> {
+  signal?: AbortSignal,
+): Promise<{ ok: true; wallets: WalletsSnapshot } | { ok: false; problem: string; aborted?: true }> {
   let end = bytes.indexOf(10);
   if (end === -1) end = bytes.length;
   let first: ReturnType<typeof decodeWalletsFirstLine>;
@@ -92,6 +93,8 @@ export async function decodeWalletsBytes(
     rows += 1;
     if (rows % ROWS_PER_CLOCK_READ === 0 && performance.now() - sliceStarted >= SLICE_MS) {
       await nextTurn();
+      // A stop while the file loads: what was read is dropped, the file stays as it is.
+      if (signal?.aborted === true) return { ok: false, problem: 'stopped before the file was read', aborted: true };
       sliceStarted = performance.now();
     }
   }
