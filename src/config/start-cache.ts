@@ -5,6 +5,7 @@ import { deserialize, serialize } from 'node:v8';
 import { readWhole, writeAtomically } from '../snapshot/atomic-file.js';
 import { redactUrl } from './redact.js';
 import { columnsOf, fileSourceOf, type FileColumns, type FileSource } from './watchlist.js';
+import type { WatchlistEntry } from '../domain/config.js';
 
 /**
  * What a start parses and can keep for the next one: the config file's YAML document and
@@ -22,6 +23,12 @@ export interface StartCache {
   /** The YAML document kept for `text`, unchanged since; undefined when it must be parsed (and then given to keepDocument). */
   keptDocument(text: string): unknown;
   keepDocument(text: string, document: unknown): void;
+  /**
+   * The `watchlist:` entries of that document as the config schema gave them, when they
+   * were kept with it: entries without a `${NAME}` depend on nothing but the document.
+   */
+  keptEntries(text: string): readonly WatchlistEntry[] | undefined;
+  keepEntries(text: string, entries: readonly WatchlistEntry[]): void;
   /** The parsed watchlist file of these bytes and jettons: the kept one, else `parse()`'s (kept when clean). */
   watchlistFile(file: string, bytes: Uint8Array, jettons: readonly string[], parse: () => { source: FileSource; clean: boolean }): FileSource;
   /**
@@ -53,7 +60,7 @@ interface Header {
   readonly version: number;
   readonly tonwatch: string;
   readonly configPath: string;
-  readonly document: { readonly digest: string; readonly bytes: Uint8Array } | null;
+  readonly document: { readonly digest: string; readonly bytes: Uint8Array; readonly entries?: Uint8Array } | null;
   readonly files: readonly { readonly file: string; readonly digest: string; readonly count: number }[];
   readonly readAhead: readonly string[];
 }
@@ -62,6 +69,8 @@ interface Header {
 export const NO_START_CACHE: StartCache = {
   keptDocument: () => undefined,
   keepDocument: () => undefined,
+  keptEntries: () => undefined,
+  keepEntries: () => undefined,
   watchlistFile: (_file, _bytes, _jettons, parse) => parse().source,
   save: () => Promise.resolve('unchanged'),
   readAhead: [],
@@ -122,6 +131,15 @@ function createStartCache(path: string, configPath: string, tonwatch: string, ke
     },
     keepDocument(text, value) {
       document = holdsSecretInClear(value) ? null : { digest: digestOf(text), bytes: serialize(value) };
+      changed = true;
+    },
+    keptEntries(text) {
+      if (document?.entries === undefined || document.digest !== digestOf(text)) return undefined;
+      return deserialize(document.entries) as readonly WatchlistEntry[];
+    },
+    keepEntries(text, entries) {
+      if (document === null || document.digest !== digestOf(text)) return;
+      document = { ...document, entries: serialize(entries) };
       changed = true;
     },
     watchlistFile(file, bytes, jettons, parse) {

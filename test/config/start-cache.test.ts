@@ -62,6 +62,22 @@ describe('the start cache', () => {
     expect(cacheText()).not.toContain('clear-secret');
   });
 
+  it('takes checked watchlist entries from the cache only when they take nothing from the environment', async () => {
+    write('tonwatch.yml', `watchlist:\n  - { address: "${RAW_A}", name: fixed, minBalanceTons: 5 }\n  - { address: "${RAW_B}", name: "\${WHO}" }\n`);
+    expect((await start({ WHO: 'first' })).config.watchlist.map((w) => w.name)).toEqual(['fixed', 'first']);
+    const second = await start({ WHO: 'second' });
+    expect(second.counts).toEqual({ hits: 1, misses: 0 });
+    expect(second.config.watchlist.map((w) => w.name)).toEqual(['fixed', 'second']);
+    write('tonwatch.yml', `watchlist:\n  - { address: "${RAW_A}", name: fixed, minBalanceTons: 5, labels: { team: ops } }\n`);
+    await start();
+    const kept = await start();
+    expect(kept.counts).toEqual({ hits: 1, misses: 0 });
+    expect(kept.config.watchlist).toEqual([
+      { raw: RAW_A, name: 'fixed', labels: { team: 'ops' }, minBalanceTons: 5, jettons: undefined, minJettonBalance: undefined },
+    ]);
+    expect(kept.config.watchlistEntries).toEqual([{ address: RAW_A, name: 'fixed', labels: { team: 'ops' }, minBalanceTons: 5 }]);
+  });
+
   it('is private to the user who runs tonwatch', async () => {
     write('tonwatch.yml', 'watchlist: []\n');
     await start();
