@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import { deserialize, serialize } from 'node:v8';
 import { readWhole, writeAtomically } from '../snapshot/atomic-file.js';
 import { redactUrl } from './redact.js';
-import { columnsOf, fileSourceOf, type FileColumns, type FileSource } from './watchlist.js';
+import { encodeCache, readCache, type Kept } from './start-cache-file.js';
+import { fileSourceOf, type FileColumns, type FileSource } from './watchlist.js';
 import type { WatchlistEntry } from '../domain/config.js';
 
 /**
@@ -43,28 +43,6 @@ export interface StartCache {
   readonly counts: { readonly hits: number; readonly misses: number };
 }
 
-/** The cache's own format; another one (or another tonwatch version) is not read. */
-const FORMAT = 'tonwatch-start-cache';
-const FORMAT_VERSION = 1;
-/** Watchlist entries per serialized part: a part takes a few milliseconds to encode. */
-const ENTRIES_PER_PART = 16_384;
-
-interface KeptFile {
-  readonly digest: string;
-  readonly source: FileSource | null;
-  readonly columns: FileColumns | null;
-}
-
-interface Header {
-  readonly format: string;
-  readonly version: number;
-  readonly tonwatch: string;
-  readonly configPath: string;
-  readonly document: { readonly digest: string; readonly bytes: Uint8Array; readonly entries?: Uint8Array } | null;
-  readonly files: readonly { readonly file: string; readonly digest: string; readonly count: number }[];
-  readonly readAhead: readonly string[];
-}
-
 /** A cache that keeps nothing: every part is parsed. */
 export const NO_START_CACHE: StartCache = {
   keptDocument: () => undefined,
@@ -98,12 +76,6 @@ export async function openStartCache(dir: string, configPath: string, tonwatch: 
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') problem = err instanceof Error ? err.message : String(err);
   }
   return { cache: createStartCache(path, configPath, tonwatch, kept), problem };
-}
-
-interface Kept {
-  readonly document: Header['document'];
-  readonly files: Map<string, KeptFile>;
-  readonly readAhead: readonly string[];
 }
 
 function createStartCache(path: string, configPath: string, tonwatch: string, kept: Kept): StartCache {
@@ -172,80 +144,6 @@ function createStartCache(path: string, configPath: string, tonwatch: string, ke
       return 'saved';
     },
   };
-}
-
-async function* encodeCache(configPath: string, tonwatch: string, { document, files, readAhead }: Kept): AsyncGenerator<Uint8Array> {
-  const columns = [...files].map(([file, kept]) => ({ file, digest: kept.digest, columns: kept.columns ?? columnsOf(kept.source as FileSource) }));
-  const header: Header = {
-    format: FORMAT,
-    version: FORMAT_VERSION,
-    tonwatch,
-    configPath,
-    document,
-    files: columns.map(({ file, digest, columns: c }) => ({ file, digest, count: c.raws.length })),
-    readAhead,
-  };
-  yield frame(header);
-  for (const { columns: c } of columns) {
-    for (let from = 0; from < c.raws.length; from += ENTRIES_PER_PART) {
-      await nextTurn();
-      const to = Math.min(from + ENTRIES_PER_PART, c.raws.length);
-      yield frame({
-        raws: c.raws.slice(from, to),
-        names: c.names.slice(from, to),
-        lines: Uint32Array.from(Array.prototype.slice.call(c.lines, from, to) as number[]),
-        named: c.named.slice(from, to),
-      });
-    }
-  }
-}
-
-/** One value as a frame of the file: its length (4 bytes, little-endian), then V8's serialization of it. */
-function frame(value: unknown): Buffer {
-  const body = serialize(value);
-  const length = Buffer.alloc(4);
-  length.writeUInt32LE(body.length);
-  return Buffer.concat([length, body]);
-}
-
-function readCache(bytes: Buffer, configPath: string, tonwatch: string): Kept {
-  let at = 0;
-  const next = (): unknown => {
-    if (at + 4 > bytes.length) throw new Error('the start cache file is cut short');
-    const length = bytes.readUInt32LE(at);
-    if (at + 4 + length > bytes.length) throw new Error('the start cache file is cut short');
-    const value = deserialize(bytes.subarray(at + 4, at + 4 + length)) as unknown;
-    at += 4 + length;
-    return value;
-  };
-  const header = next() as Partial<Header> | null;
-  if (header?.format !== FORMAT || header.version !== FORMAT_VERSION) throw new Error('not a start cache file of this format');
-  if (header.tonwatch !== tonwatch || header.configPath !== configPath) return { document: null, files: new Map(), readAhead: [] };
-  const files = new Map<string, KeptFile>();
-  for (const { file, digest, count } of header.files ?? []) {
-    const parts: FileColumns[] = [];
-    for (let read = 0; read < count;) {
-      const part = next() as FileColumns;
-      if (part.raws.length !== part.names.length || part.raws.length !== part.lines.length || read + part.raws.length > count) {
-        throw new Error(`the start cache's part for ${file} does not add up`);
-      }
-      parts.push(part);
-      read += part.raws.length;
-    }
-    const lines = new Uint32Array(count);
-    const named = new Uint8Array(count);
-    let offset = 0;
-    for (const part of parts) {
-      lines.set(part.lines, offset);
-      named.set(part.named, offset);
-      offset += part.raws.length;
-    }
-    const raws = parts.length === 1 ? (parts[0] as FileColumns).raws : ([] as string[]).concat(...parts.map((part) => part.raws));
-    const names = parts.length === 1 ? (parts[0] as FileColumns).names : ([] as string[]).concat(...parts.map((part) => part.names));
-    files.set(file, { digest, source: null, columns: { raws, names, lines, named } });
-  }
-  const readAhead = Array.isArray(header.readAhead) ? header.readAhead.filter((file): file is string => typeof file === 'string') : [];
-  return { document: header.document ?? null, files, readAhead };
 }
 
 function digestOf(content: string | Uint8Array): string {

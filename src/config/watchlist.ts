@@ -100,10 +100,6 @@ export interface FileColumns {
   readonly named: Uint8Array;
 }
 
-export function columnsOf(source: FileSource): FileColumns {
-  return { raws: source.wallets.map((w) => w.raw), names: source.wallets.map((w) => w.name), lines: source.lines, named: source.named };
-}
-
 /** The file source parseWatchlistFile gives for the columns it was kept as, with the file's jettons. */
 export function fileSourceOf(file: string, columns: FileColumns, jettons: readonly string[]): FileSource {
   const fileJettons = jettons.length === 0 ? undefined : Object.freeze([...jettons]);
