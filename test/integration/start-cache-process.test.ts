@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Address } from '@ton/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCacheFile } from '../../src/config/start-cache.js';
-import { eventually, startTonwatch, type RunningProcess } from '../helpers/process.js';
+import { eventually, startSimProcess, startTonwatch, type RunningProcess } from '../helpers/process.js';
 
 /**
  * Restarts of the real daemon against the real simulator, its start cache in a folder of
@@ -21,8 +21,7 @@ describe('restarts through the start cache, real processes', () => {
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'tonwatch-restarts-'));
-    sim = startTonwatch(['simulate', '--port', '0', '--block-ms', '0', '--accounts', '40', '--seed', '8']);
-    simUrl = (await sim.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+)/))[1] ?? '';
+    ({ proc: sim, url: simUrl } = await startSimProcess(['--block-ms', '0', '--accounts', '40', '--seed', '8']));
     accounts = ((await (await fetch(`${simUrl}/_sim/accounts`)).json()) as { raw: string }[]).slice(0, 30);
     await writeFile(
       join(dir, 'tonwatch.yml'),
