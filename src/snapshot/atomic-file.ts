@@ -130,7 +130,10 @@ async function identityOf(file: string): Promise<string | null> {
 export async function readWhole(file: string): Promise<Buffer> {
   const handle = await open(file, 'r');
   try {
-    const { size } = await handle.stat();
+    const stats = await handle.stat();
+    // A pipe or a file of /proc has no size to go by: read to its end.
+    if (!stats.isFile() || stats.size === 0) return await handle.readFile();
+    const { size } = stats;
     const buffer = Buffer.allocUnsafe(size);
     let length = 0;
     while (length < size) {

@@ -65,6 +65,15 @@ describe('stale temp files', () => {
   });
 });
 
+describe('reading a whole file', () => {
+  it('reads a file of no stated size to its end (a pipe, a file of /proc)', async () => {
+    expect((await readWhole('/proc/self/status')).toString()).toMatch(/^Name:/);
+    const dir = await mkdtemp(join(tmpdir(), 'tonwatch-read-whole-'));
+    await writeFile(join(dir, 'empty'), '');
+    expect((await readWhole(join(dir, 'empty'))).length).toBe(0);
+  });
+});
+
 describe('reading ahead', () => {
   it('gives what was read ahead while the file is unchanged, and reads again one replaced, made or removed since', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'tonwatch-read-ahead-'));
