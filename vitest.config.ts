@@ -1,6 +1,3 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -10,8 +7,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
-    // The daemons the tests start keep their start caches in a folder of the run's, not in ~/.cache.
-    env: { TONWATCH_CACHE_DIR: mkdtempSync(join(tmpdir(), 'tonwatch-test-cache-')) },
+    globalSetup: ['test/helpers/global-setup.ts'],
     reporters: process.env['CI'] ? ['default', ['json', { outputFile: '.vitest-report.json' }]] : ['default'],
   },
 });
