@@ -81,9 +81,9 @@ export async function loadConfig(path: string | null, deps: ConfigLoadDeps, over
   const ownEntries = text !== null && Array.isArray(written) && written.length > 0 && !JSON.stringify(written).includes('${');
   const keptEntries = ownEntries ? cache.keptEntries(text as string) : undefined;
   const interpolated = interpolateEnv(keptEntries === undefined ? document : { ...document, watchlist: [] }, deps.env, problems);
-  const checked = configSchema.safeParse(interpolated);
-  const parsed = checked.success && keptEntries !== undefined ? { ...checked, data: { ...checked.data, watchlist: [...keptEntries] } } : checked;
-  if (checked.success && ownEntries && keptEntries === undefined) cache.keepEntries(text as string, checked.data.watchlist);
+  const parsed = configSchema.safeParse(interpolated);
+  if (parsed.success && keptEntries !== undefined) parsed.data.watchlist = keptEntries;
+  else if (parsed.success && ownEntries) cache.keepEntries(text as string, parsed.data.watchlist);
   if (!parsed.success) problems.push(...zodProblems(parsed.error));
   const base = path === null ? deps.cwd : dirname(path);
   // The web config is read even when the main file has problems: all of them are listed at once.
@@ -97,17 +97,16 @@ export async function loadConfig(path: string | null, deps: ConfigLoadDeps, over
   const watchlistFiles = fileSettings.map(({ file: f }) => (isAbsolute(f) ? f : resolve(base, f)));
   const sources: WatchlistSource[] = file.watchlist.map((entry, i) => ({ entry, origin: `watchlist.${i}` }));
   for (const [i, listFile] of watchlistFiles.entries()) {
-    let text: Uint8Array | string;
+    let bytes: Uint8Array;
     try {
-      text = deps.readBytes ? await deps.readBytes(listFile) : await deps.readFile(listFile);
+      bytes = deps.readBytes ? await deps.readBytes(listFile) : Buffer.from(await deps.readFile(listFile), 'utf8');
     } catch (cause) {
       problems.push({ path: `watchlistFiles.${i}`, message: `cannot read ${listFile}: ${errorMessage(cause)}` });
       continue;
     }
     const jettons = fileSettings[i]?.jettons ?? [];
-    const bytes = typeof text === 'string' ? Buffer.from(text, 'utf8') : text;
     sources.push(
-      (deps.startCache ?? NO_START_CACHE).watchlistFile(listFile, bytes, jettons, () => {
+      cache.watchlistFile(listFile, bytes, jettons, () => {
         const found = problems.length;
         const parsed = parseWatchlistFile(listFile, bytes, problems, jettons);
         return { source: parsed, clean: problems.length === found };

@@ -5,7 +5,7 @@ import { readWhole, writeAtomically } from '../snapshot/atomic-file.js';
 import { redactUrl } from './redact.js';
 import { encodeCache, readCache, type Kept } from './start-cache-file.js';
 import { fileSourceOf, type FileColumns, type FileSource } from './watchlist.js';
-import type { WatchlistEntry } from '../domain/config.js';
+import type { ConfigFile } from './schema.js';
 
 /**
  * What a start parses and can keep for the next one: the config file's YAML document and
@@ -27,8 +27,8 @@ export interface StartCache {
    * The `watchlist:` entries of that document as the config schema gave them, when they
    * were kept with it: entries without a `${NAME}` depend on nothing but the document.
    */
-  keptEntries(text: string): readonly WatchlistEntry[] | undefined;
-  keepEntries(text: string, entries: readonly WatchlistEntry[]): void;
+  keptEntries(text: string): ConfigFile['watchlist'] | undefined;
+  keepEntries(text: string, entries: ConfigFile['watchlist']): void;
   /** The parsed watchlist file of these bytes and jettons: the kept one, else `parse()`'s (kept when clean). */
   watchlistFile(file: string, bytes: Uint8Array, jettons: readonly string[], parse: () => { source: FileSource; clean: boolean }): FileSource;
   /**
@@ -107,7 +107,7 @@ function createStartCache(path: string, configPath: string, tonwatch: string, ke
     },
     keptEntries(text) {
       if (document?.entries === undefined || document.digest !== digestOf(text)) return undefined;
-      return deserialize(document.entries) as readonly WatchlistEntry[];
+      return deserialize(document.entries) as ConfigFile['watchlist'];
     },
     keepEntries(text, entries) {
       if (document === null || document.digest !== digestOf(text)) return;
