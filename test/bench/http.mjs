@@ -7,7 +7,7 @@
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { benchDir, exited, freePort, getWhenUp, median, persistedDataDir, spawnTonwatch, wrk } from './support.mjs';
+import { benchDir, exited, freePort, getWhenUp, median, persistedDataDir, spawnTonwatch, untilReady, wrk } from './support.mjs';
 
 const query = (addresses) => addresses.map((a) => `address=${encodeURIComponent(a)}`).join('&');
 
@@ -198,6 +198,7 @@ export async function endpointBenchmarks({ seconds = 5, rounds = 2 } = {}) {
   ];
   try {
     // The bytes tonwatch answers each row with, once every part of the snapshot is loaded.
+    await untilReady(tonwatchUrl);
     for (const row of rows) {
       for (;;) {
         const answer = await getWhenUp(`${tonwatchUrl}${row.path}`, row.headers);

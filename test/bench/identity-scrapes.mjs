@@ -3,7 +3,7 @@
 // connection (each body decompressed from the kept gzip members), while this process asks
 // v2 one request at a time and times each answer; and the same prober with no scrapes.
 import { request } from 'undici';
-import { exited, freePort, getWhenUp, persistedDataDir, spawnTonwatch, wrk } from './support.mjs';
+import { exited, freePort, getWhenUp, persistedDataDir, spawnTonwatch, untilReady, wrk } from './support.mjs';
 
 const quantile = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
 
@@ -32,11 +32,7 @@ export async function v2DuringIdentityScrapes(wallets, seconds = 10) {
   const daemon = await spawnTonwatch(['--config', data.config]);
   try {
     const base = `http://127.0.0.1:${port}`;
-    for (;;) {
-      const answer = await getWhenUp(`${base}/api/v3/walletStates?address=${encodeURIComponent(data.addresses(1)[0])}`, {}, 60_000);
-      if (answer.status === 200) break;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    await untilReady(base);
     // Start-up work (the upstream client loaded a second after the wallets file) out of the way; one scrape of each kind renders the series.
     await new Promise((resolve) => setTimeout(resolve, 3000));
     const identity = await getWhenUp(`${base}/metrics`, {}, 60_000);

@@ -1,5 +1,5 @@
 // Start, stop and memory of the real tonwatch process, as the product's targets name them.
-import { exited, freePort, getWhenUp, persistedDataDir, rssOf, simulatorSetup, spawnTonwatch } from './support.mjs';
+import { exited, freePort, getWhenUp, persistedDataDir, rssOf, simulatorSetup, spawnTonwatch, untilReady } from './support.mjs';
 
 const query = (addresses) => addresses.map(encodeURIComponent).join(',');
 
@@ -43,7 +43,8 @@ export async function stopUnchanged(wallets) {
   const port = await freePort();
   const data = await persistedDataDir(wallets, port);
   const daemon = await spawnTonwatch(['--config', data.config]);
-  await msUntil200(`http://127.0.0.1:${port}/api/v3/walletStates?address=${encodeURIComponent(data.addresses(1)[0])}`, process.hrtime.bigint());
+  // Served: its whole snapshot loaded (walletStates answers before that), and scraped.
+  await untilReady(`http://127.0.0.1:${port}`);
   await getWhenUp(`http://127.0.0.1:${port}/metrics`, { 'accept-encoding': 'gzip' });
   return stopTime(daemon);
 }
@@ -124,7 +125,7 @@ export async function memoryAfterScrapes(wallets) {
   const daemon = await spawnTonwatch(['--config', data.config]);
   try {
     const base = `http://127.0.0.1:${port}`;
-    await msUntil200(`${base}/api/v3/walletStates?address=${query(data.addresses(100))}`, process.hrtime.bigint());
+    await untilReady(base);
     // It loads its upstream client (undici, @ton/core) a second after the wallets file is in; wait for that.
     await new Promise((resolve) => setTimeout(resolve, 2000));
     for (let i = 0; i < 3; i += 1) await getWhenUp(`${base}/metrics`, { 'accept-encoding': 'gzip' });

@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { printSelfTimes } from './profile-table.mjs';
-import { benchDir, exited, freePort, getWhenUp, MAIN, NODE_FLAGS, persistedDataDir, wrk } from './support.mjs';
+import { benchDir, exited, freePort, MAIN, NODE_FLAGS, persistedDataDir, untilReady, wrk } from './support.mjs';
 
 const path = process.argv[2] ?? '/api/v2/getOutMsgQueueSizes';
 const headers = process.argv[3] === 'gzip' ? { 'accept-encoding': 'gzip' } : {};
@@ -15,7 +15,7 @@ const data = await persistedDataDir(10_000, port);
 const profiles = benchDir('tonwatch-profile-');
 const daemon = spawn(process.execPath, [...NODE_FLAGS, '--cpu-prof', '--cpu-prof-dir', profiles, MAIN, '--config', data.config], { stdio: 'ignore' });
 const url = `http://127.0.0.1:${port}${path}`;
-while ((await getWhenUp(url, headers)).status !== 200) await new Promise((r) => setTimeout(r, 20));
+await untilReady(`http://127.0.0.1:${port}`);
 const load = await wrk(url, { serverPid: daemon.pid, seconds, headers });
 daemon.kill('SIGTERM');
 await exited(daemon);

@@ -197,6 +197,15 @@ export async function getWhenUp(url, headers = {}, timeoutMs = 10_000) {
   }
 }
 
+/**
+ * Resolves once tonwatch at `base` says every part of its snapshot is loaded (/readyz 200):
+ * walletStates answers from the wallets file before all of it is read, and /metrics
+ * without the wallets not read yet, so a first 200 of either is not that.
+ */
+export async function untilReady(base) {
+  while ((await getWhenUp(`${base}/readyz`, {}, 60_000)).status !== 200) await new Promise((r) => setTimeout(r, 20));
+}
+
 let wrkChecked = false;
 function requireWrk() {
   if (wrkChecked) return;
