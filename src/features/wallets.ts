@@ -26,8 +26,8 @@ export function createWalletsFeature(ctx: FeatureContext): Feature {
   const interning = createInterning();
   /** True while the persisted wallets file is being read at start. */
   let loading = false;
-  /** Meanwhile, its wallets read one at a time as they are asked for (version 5 files). */
-  let pending: WalletsLookup | null = null;
+  /** Meanwhile, its wallets read one at a time as they are asked for (version 5 files), the file's lines found at the first ask. */
+  let pending: (() => WalletsLookup | null) | null = null;
   let loaded: Promise<void> = Promise.resolve();
   /** Set by the first wallet poll after start: whether it could wait was decided then. */
   let startDecided = false;
@@ -39,7 +39,7 @@ export function createWalletsFeature(ctx: FeatureContext): Feature {
     try {
       const wallets = await current().persister.loadWallets({
         placeOf: (raw) => current().places.get(raw),
-        offer: (lookup) => (pending = lookup),
+        offer: (index) => (pending = index),
         signal: loadAborter.signal,
       });
       // A poll cannot have published wallets first (it waits for this), but a reload may have moved the file.
@@ -153,7 +153,7 @@ export function createWalletsFeature(ctx: FeatureContext): Feature {
               },
             ),
           ],
-    serves: { loading: () => (loading ? LOADING_WALLETS : NOTHING_LOADING), pendingWallets: () => (loading ? pending : null) },
+    serves: { loading: () => (loading ? LOADING_WALLETS : NOTHING_LOADING), pendingWallets: () => (loading && pending !== null ? pending() : null) },
     load() {
       // Not awaited: the file is read while the server starts listening, and decoded while it answers.
       loading = true;

@@ -43,8 +43,13 @@ const STEP_MS = 1_000;
 export interface PendingWallets {
   /** Where a wallet's line is likely to be: its place in the watchlist, in whose order the file was written. */
   readonly placeOf: (raw: string) => number | undefined;
-  /** Hears the file's wallets, each read when asked for, as soon as the file's lines are found. */
-  readonly offer: (lookup: WalletsLookup) => void;
+  /**
+   * Hears, once the file is read, how to serve its wallets one at a time: `index` finds the
+   * file's lines (tens of milliseconds at 100,000 wallets) and is called by the first
+   * walletStates request, so that an answer that does not need it (v2) does not wait for
+   * it; null when the file cannot be served a line at a time.
+   */
+  readonly offer: (index: () => WalletsLookup | null) => void;
   /** Aborted at a stop: the read ends at its next turn of the event loop, with null. */
   readonly signal?: AbortSignal;
 }
@@ -148,8 +153,8 @@ export function createSnapshotPersister(options: SnapshotPersisterOptions): Snap
     const bytes = await bytesOf(walletsFile);
     if (bytes === null) return null;
     if (pending !== undefined) {
-      const lookup = indexWalletsBytes(bytes, toProcess, pending.placeOf);
-      if (lookup !== null) pending.offer(lookup);
+      let lookup: WalletsLookup | null | undefined;
+      pending.offer(() => (lookup === undefined ? (lookup = indexWalletsBytes(bytes, toProcess, pending.placeOf)) : lookup));
     }
     const decoded = await decodeWalletsBytes(bytes, toProcess, pending?.signal);
     if (!decoded.ok && decoded.aborted === true) return null;
