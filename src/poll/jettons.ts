@@ -32,6 +32,8 @@ export type JettonPollOutcome = { readonly ok: true; readonly requests: number }
 export function ownersByJetton(config: JettonPollDeps['config']): Map<JettonSettings, string[]> {
   const byName = new Map(config.jettons.map((j) => [j.name, j]));
   const owners = new Map<JettonSettings, string[]>();
+  // No jetton configured: nothing to look for in a watchlist of maybe 100,000 wallets (each start asks).
+  if (byName.size === 0) return owners;
   for (const wallet of config.watchlist) {
     for (const name of jettonsOf(config, wallet)) {
       const jetton = byName.get(name);
