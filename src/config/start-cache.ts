@@ -36,7 +36,7 @@ export interface StartCache {
    * since; the event loop turns between the parts of a large file.
    */
   save(): Promise<'unchanged' | 'saved'>;
-  /** The files the last start read next (its snapshot files): read ahead while this one parses. */
+  /** The files the last start read next (its queue sizes' file): read ahead while this one parses. */
   readonly readAhead: readonly string[];
   keepReadAhead(files: readonly string[]): void;
   /** Parts found unchanged and parts parsed, since the cache was opened. */
