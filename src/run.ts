@@ -8,6 +8,7 @@ import { ConfigError, formatProblems } from './config/problems.js';
 import { watchFiles } from './config/watch.js';
 import { createDaemon, type Daemon } from './daemon.js';
 import { dropReadsAhead, readAhead, readWhole } from './snapshot/atomic-file.js';
+import { walletsFileOf } from './snapshot/persist.js';
 import { createLogger } from './logger.js';
 import { VERSION } from './version.js';
 
@@ -106,6 +107,7 @@ export async function runDaemon(
     return opened.cache;
   });
   if (!loaded) return EXIT_CONFIG;
+  readAhead([walletsFileOf(loaded.config.snapshot.file)]);
   const logger = createLogger(loaded.config.log.level, deps.stdout);
   for (const warning of loaded.warnings) logger.warn({ config: loaded.config.configPath }, warning);
   if (cacheProblem !== null) logger.info({ cacheDir, problem: cacheProblem }, 'the start cache was not used; this start parsed everything');

@@ -89,9 +89,9 @@ export async function readIfPresent(file: string): Promise<ReadResult> {
 const readsAhead = new Map<string, Promise<{ result: ReadResult; identity: string | null }>>();
 
 /**
- * Begins reading `files` for readIfPresent calls to come: a start reads the snapshot files
- * while it parses its config (a 27 MB wallets file takes ~100 ms to read). What is read is
- * used only if the file has not changed since; dropReadsAhead() lets go of what nothing took.
+ * Begins reading `files` for readIfPresent calls to come: a start reads its queue sizes'
+ * file while it parses its config. What is read is used only if the file has not changed
+ * since; dropReadsAhead() lets go of what nothing took.
  */
 export function readAhead(files: readonly string[]): void {
   for (const file of files) {

@@ -19,7 +19,10 @@ import { WALLET_STATE_FIELDS, type WalletFieldName } from '../domain/wallet-stat
  * first writing (references count up from 0 in file order); a state's address equal to
  * the record's key is written as null. The last line lists what the references stand
  * for (`{"references":[…]}`, in number order), so that any one record line can be read
- * on its own: a start answers for the wallets asked before it has read all of them.
+ * on its own: a start answers for the wallets asked before it has read all of them. It
+ * also gives each record line's length in bytes, newline included (`"lineBytes"`: base64
+ * of little-endian 32-bit numbers), so that a start finds a line without reading the
+ * lines before it; a file without them is read whole first (wallets-lines.ts).
  * Versions 4 (without that line), 3 (without references) and 2 (one document of objects)
  * are still read; each is rewritten as version 5 at the next wallet cycle. wallet-rows.ts
  * writes and reads the record lines.

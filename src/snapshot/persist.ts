@@ -5,7 +5,7 @@ import { decodeQueueFile, FORMAT, QUEUE_FILE_VERSION } from './file-format.js';
 import { persistFailureReason, type PersistObserver } from './persist-faults.js';
 import type { QueueSizesSnapshot, Snapshot, WalletsLookup, WalletsSnapshot } from './types.js';
 import { decodeWalletsBytes, encodeWallets } from './wallets-file.js';
-import { indexWalletsBytes } from './wallets-index.js';
+import { offerFileWallets } from './wallets-index.js';
 
 export { PERSIST_FAILURE_REASONS, persistFailureReason, type PersistFailureReason, type PersistObserver } from './persist-faults.js';
 
@@ -44,10 +44,12 @@ export interface PendingWallets {
   /** Where a wallet's line is likely to be: its place in the watchlist, in whose order the file was written. */
   readonly placeOf: (raw: string) => number | undefined;
   /**
-   * Hears, once the file is read, how to serve its wallets one at a time: `index` finds the
-   * file's lines (tens of milliseconds at 100,000 wallets) and is called by the first
-   * walletStates request, so that an answer that does not need it (v2) does not wait for
-   * it; null when the file cannot be served a line at a time.
+   * Hears how to serve the file's wallets one at a time while it loads: as soon as its
+   * first and last lines are read when it gives its lines' lengths (wallets-lines.ts), else
+   * once it is read whole. `index` is called by the first walletStates request (for a
+   * whole file's bytes it finds their lines then, tens of milliseconds at 100,000
+   * wallets), so that an answer that does not need it (v2) does not wait; null when the
+   * file cannot be served a line at a time.
    */
   readonly offer: (index: () => WalletsLookup | null) => void;
   /** Aborted at a stop: the read ends at its next turn of the event loop, with null. */
@@ -150,20 +152,22 @@ export function createSnapshotPersister(options: SnapshotPersisterOptions): Snap
   };
   const loadWallets = async (pending?: PendingWallets): Promise<WalletsSnapshot | null> => {
     await removeTemps();
-    const bytes = await bytesOf(walletsFile);
-    if (bytes === null) return null;
-    if (pending !== undefined) {
-      let lookup: WalletsLookup | null | undefined;
-      pending.offer(() => (lookup === undefined ? (lookup = indexWalletsBytes(bytes, toProcess, pending.placeOf)) : lookup));
+    const offered = pending === undefined ? null : await offerFileWallets(walletsFile, toProcess, pending.placeOf, pending.offer);
+    try {
+      const bytes = await bytesOf(walletsFile);
+      if (bytes === null) return null;
+      offered?.haveBytes(bytes);
+      const decoded = await decodeWalletsBytes(bytes, toProcess, pending?.signal);
+      if (!decoded.ok && decoded.aborted === true) return null;
+      if (!decoded.ok) {
+        await setBrokenAside(walletsFile, decoded.problem);
+        return null;
+      }
+      if (written.wallets === null) written = { ...written, wallets: decoded.wallets };
+      return decoded.wallets;
+    } finally {
+      await offered?.close();
     }
-    const decoded = await decodeWalletsBytes(bytes, toProcess, pending?.signal);
-    if (!decoded.ok && decoded.aborted === true) return null;
-    if (!decoded.ok) {
-      await setBrokenAside(walletsFile, decoded.problem);
-      return null;
-    }
-    if (written.wallets === null) written = { ...written, wallets: decoded.wallets };
-    return decoded.wallets;
   };
 
   return {

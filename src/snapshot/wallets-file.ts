@@ -18,21 +18,30 @@ const ROWS_PER_CLOCK_READ = 32;
 /**
  * The wallets file, encoded a thousand records at a time as the writer asks for each
  * part: it runs to tens of megabytes, and neither one string of all of it nor all of its
- * parts are held at once (the snapshot it is encoded from does not change).
+ * parts are held at once (the snapshot it is encoded from does not change). The last line
+ * gives, beside the references, each record line's length in bytes (wallets-lines.ts).
  */
 export function* encodeWallets(wallets: WalletsSnapshot, wallOffset: number): Generator<Buffer> {
   yield Buffer.from(`${walletsHeaderLine(wallets.fetchedAt + wallOffset, wallets.wallets.size)}\n`);
   const rowLine = createWalletRowWriter(wallOffset);
+  const lineBytes = Buffer.alloc(4 * wallets.wallets.size);
+  let row = 0;
   let lines: string[] = [];
+  const part = (): Buffer => {
+    const text = `${lines.join('\n')}\n`;
+    const bytes = Buffer.from(text);
+    // All ASCII (as records mostly are): a line's bytes are its characters.
+    const ascii = bytes.length === text.length;
+    for (const line of lines) lineBytes.writeUInt32LE((ascii ? line.length : Buffer.byteLength(line)) + 1, 4 * row++);
+    lines = [];
+    return bytes;
+  };
   for (const record of wallets.wallets.values()) {
     lines.push(rowLine(record));
-    if (lines.length === RECORDS_PER_PART) {
-      yield Buffer.from(`${lines.join('\n')}\n`);
-      lines = [];
-    }
+    if (lines.length === RECORDS_PER_PART) yield part();
   }
-  lines.push(JSON.stringify({ references: rowLine.references() }));
-  yield Buffer.from(`${lines.join('\n')}\n`);
+  if (lines.length > 0) yield part();
+  yield Buffer.from(`${JSON.stringify({ references: rowLine.references(), lineBytes: lineBytes.toString('base64') })}\n`);
 }
 
 /**

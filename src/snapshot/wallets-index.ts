@@ -1,82 +1,66 @@
-import { decodeWalletsFirstLine } from './file-format.js';
+import { readFileSync } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
 import type { WalletRecord, WalletsLookup } from './types.js';
 import { createRowExpander, createStringPool, decodeWalletRow } from './wallet-rows.js';
 import { inProcessTime } from './wallets-file.js';
+import { linesByPosition, linesOfBytes, type RecordLines } from './wallets-lines.js';
 
-const NEWLINE = 0x0a;
-const QUOTE = 0x22;
-const OPEN_BRACE = 0x7b;
+/** Wallets read one at a time from a file's record lines, and the lines changed for others of the same file. */
+export interface RecordLookup {
+  readonly lookup: WalletsLookup;
+  /**
+   * Reads from the lines `next` gives from now on, made when next asked for (the whole
+   * file's lines, when those read by position are about to be closed).
+   */
+  use(next: () => RecordLines | null): void;
+}
 
 /**
- * The records of a version 5 wallets file, each read from the file's bytes when first
- * asked for (file-format.ts: its last line lists what the references stand for, so a line
- * reads on its own). A start serves walletStates from this while decodeWalletsBytes reads
- * the whole file: at 100,000 wallets that takes most of a second, finding where each line
- * starts a few milliseconds. Null for another version (read whole before it is served) or
- * a file whose lines do not add up (decodeWalletsBytes says why).
+ * The records of a version 5 wallets file, each read from its line when first asked for
+ * (file-format.ts: its last line lists what the references stand for, so a line reads on
+ * its own). A start serves walletStates from this while decodeWalletsBytes reads the
+ * whole file: at 100,000 wallets that takes most of a second.
  *
  * `placeOf` guesses a wallet's line: the file is written in the snapshot's order, the
  * watchlist's. A guess the line's key does not confirm makes an index of every line's key,
- * once.
+ * once, over the whole file's lines: `whole` gives them when the lines in use are read by
+ * position (a read of the whole file, then and there).
  */
-export function indexWalletsBytes(
-  bytes: Buffer,
+export function createRecordLookup(
+  first: RecordLines,
   toProcess: (wall: number) => number,
   placeOf: (raw: string) => number | undefined = () => undefined,
-): WalletsLookup | null {
-  let end = bytes.indexOf(NEWLINE);
-  if (end === -1) return null;
-  let first: ReturnType<typeof decodeWalletsFirstLine>;
-  try {
-    first = decodeWalletsFirstLine(JSON.parse(bytes.toString('utf8', 0, end)));
-  } catch {
-    return null;
-  }
-  if (!('header' in first) || first.version !== 5) return null;
-  const count = first.header.records;
-  const starts = new Int32Array(count);
-  let rows = 0;
-  let references: unknown = null;
-  for (let start = end + 1; start < bytes.length; start = end + 1) {
-    end = bytes.indexOf(NEWLINE, start);
-    if (end === -1) end = bytes.length;
-    if (end === start) continue;
-    if (bytes[start] === OPEN_BRACE) {
-      try {
-        references = (JSON.parse(bytes.toString('utf8', start, end)) as { references?: unknown }).references;
-      } catch {
-        return null;
-      }
-      break;
-    }
-    if (rows === count) return null;
-    starts[rows] = start;
-    rows += 1;
-  }
-  if (rows !== count || !Array.isArray(references)) return null;
-
-  const expand = createRowExpander(references);
+  whole: () => RecordLines | null = () => null,
+): RecordLookup {
+  let lines = first;
+  let expand = createRowExpander(lines.references);
+  let byKey: Map<string, number> | null = null;
+  let replacement: (() => RecordLines | null) | null = null;
   const pool = createStringPool();
   const read = new Map<string, WalletRecord | null>();
-  let lineOfKey: Map<string, number> | null = null;
-  const keyAt = (line: number): string => {
-    const from = (starts[line] as number) + 2;
-    return bytes.toString('latin1', from, bytes.indexOf(QUOTE, from));
+  const switchTo = (next: RecordLines | null): void => {
+    if (next === null) return;
+    lines = next;
+    expand = createRowExpander(next.references);
+    byKey = null;
   };
   const lineOf = (raw: string): number | undefined => {
-    const guess = placeOf(raw);
-    if (guess !== undefined && guess >= 0 && guess < count && keyAt(guess) === raw) return guess;
-    if (lineOfKey === null) {
-      lineOfKey = new Map();
-      for (let line = 0; line < count; line += 1) lineOfKey.set(keyAt(line), line);
+    if (replacement !== null) {
+      switchTo(replacement());
+      replacement = null;
     }
-    return lineOfKey.get(raw);
+    const guess = placeOf(raw);
+    if (guess !== undefined && guess >= 0 && guess < lines.count && lines.keyAt(guess) === raw) return guess;
+    if (byKey === null) {
+      if (lines === first) switchTo(whole());
+      byKey = new Map();
+      for (let line = 0; line < lines.count; line += 1) byKey.set(lines.keyAt(line), line);
+    }
+    return byKey.get(raw);
   };
   const recordAt = (line: number): WalletRecord | null => {
-    const start = starts[line] as number;
-    const stop = bytes.indexOf(NEWLINE, start);
     try {
-      const row: unknown = JSON.parse(bytes.toString('utf8', start, stop === -1 ? bytes.length : stop));
+      const row: unknown = JSON.parse(lines.lineAt(line).toString('utf8'));
       if (expand(row) !== null) return null;
       const decoded = decodeWalletRow(row, pool);
       return decoded.ok ? inProcessTime(decoded.record, toProcess) : null;
@@ -85,17 +69,81 @@ export function indexWalletsBytes(
     }
   };
   return {
-    fetchedAt: toProcess(first.header.fetchedAt),
-    wallets: {
-      get(raw) {
-        let record = read.get(raw);
-        if (record === undefined) {
-          const line = lineOf(raw);
-          record = line === undefined ? null : recordAt(line);
-          read.set(raw, record);
-        }
-        return record ?? undefined;
+    use: (next) => (replacement = next),
+    lookup: {
+      fetchedAt: toProcess(first.fetchedAt),
+      wallets: {
+        get(raw) {
+          let record = read.get(raw);
+          if (record === undefined) {
+            const line = lineOf(raw);
+            record = line === undefined ? null : recordAt(line);
+            read.set(raw, record);
+          }
+          return record ?? undefined;
+        },
       },
+    },
+  };
+}
+
+/** The records of a whole version 5 file's bytes, read when asked for; null for another version or lines that do not add up. */
+export function indexWalletsBytes(bytes: Buffer, toProcess: (wall: number) => number, placeOf?: (raw: string) => number | undefined): WalletsLookup | null {
+  const lines = linesOfBytes(bytes);
+  return lines === null ? null : createRecordLookup(lines, toProcess, placeOf).lookup;
+}
+
+/** No lines: what a lookup reads from once its file is closed without having been read whole (never asked then: loading is over). */
+const NO_LINES: RecordLines = { count: 0, fetchedAt: 0, references: [], lineAt: () => Buffer.alloc(0), keyAt: () => '' };
+
+/**
+ * Offers `offer` the wallets of the wallets file `file` one at a time, for a start to
+ * answer walletStates while it reads the file whole: at once, read by position, when the
+ * file gives its lines' lengths; else from the whole bytes, once `haveBytes` gives them.
+ * `close` once the file is loaded (or not).
+ */
+export async function offerFileWallets(
+  file: string,
+  toProcess: (wall: number) => number,
+  placeOf: (raw: string) => number | undefined,
+  offer: (index: () => WalletsLookup | null) => void,
+): Promise<{ haveBytes(bytes: Buffer): void; close(): Promise<void> }> {
+  let handle: FileHandle | null = null;
+  let bytes: Buffer | null = null;
+  let byPosition: RecordLookup | null = null;
+  try {
+    handle = await open(file, 'r');
+    const lines = await linesByPosition(handle);
+    if (lines !== null) {
+      const whole = (): RecordLines | null => {
+        try {
+          return linesOfBytes(bytes ?? readFileSync(file));
+        } catch {
+          return null;
+        }
+      };
+      const made = createRecordLookup(lines, toProcess, placeOf, whole);
+      byPosition = made;
+      offer(() => made.lookup);
+    }
+  } catch {
+    // Absent or unreadable: the whole read says why.
+  }
+  if (byPosition === null) {
+    await handle?.close().catch(() => undefined);
+    handle = null;
+  }
+  return {
+    haveBytes(read) {
+      bytes = read;
+      if (byPosition !== null) return;
+      let lookup: WalletsLookup | null | undefined;
+      offer(() => (lookup === undefined ? (lookup = indexWalletsBytes(read, toProcess, placeOf)) : lookup));
+    },
+    async close() {
+      const read = bytes;
+      byPosition?.use(() => (read === null ? NO_LINES : linesOfBytes(read)));
+      await handle?.close().catch(() => undefined);
     },
   };
 }
