@@ -26,7 +26,7 @@ async function encoded(kept: Kept): Promise<Buffer> {
 /** The frames of a cache file, each deserialized. */
 function framesOf(bytes: Buffer): unknown[] {
   const values: unknown[] = [];
-  for (let at = 0; at < bytes.length; ) {
+  for (let at = 0; at < bytes.length;) {
     const length = bytes.readUInt32LE(at);
     values.push(deserialize(bytes.subarray(at + 4, at + 4 + length)));
     at += 4 + length;

@@ -81,7 +81,7 @@ describe('a version 5 wallets file, read a record at a time', () => {
   });
 });
 
-describe('a version 5 wallets file giving its lines\' lengths, read by position', () => {
+describe("a version 5 wallets file giving its lines' lengths, read by position", () => {
   const dir = mkdtempSync(join(tmpdir(), 'tonwatch-wallet-lines-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   const list = records(2500);
@@ -125,7 +125,7 @@ describe('a version 5 wallets file giving its lines\' lengths, read by position'
     await handle.close();
   });
 
-  it('offers nothing before the whole read when the lengths are missing or are not this file\'s, and the whole bytes then', async () => {
+  it("offers nothing before the whole read when the lengths are missing or are not this file's, and the whole bytes then", async () => {
     const text = bytes.toString('utf8').split('\n');
     const last = JSON.parse(text.at(-2) ?? '') as { references: unknown[]; lineBytes: string };
     const withLast = (line: string): string => [...text.slice(0, -2), line, ''].join('\n');
@@ -140,7 +140,12 @@ describe('a version 5 wallets file giving its lines\' lengths, read by position'
     ]) {
       const file = fileWith(content);
       let offered: (() => WalletsLookup | null) | null = null;
-      const reading = await offerFileWallets(file, toProcess, () => 0, (index) => (offered = index));
+      const reading = await offerFileWallets(
+        file,
+        toProcess,
+        () => 0,
+        (index) => (offered = index),
+      );
       expect(offered).toBeNull();
       reading.haveBytes(Buffer.from(content));
       expect((offered as (() => WalletsLookup | null) | null)?.()?.wallets.get(list[5]?.raw ?? '')).toMatchObject({ raw: list[5]?.raw });
@@ -150,7 +155,12 @@ describe('a version 5 wallets file giving its lines\' lengths, read by position'
 
   it('offers nothing for a file that is not there', async () => {
     let offered = false;
-    const reading = await offerFileWallets(join(dir, 'absent.json'), toProcess, () => 0, () => (offered = true));
+    const reading = await offerFileWallets(
+      join(dir, 'absent.json'),
+      toProcess,
+      () => 0,
+      () => (offered = true),
+    );
     expect(offered).toBe(false);
     await reading.close();
   });
