@@ -58,14 +58,13 @@ describe("the start cache's file", () => {
     expect(read.readAhead).toEqual(['/data/snapshot.json']);
   });
 
-  it('refuses a part whose strings do not add up to where they end', async () => {
+  it('refuses a part whose columns do not add up, or hold more entries than the header says', async () => {
     const columns = columnsOf(10);
     const bytes = await encoded({ document: null, files: new Map([['/w/a.txt', { digest: 'd1', source: null, columns }]]), readAhead: [] });
-    const [header, part] = framesOf(bytes) as [unknown, { raws: string; rawEnds: Uint32Array; names: string }];
+    const [header, part] = framesOf(bytes) as [{ files: { count: number }[] }, FileColumns];
     expect(() => readCache(framed([header, { ...part, raws: part.raws.slice(1) }]), CONFIG, VERSION)).toThrow(/does not add up/);
-    const ends = Uint32Array.from(part.rawEnds);
-    ends[3] = 1;
-    expect(() => readCache(framed([header, { ...part, rawEnds: ends }]), CONFIG, VERSION)).toThrow(/does not add up/);
     expect(() => readCache(framed([header, { ...part, names: 42 }]), CONFIG, VERSION)).toThrow(/does not add up/);
+    const fewer = { ...header, files: header.files.map((file) => ({ ...file, count: 9 })) };
+    expect(() => readCache(framed([fewer, part]), CONFIG, VERSION)).toThrow(/does not add up/);
   });
 });
