@@ -2,7 +2,7 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import type * as z from 'zod';
 import { interpolateEnv } from './interpolate.js';
 import { ConfigError, type ConfigProblem } from './problems.js';
-import { configSchema } from './schema.js';
+import { configSchema, type ConfigFile } from './schema.js';
 import type { Config, UpstreamSettings } from '../domain/config.js';
 import { parseGlobalConfig } from './global-config.js';
 import { redactUrl } from './redact.js';
@@ -81,7 +81,13 @@ export async function loadConfig(path: string | null, deps: ConfigLoadDeps, over
   const ownEntries = text !== null && Array.isArray(written) && written.length > 0 && !JSON.stringify(written).includes('${');
   const keptEntries = ownEntries ? cache.keptEntries(text as string) : undefined;
   const interpolated = interpolateEnv(keptEntries === undefined ? document : { ...document, watchlist: [] }, deps.env, problems);
-  const parsed = configSchema.safeParse(interpolated);
+  // What the schema made of the same filled-in config at the last start (the entries kept apart): neither built nor run again.
+  const filled = ownEntries ? { ...(interpolated as Record<string, unknown>), watchlist: [] } : interpolated;
+  const keptParse = text !== null && (!ownEntries || keptEntries !== undefined) ? cache.keptParsed(text, filled) : undefined;
+  const parsed: z.ZodSafeParseResult<ConfigFile> = keptParse !== undefined ? { success: true, data: keptParse } : configSchema().safeParse(interpolated);
+  if (parsed.success && keptParse === undefined && text !== null && problems.length === 0) {
+    cache.keepParsed(text, filled, ownEntries ? { ...parsed.data, watchlist: [] } : parsed.data);
+  }
   if (parsed.success && keptEntries !== undefined) parsed.data.watchlist = keptEntries;
   else if (parsed.success && ownEntries) cache.keepEntries(text as string, parsed.data.watchlist);
   if (!parsed.success) problems.push(...zodProblems(parsed.error));

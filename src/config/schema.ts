@@ -47,8 +47,6 @@ export const RESERVED_LABELS: ReadonlySet<string> = new Set([
   'severity',
 ]);
 
-const cronExpression = z.string().refine((expr) => isValidCron(expr), { message: 'not a valid cron expression (node-cron syntax, seconds field allowed)' });
-
 /** Why a label name cannot be used, or null when it can. */
 export function labelNameProblem(name: string): string | null {
   if (!/^[a-zA-Z_][a-zA-Z0-9_]*$/.test(name)) return `"${name}" is not a valid Prometheus label name`;
@@ -57,31 +55,6 @@ export function labelNameProblem(name: string): string | null {
   return null;
 }
 
-const labels = z.record(z.string(), z.string().max(1024)).superRefine((record, ctx) => {
-  for (const name of Object.keys(record)) {
-    const problem = labelNameProblem(name);
-    if (problem !== null) ctx.addIssue({ code: 'custom', path: [name], message: problem });
-  }
-});
-
-const upstreamCommon = {
-  /** Used in logs and metric labels. */
-  name: z.string().regex(/^[a-z0-9_-]+$/, 'must match [a-z0-9_-]+'),
-  /** Request budget: requests per second (token bucket; see upstream/budget.ts for the burst). */
-  rps: z.number().positive().max(10_000).default(1),
-  /** Per-request timeout in milliseconds. */
-  timeoutMs: z.number().int().min(100).max(300_000).default(10_000),
-};
-
-const httpUpstreamSchema = z.strictObject({
-  ...upstreamCommon,
-  kind: z.literal('http'),
-  /** Base URL; the API paths are appended to it. */
-  url: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }),
-  /** Sent as the X-API-Key header; never logged. Empty means none (`${KEY:-}` with KEY unset). */
-  apiKey: z.string().optional(),
-});
-
 /** An ed25519 public key: 32 bytes in standard or URL-safe base64 (normalised to standard). */
 export const liteserverPublicKey = z
   .string()
@@ -89,143 +62,184 @@ export const liteserverPublicKey = z
   .transform((key) => Buffer.from(key, 'base64').toString('base64'))
   .refine((key) => Buffer.from(key, 'base64').length === 32, 'must decode to 32 bytes');
 
-export const liteserverEndpointSchema = z.strictObject({
-  host: z.string().min(1),
-  port: z.number().int().min(1).max(65_535),
-  publicKey: liteserverPublicKey,
-});
+/**
+ * Builds the config file's schema: once, on the first config a process checks (a restart
+ * whose config is unchanged takes the check's result from the start cache and builds none
+ * of it; the schema takes ~20 ms to build).
+ */
+function buildConfigSchema() {
+  const cronExpression = z.string().refine((expr) => isValidCron(expr), { message: 'not a valid cron expression (node-cron syntax, seconds field allowed)' });
 
-const liteserverUpstreamSchema = z
-  .strictObject({
-    ...upstreamCommon,
-    kind: z.literal('liteserver'),
-    /** A network global config file (global.config.json); relative to this file. */
-    globalConfig: z.string().min(1).optional(),
-    liteservers: z.array(liteserverEndpointSchema).min(1, 'at least one liteserver is needed').optional(),
-  })
-  .superRefine((u, ctx) => {
-    if ((u.globalConfig === undefined) === (u.liteservers === undefined)) {
-      ctx.addIssue({ code: 'custom', path: ['liteservers'], message: 'give either globalConfig or liteservers, not both and not neither' });
+  const labels = z.record(z.string(), z.string().max(1024)).superRefine((record, ctx) => {
+    for (const name of Object.keys(record)) {
+      const problem = labelNameProblem(name);
+      if (problem !== null) ctx.addIssue({ code: 'custom', path: [name], message: problem });
     }
-  })
-  // The liteservers of a globalConfig are read by load.ts; until then the list is empty.
-  .transform((u) => ({ ...u, liteservers: u.liteservers ?? [] }));
-
-/** `kind` defaults to http, so configs written before liteservers existed read as they did. */
-const upstreamSchema = z.preprocess(
-  (value) => (typeof value === 'object' && value !== null && !Array.isArray(value) && !('kind' in value) ? { ...value, kind: 'http' } : value),
-  z.discriminatedUnion('kind', [httpUpstreamSchema, liteserverUpstreamSchema]),
-);
-
-export const watchlistEntrySchema = z.strictObject({
-  address: addressString,
-  name: z.string().min(1).max(128).optional(),
-  labels: labels.default({}),
-  /** Alert threshold in TON; exported as ton_wallet_min_balance_tons. */
-  minBalanceTons: z.number().nonnegative().optional(),
-  /** Jettons watched for this wallet, besides watchJettons. */
-  jettons: jettonNames.optional(),
-  /** Alert thresholds in jetton units by jetton name; exported as ton_jetton_min_balance. */
-  minJettonBalance: z.record(jettonName, z.number().nonnegative()).optional(),
-});
-
-export const configSchema = z
-  .strictObject({
-    listen: z
-      .strictObject({
-        host: z.string().min(1).default('0.0.0.0'),
-        port: z.number().int().min(0).max(65_535).default(DEFAULT_LISTEN_PORT),
-        /** /metrics requests answered at once; more get 503 (node_exporter's --web.max-requests). 0: no limit. */
-        maxMetricsRequests: z.number().int().min(0).max(10_000).default(40),
-        /** Connections open at once; a new one beyond is closed at once (counted). */
-        maxConnections: z.number().int().min(1).max(1_000_000).default(1000),
-        /** A response the client has not taken within this many seconds is cut (a slow reader holds memory). */
-        sendTimeoutSeconds: z.number().int().min(1).max(3600).default(60),
-        /** TLS, basic auth and headers, in exporter-toolkit's format; relative to this file. --web.config.file overrides it. */
-        webConfigFile: z.string().min(1).optional(),
-      })
-      .prefault({}),
-    /** In priority order; a failing upstream fails over to the next. */
-    upstreams: z
-      .array(upstreamSchema)
-      .min(1, 'at least one upstream is needed')
-      .default([{ kind: 'http', name: 'toncenter', url: 'https://toncenter.com', rps: 1, timeoutMs: 10_000 }]),
-    schedule: z
-      .strictObject({
-        queueSizes: cronExpression.default('*/5 * * * * *'),
-        wallets: cronExpression.default('*/30 * * * * *'),
-      })
-      .prefault({}),
-    retry: z
-      .strictObject({
-        /** Rounds through every upstream before a poll counts as failed. */
-        attempts: z.number().int().min(1).max(10).default(3),
-        /** First backoff delay; doubles each round, with full jitter. */
-        baseDelayMs: z.number().int().min(0).max(60_000).default(500),
-        /** Upper bound for one backoff delay, Retry-After included. */
-        maxDelayMs: z.number().int().min(0).max(300_000).default(10_000),
-      })
-      .prefault({}),
-    lagCheck: z
-      .strictObject({
-        /** Seconds between two checks of every upstream's tip; must divide a minute or an hour (a cron step). 0: no check. */
-        everySeconds: z
-          .number()
-          .int()
-          .min(0)
-          .max(3600)
-          .default(60)
-          .refine((n) => lagCheckCron(n) !== undefined, { message: 'must be 0 or divide a minute (1-30, 60) or an hour (120, 180, …, 1800, 3600)' }),
-        /** Blocks behind the most advanced upstream past which an upstream is skipped. */
-        maxLagBlocks: z.number().int().min(1).max(1_000_000).default(10),
-      })
-      .prefault({}),
-    readThrough: z
-      .strictObject({
-        enabled: z.boolean().default(false),
-        ttlSeconds: z.number().int().min(1).max(86_400).default(10),
-        maxPendingAddresses: z.number().int().min(1).max(1_000_000).default(10_000),
-      })
-      .prefault({}),
-    /** Addresses per walletStates request; shrinks by itself on 414/431. */
-    walletBatchSize: z.number().int().min(1).max(MAX_ADDRESSES_PER_REQUEST).default(1000),
-    snapshot: z
-      .strictObject({
-        /** Persisted after every successful poll, loaded at start. Relative to the config file. */
-        file: z.string().min(1).default('./data/snapshot.json'),
-        /** Older data is neither served nor exported. */
-        maxAgeSeconds: z.number().int().min(1).default(300),
-      })
-      .prefault({}),
-    testnet: z.boolean().default(false),
-    watchlist: z.array(watchlistEntrySchema).default([]),
-    /** Files of one address per line, optional ",name"; '#' starts a comment. */
-    watchlistFiles: z.array(watchlistFileSchema).default([]),
-    /** Jettons by the operator's name: master address and decimals. */
-    jettons: z.record(jettonName, jettonSchema).default({}),
-    /** Jettons watched for every wallet on the watchlist. */
-    watchJettons: jettonNames.default([]),
-    cluster: clusterSchema,
-    log: z
-      .strictObject({
-        level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-      })
-      .prefault({}),
-  })
-  .superRefine((config, ctx) => {
-    checkJettonNames(config, ctx);
-    const seen = new Map<string, number>();
-    config.upstreams.forEach((upstream, index) => {
-      const first = seen.get(upstream.name);
-      if (first !== undefined) {
-        ctx.addIssue({ code: 'custom', path: ['upstreams', index, 'name'], message: `duplicate upstream name "${upstream.name}" (also upstreams.${first})` });
-      }
-      seen.set(upstream.name, index);
-    });
   });
 
+  const upstreamCommon = {
+    /** Used in logs and metric labels. */
+    name: z.string().regex(/^[a-z0-9_-]+$/, 'must match [a-z0-9_-]+'),
+    /** Request budget: requests per second (token bucket; see upstream/budget.ts for the burst). */
+    rps: z.number().positive().max(10_000).default(1),
+    /** Per-request timeout in milliseconds. */
+    timeoutMs: z.number().int().min(100).max(300_000).default(10_000),
+  };
+
+  const httpUpstreamSchema = z.strictObject({
+    ...upstreamCommon,
+    kind: z.literal('http'),
+    /** Base URL; the API paths are appended to it. */
+    url: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }),
+    /** Sent as the X-API-Key header; never logged. Empty means none (`${KEY:-}` with KEY unset). */
+    apiKey: z.string().optional(),
+  });
+
+  const liteserverEndpointSchema = z.strictObject({
+    host: z.string().min(1),
+    port: z.number().int().min(1).max(65_535),
+    publicKey: liteserverPublicKey,
+  });
+
+  const liteserverUpstreamSchema = z
+    .strictObject({
+      ...upstreamCommon,
+      kind: z.literal('liteserver'),
+      /** A network global config file (global.config.json); relative to this file. */
+      globalConfig: z.string().min(1).optional(),
+      liteservers: z.array(liteserverEndpointSchema).min(1, 'at least one liteserver is needed').optional(),
+    })
+    .superRefine((u, ctx) => {
+      if ((u.globalConfig === undefined) === (u.liteservers === undefined)) {
+        ctx.addIssue({ code: 'custom', path: ['liteservers'], message: 'give either globalConfig or liteservers, not both and not neither' });
+      }
+    })
+    // The liteservers of a globalConfig are read by load.ts; until then the list is empty.
+    .transform((u) => ({ ...u, liteservers: u.liteservers ?? [] }));
+
+  /** `kind` defaults to http, so configs written before liteservers existed read as they did. */
+  const upstreamSchema = z.preprocess(
+    (value) => (typeof value === 'object' && value !== null && !Array.isArray(value) && !('kind' in value) ? { ...value, kind: 'http' } : value),
+    z.discriminatedUnion('kind', [httpUpstreamSchema, liteserverUpstreamSchema]),
+  );
+
+  const watchlistEntrySchema = z.strictObject({
+    address: addressString,
+    name: z.string().min(1).max(128).optional(),
+    labels: labels.default({}),
+    /** Alert threshold in TON; exported as ton_wallet_min_balance_tons. */
+    minBalanceTons: z.number().nonnegative().optional(),
+    /** Jettons watched for this wallet, besides watchJettons. */
+    jettons: jettonNames.optional(),
+    /** Alert thresholds in jetton units by jetton name; exported as ton_jetton_min_balance. */
+    minJettonBalance: z.record(jettonName, z.number().nonnegative()).optional(),
+  });
+
+  return z
+    .strictObject({
+      listen: z
+        .strictObject({
+          host: z.string().min(1).default('0.0.0.0'),
+          port: z.number().int().min(0).max(65_535).default(DEFAULT_LISTEN_PORT),
+          /** /metrics requests answered at once; more get 503 (node_exporter's --web.max-requests). 0: no limit. */
+          maxMetricsRequests: z.number().int().min(0).max(10_000).default(40),
+          /** Connections open at once; a new one beyond is closed at once (counted). */
+          maxConnections: z.number().int().min(1).max(1_000_000).default(1000),
+          /** A response the client has not taken within this many seconds is cut (a slow reader holds memory). */
+          sendTimeoutSeconds: z.number().int().min(1).max(3600).default(60),
+          /** TLS, basic auth and headers, in exporter-toolkit's format; relative to this file. --web.config.file overrides it. */
+          webConfigFile: z.string().min(1).optional(),
+        })
+        .prefault({}),
+      /** In priority order; a failing upstream fails over to the next. */
+      upstreams: z
+        .array(upstreamSchema)
+        .min(1, 'at least one upstream is needed')
+        .default([{ kind: 'http', name: 'toncenter', url: 'https://toncenter.com', rps: 1, timeoutMs: 10_000 }]),
+      schedule: z
+        .strictObject({
+          queueSizes: cronExpression.default('*/5 * * * * *'),
+          wallets: cronExpression.default('*/30 * * * * *'),
+        })
+        .prefault({}),
+      retry: z
+        .strictObject({
+          /** Rounds through every upstream before a poll counts as failed. */
+          attempts: z.number().int().min(1).max(10).default(3),
+          /** First backoff delay; doubles each round, with full jitter. */
+          baseDelayMs: z.number().int().min(0).max(60_000).default(500),
+          /** Upper bound for one backoff delay, Retry-After included. */
+          maxDelayMs: z.number().int().min(0).max(300_000).default(10_000),
+        })
+        .prefault({}),
+      lagCheck: z
+        .strictObject({
+          /** Seconds between two checks of every upstream's tip; must divide a minute or an hour (a cron step). 0: no check. */
+          everySeconds: z
+            .number()
+            .int()
+            .min(0)
+            .max(3600)
+            .default(60)
+            .refine((n) => lagCheckCron(n) !== undefined, { message: 'must be 0 or divide a minute (1-30, 60) or an hour (120, 180, …, 1800, 3600)' }),
+          /** Blocks behind the most advanced upstream past which an upstream is skipped. */
+          maxLagBlocks: z.number().int().min(1).max(1_000_000).default(10),
+        })
+        .prefault({}),
+      readThrough: z
+        .strictObject({
+          enabled: z.boolean().default(false),
+          ttlSeconds: z.number().int().min(1).max(86_400).default(10),
+          maxPendingAddresses: z.number().int().min(1).max(1_000_000).default(10_000),
+        })
+        .prefault({}),
+      /** Addresses per walletStates request; shrinks by itself on 414/431. */
+      walletBatchSize: z.number().int().min(1).max(MAX_ADDRESSES_PER_REQUEST).default(1000),
+      snapshot: z
+        .strictObject({
+          /** Persisted after every successful poll, loaded at start. Relative to the config file. */
+          file: z.string().min(1).default('./data/snapshot.json'),
+          /** Older data is neither served nor exported. */
+          maxAgeSeconds: z.number().int().min(1).default(300),
+        })
+        .prefault({}),
+      testnet: z.boolean().default(false),
+      watchlist: z.array(watchlistEntrySchema).default([]),
+      /** Files of one address per line, optional ",name"; '#' starts a comment. */
+      watchlistFiles: z.array(watchlistFileSchema).default([]),
+      /** Jettons by the operator's name: master address and decimals. */
+      jettons: z.record(jettonName, jettonSchema).default({}),
+      /** Jettons watched for every wallet on the watchlist. */
+      watchJettons: jettonNames.default([]),
+      cluster: clusterSchema,
+      log: z
+        .strictObject({
+          level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+        })
+        .prefault({}),
+    })
+    .superRefine((config, ctx) => {
+      checkJettonNames(config, ctx);
+      const seen = new Map<string, number>();
+      config.upstreams.forEach((upstream, index) => {
+        const first = seen.get(upstream.name);
+        if (first !== undefined) {
+          ctx.addIssue({ code: 'custom', path: ['upstreams', index, 'name'], message: `duplicate upstream name "${upstream.name}" (also upstreams.${first})` });
+        }
+        seen.set(upstream.name, index);
+      });
+    });
+}
+
+let built: ReturnType<typeof buildConfigSchema> | null = null;
+
+/** The config file's schema, built on first use. */
+export function configSchema(): ReturnType<typeof buildConfigSchema> {
+  return (built ??= buildConfigSchema());
+}
+
 /** The config file as parsed, defaults applied. */
-export type ConfigFile = z.output<typeof configSchema>;
+export type ConfigFile = z.output<ReturnType<typeof configSchema>>;
 
 /**
  * The parsed file is the file part of domain/config.ts's Config: the same keys, each of a

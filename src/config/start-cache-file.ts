@@ -25,7 +25,13 @@ export interface Header {
   readonly version: number;
   readonly tonwatch: string;
   readonly configPath: string;
-  readonly document: { readonly digest: string; readonly bytes: Uint8Array; readonly entries?: Uint8Array } | null;
+  readonly document: {
+    readonly digest: string;
+    readonly bytes: Uint8Array;
+    readonly entries?: Uint8Array;
+    /** The config schema's result, under the digest of the document the environment filled in (start-cache.ts). */
+    readonly parsed?: { readonly key: string; readonly bytes: Uint8Array };
+  } | null;
   readonly files: readonly { readonly file: string; readonly digest: string; readonly count: number }[];
   readonly readAhead: readonly string[];
 }

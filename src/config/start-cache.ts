@@ -29,6 +29,14 @@ export interface StartCache {
    */
   keptEntries(text: string): ConfigFile['watchlist'] | undefined;
   keepEntries(text: string, entries: ConfigFile['watchlist']): void;
+  /**
+   * What the config schema made of `filled` (that document as the environment filled it
+   * in), when the last start checked the same: the schema is then neither built nor run.
+   * Kept under a SHA-256 of `filled`, without the values that may be secrets (an upstream's
+   * URL and API key, the Redis URL), which are taken from `filled` again.
+   */
+  keptParsed(text: string, filled: unknown): ConfigFile | undefined;
+  keepParsed(text: string, filled: unknown, parsed: ConfigFile): void;
   /** The parsed watchlist file of these bytes and jettons: the kept one, else `parse()`'s (kept when clean). */
   watchlistFile(file: string, bytes: Uint8Array, jettons: readonly string[], parse: () => { source: FileSource; clean: boolean }): FileSource;
   /**
@@ -49,6 +57,8 @@ export const NO_START_CACHE: StartCache = {
   keepDocument: () => undefined,
   keptEntries: () => undefined,
   keepEntries: () => undefined,
+  keptParsed: () => undefined,
+  keepParsed: () => undefined,
   watchlistFile: (_file, _bytes, _jettons, parse) => parse().source,
   save: () => Promise.resolve('unchanged'),
   readAhead: [],
@@ -114,6 +124,16 @@ function createStartCache(path: string, configPath: string, tonwatch: string, ke
       document = { ...document, entries: serialize(entries) };
       changed = true;
     },
+    keptParsed(text, filled) {
+      const kept = document?.parsed;
+      if (kept === undefined || document?.digest !== digestOf(text) || kept.key !== digestOf(serialize(filled))) return undefined;
+      return withSecretsOf(deserialize(kept.bytes) as ConfigFile, filled);
+    },
+    keepParsed(text, filled, parsed) {
+      if (document === null || document.digest !== digestOf(text)) return;
+      document = { ...document, parsed: { key: digestOf(serialize(filled)), bytes: serialize(withoutSecrets(parsed, filled)) } };
+      changed = true;
+    },
     watchlistFile(file, bytes, jettons, parse) {
       const digest = `${digestOf(bytes)} ${jettons.join(',')}`;
       used.add(file);
@@ -148,6 +168,43 @@ function createStartCache(path: string, configPath: string, tonwatch: string, ke
 
 function digestOf(content: string | Uint8Array): string {
   return createHash('sha256').update(content).digest('base64');
+}
+
+type Filled = { upstreams?: ({ url?: unknown; apiKey?: unknown } | undefined)[]; cluster?: { redis?: unknown } | null } | null;
+
+/**
+ * The parsed config without the values that may be secrets, as the filled-in document gave
+ * them (an upstream's URL and API key, the Redis URL): each left as an empty string, to be
+ * put back from the document by withSecretsOf. Values from the schema's defaults stay.
+ */
+function withoutSecrets(parsed: ConfigFile, filled: unknown): ConfigFile {
+  const doc = filled as Filled;
+  return {
+    ...parsed,
+    upstreams: parsed.upstreams.map((u, i) =>
+      u.kind === 'http' && doc?.upstreams?.[i] !== undefined ? { ...u, url: '', ...(u.apiKey === undefined ? {} : { apiKey: '' }) } : u,
+    ),
+    cluster: parsed.cluster === null ? null : { ...parsed.cluster, redis: '' },
+  };
+}
+
+/** What withoutSecrets left out, from the filled-in document (the schema keeps these values as written); undefined when it does not have them. */
+function withSecretsOf(parsed: ConfigFile, filled: unknown): ConfigFile | undefined {
+  const doc = filled as Filled;
+  const upstreams: ConfigFile['upstreams'] = [];
+  for (const [i, u] of parsed.upstreams.entries()) {
+    const written = doc?.upstreams?.[i];
+    if (u.kind !== 'http' || written === undefined) {
+      upstreams.push(u);
+      continue;
+    }
+    const { url, apiKey } = written;
+    if (typeof url !== 'string' || (u.apiKey !== undefined && typeof apiKey !== 'string')) return undefined;
+    upstreams.push({ ...u, url, ...(u.apiKey === undefined ? {} : { apiKey: apiKey as string }) });
+  }
+  if (parsed.cluster === null) return { ...parsed, upstreams };
+  const redis = doc?.cluster?.redis;
+  return typeof redis === 'string' ? { ...parsed, upstreams, cluster: { ...parsed.cluster, redis } } : undefined;
 }
 
 /** Whether the document holds a secret in clear: an API key, or credentials in a URL, not taken from the environment. */

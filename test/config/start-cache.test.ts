@@ -62,6 +62,39 @@ describe('the start cache', () => {
     expect(cacheText()).not.toContain('clear-secret');
   });
 
+  it("takes the schema's result for an unchanged config from the cache: the same config as a check, secrets from the environment never kept", async () => {
+    write('watch.txt', `${RAW_B},b\n`);
+    const yml = [
+      'listen: { port: 9321, maxConnections: 50 }',
+      'upstreams:',
+      '  - { name: main, url: "${MAIN_URL}", apiKey: "${KEY}", rps: 20 }',
+      '  - { name: spare, url: "https://toncenter.com" }',
+      '  - { kind: liteserver, name: ls, liteservers: [ { host: 127.0.0.1, port: 4924, publicKey: "n4VDnSCUuSpjnCyUk9e3QOOd6o0ItSWYbTnW3Wnn8wk=" } ] }',
+      'schedule: { wallets: "0 */5 * * * *" }',
+      'jettons: { USDT: { master: "0:B113A994B5024A16719F69139328EB759596C38A25F59028B146FECDC3621DFE", decimals: 6 } }',
+      'watchJettons: [USDT]',
+      'cluster: { redis: "${REDIS}", name: prod }',
+      `watchlist:\n  - { address: "${RAW_A}", name: hot, labels: { team: ops }, minBalanceTons: 5, minJettonBalance: { USDT: 10 } }`,
+      'watchlistFiles: [ { file: watch.txt, jettons: [USDT] } ]',
+      'log: { level: warn }',
+    ].join('\n');
+    write('tonwatch.yml', `${yml}\n`);
+    const env = { MAIN_URL: 'https://user:url-secret@toncenter.com/', KEY: 'key-secret', REDIS: 'redis://:redis-secret@127.0.0.1:6379/2' };
+    const plain = await loadConfig(join(dir, 'tonwatch.yml'), configLoadDeps({ env, cwd: dir } as unknown as ProcessDeps));
+    const first = await start(env);
+    const second = await start(env);
+    expect(second.saved).toBe('unchanged');
+    for (const { config } of [first, second]) expect(config).toEqual(plain.config);
+    for (const secret of ['url-secret', 'key-secret', 'redis-secret']) expect(cacheText()).not.toContain(secret);
+    // Another value in the environment is another config: checked again, and taken.
+    const changed = await start({ ...env, KEY: 'new-key', REDIS: 'redis://127.0.0.1:6380' });
+    expect(changed.saved).toBe('saved');
+    expect(changed.config.upstreams[0]).toMatchObject({ url: env.MAIN_URL, apiKey: 'new-key' });
+    expect(changed.config.cluster?.redis).toBe('redis://127.0.0.1:6380');
+    // Refused as a check refuses it, the cache notwithstanding.
+    await expect(start({ ...env, REDIS: 'http://127.0.0.1:6379' })).rejects.toThrow(/redis/);
+  });
+
   it('takes checked watchlist entries from the cache only when they take nothing from the environment', async () => {
     write('tonwatch.yml', `watchlist:\n  - { address: "${RAW_A}", name: fixed, minBalanceTons: 5 }\n  - { address: "${RAW_B}", name: "\${WHO}" }\n`);
     expect((await start({ WHO: 'first' })).config.watchlist.map((w) => w.name)).toEqual(['fixed', 'first']);
