@@ -5,6 +5,7 @@ import { isScenario, SCENARIOS } from './sim/scenarios.js';
 import { DEFAULT_SIMULATOR_OPTIONS } from './sim/options.js';
 import { VERSION } from './version.js';
 import { DEFAULT_LISTEN_PORT, DEFAULT_SIMULATOR_PORT } from './domain/config.js';
+import { OPTIONS } from './cli-options.js';
 
 const HELP = `tonwatch ${VERSION}: Prometheus exporter and caching query service for TON
 
@@ -47,27 +48,6 @@ simulate options:
 Exit codes: 0 clean stop, 78 bad config, 1 anything else.
 `;
 
-const OPTIONS = {
-  config: { type: 'string', short: 'c' },
-  help: { type: 'boolean', short: 'h' },
-  version: { type: 'boolean', short: 'v' },
-  host: { type: 'string' },
-  port: { type: 'string', short: 'p' },
-  scenario: { type: 'string' },
-  seed: { type: 'string' },
-  style: { type: 'string' },
-  rps: { type: 'string' },
-  accounts: { type: 'string' },
-  'block-ms': { type: 'string' },
-  'max-url-bytes': { type: 'string' },
-  testnet: { type: 'boolean' },
-  'web.config.file': { type: 'string' },
-  lag: { type: 'string' },
-  'indexer-lag': { type: 'string' },
-  'liteserver-port': { type: 'string' },
-  'liteserver-without-queue-sizes': { type: 'boolean' },
-  liteserver: { type: 'boolean' },
-} as const;
 
 class UsageError extends Error {}
 

@@ -10,9 +10,9 @@
 import { performance } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { runCli } from './cli.js';
 import { createProcessClock } from './domain/clock.js';
-import { EXIT_FAILURE } from './run.js';
+import { EXIT_FAILURE } from './exit-codes.js';
+import { prefetchStart } from './start-prefetch.js';
 import { keepTickObject } from './tick-object.js';
 
 /**
@@ -56,6 +56,11 @@ const clock = createProcessClock(
   () => Date.now(),
   () => performance.now(),
 );
+
+// The start cache is read while the code below is loaded (most of a start's code: the CLI
+// and all it imports are a chunk of their own, loaded here, after this read has begun).
+prefetchStart(process.argv.slice(2), process.env, process.cwd());
+const { runCli } = await import('./cli.js');
 
 runCli(process.argv.slice(2), {
   env: process.env,

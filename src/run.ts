@@ -1,14 +1,13 @@
 import { access } from 'node:fs/promises';
 import type { DestinationStream, Logger } from 'pino';
-import { isAbsolute, join, resolve } from 'node:path';
 import { loadConfig, resolveConfigPath, type ConfigLoadDeps, type ConfigOverrides } from './config/load.js';
 import { NO_START_CACHE, openStartCache, type StartCache } from './config/start-cache.js';
+import { startCacheDir } from './config/start-cache-path.js';
 import type { Config } from './domain/config.js';
 import { ConfigError, formatProblems } from './config/problems.js';
 import { watchFiles } from './config/watch.js';
 import { createDaemon, type Daemon } from './daemon.js';
 import { dropReadsAhead, readAhead, readWhole } from './snapshot/atomic-file.js';
-import { walletsFileOf } from './snapshot/persist.js';
 import { createLogger } from './logger.js';
 import { VERSION } from './version.js';
 
@@ -31,9 +30,10 @@ export interface ProcessDeps {
   readonly startedUp?: () => void;
 }
 
-export const EXIT_OK = 0;
-export const EXIT_FAILURE = 1;
-export const EXIT_CONFIG = 78;
+import { EXIT_CONFIG, EXIT_FAILURE, EXIT_OK } from './exit-codes.js';
+
+export { EXIT_CONFIG, EXIT_FAILURE, EXIT_OK };
+export { startCacheDir } from './config/start-cache-path.js';
 
 export function configLoadDeps(deps: ProcessDeps): ConfigLoadDeps {
   return {
@@ -47,22 +47,6 @@ export function configLoadDeps(deps: ProcessDeps): ConfigLoadDeps {
         () => false,
       ),
   };
-}
-
-/**
- * Where what a start parses is kept for the next (config/start-cache.ts): $TONWATCH_CACHE_DIR
- * (empty: nowhere), else systemd's $CACHE_DIRECTORY, else $XDG_CACHE_HOME/tonwatch, else
- * ~/.cache/tonwatch; null when none is known.
- */
-export function startCacheDir(env: ProcessDeps['env'], cwd: string): string | null {
-  const chosen = env['TONWATCH_CACHE_DIR'];
-  if (chosen !== undefined) return chosen === '' ? null : resolve(cwd, chosen);
-  const systemd = env['CACHE_DIRECTORY']?.split(':')[0];
-  if (systemd) return systemd;
-  const xdg = env['XDG_CACHE_HOME'];
-  if (xdg && isAbsolute(xdg)) return join(xdg, 'tonwatch');
-  const home = env['HOME'];
-  return home && isAbsolute(home) ? join(home, '.cache', 'tonwatch') : null;
 }
 
 /** The config (and the start cache it was read with), or every problem printed and null. */
@@ -107,7 +91,6 @@ export async function runDaemon(
     return opened.cache;
   });
   if (!loaded) return EXIT_CONFIG;
-  readAhead([walletsFileOf(loaded.config.snapshot.file)]);
   const logger = createLogger(loaded.config.log.level, deps.stdout);
   for (const warning of loaded.warnings) logger.warn({ config: loaded.config.configPath }, warning);
   if (cacheProblem !== null) logger.info({ cacheDir, problem: cacheProblem }, 'the start cache was not used; this start parsed everything');

@@ -11,6 +11,7 @@ import { parseAddress } from '../ton/address.js';
 import { buildWatchlist, parseWatchlistFile, type WatchlistSource } from './watchlist.js';
 import { NO_START_CACHE, type StartCache } from './start-cache.js';
 import { loadYaml } from './yaml.js';
+import { DEFAULT_CONFIG_FILE } from './start-cache-path.js';
 
 export interface LoadedConfig {
   readonly config: Config;
@@ -35,7 +36,7 @@ export interface ConfigOverrides {
   readonly webConfigFile?: string | undefined;
 }
 
-export const DEFAULT_CONFIG_FILE = 'tonwatch.yml';
+export { DEFAULT_CONFIG_FILE } from './start-cache-path.js';
 
 /**
  * Which file to load: `--config`, else `$TONWATCH_CONFIG`, else `./tonwatch.yml` if it

@@ -14,6 +14,7 @@ import {
 } from '../domain/config.js';
 import { MAX_ADDRESSES_PER_REQUEST } from '../domain/wallet-state.js';
 import { addressString } from './address-schema.js';
+import { labelNameProblem } from './labels.js';
 import { clusterSchema } from './cluster-schema.js';
 import { checkJettonNames, jettonName, jettonNames, jettonSchema, watchlistFileSchema } from './jetton-schema.js';
 
@@ -21,39 +22,6 @@ import { checkJettonNames, jettonName, jettonNames, jettonSchema, watchlistFileS
  * The configuration file's schema: the one place every key, default and limit lives.
  * Objects are strict: an unknown key is an error, not silently ignored.
  */
-
-/** Label names tonwatch itself puts on wallet series; user labels must not reuse them. */
-export const RESERVED_LABELS: ReadonlySet<string> = new Set([
-  'address',
-  'name',
-  'status',
-  'user_friendly',
-  'wallet_type',
-  'wallet_id',
-  'currency',
-  'workchain',
-  'shard',
-  'query',
-  'upstream',
-  'code',
-  'endpoint',
-  'job',
-  'instance',
-  'le',
-  'quantile',
-  'version',
-  'node_version',
-  'alertname',
-  'severity',
-]);
-
-/** Why a label name cannot be used, or null when it can. */
-export function labelNameProblem(name: string): string | null {
-  if (!/^[a-zA-Z_][a-zA-Z0-9_]*$/.test(name)) return `"${name}" is not a valid Prometheus label name`;
-  if (name.startsWith('__')) return `"${name}": label names starting with __ are reserved by Prometheus`;
-  if (RESERVED_LABELS.has(name)) return `"${name}" is a label name tonwatch itself uses`;
-  return null;
-}
 
 /** An ed25519 public key: 32 bytes in standard or URL-safe base64 (normalised to standard). */
 export const liteserverPublicKey = z

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { join } from 'node:path';
 import { deserialize, serialize } from 'node:v8';
-import { readWhole, writeAtomically } from '../snapshot/atomic-file.js';
+import { readIfPresent, writeAtomically } from '../snapshot/atomic-file.js';
+import { startCacheFile } from './start-cache-path.js';
 import { redactUrl } from './redact.js';
 import { encodeCache, readCache, type Kept } from './start-cache-file.js';
 import { fileSourceOf, type FileColumns, type FileSource } from './watchlist.js';
@@ -66,24 +66,24 @@ export const NO_START_CACHE: StartCache = {
   counts: { hits: 0, misses: 0 },
 };
 
-/** The cache file of a config file: one per config path, in `dir`. */
-export function startCacheFile(dir: string, configPath: string): string {
-  return join(dir, `${createHash('sha256').update(configPath).digest('hex').slice(0, 32)}.cache`);
-}
+export { startCacheFile } from './start-cache-path.js';
 
 /**
  * Opens the cache of `configPath` in `dir` (made when first saved, private to the user).
  * A missing file is an empty cache; an unreadable or foreign one too, with the reason in
- * `problem` (for a log line: the start goes on, parsing everything).
+ * `problem` (for a log line: the start goes on, parsing everything). The file's read may
+ * have begun before the code was loaded (main.ts: readAhead).
  */
 export async function openStartCache(dir: string, configPath: string, tonwatch: string): Promise<{ cache: StartCache; problem: string | null }> {
   const path = startCacheFile(dir, configPath);
   let kept: Kept = { document: null, files: new Map(), readAhead: [] };
   let problem: string | null = null;
   try {
-    kept = readCache(await readWhole(path), configPath, tonwatch);
+    const read = await readIfPresent(path);
+    if (read.kind === 'unreadable') throw read.error;
+    if (read.kind === 'bytes') kept = readCache(read.bytes, configPath, tonwatch);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') problem = err instanceof Error ? err.message : String(err);
+    problem = err instanceof Error ? err.message : String(err);
   }
   return { cache: createStartCache(path, configPath, tonwatch, kept), problem };
 }
