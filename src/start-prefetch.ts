@@ -3,17 +3,27 @@ import { daemonConfigArg } from './cli-options.js';
 import { DEFAULT_CONFIG_FILE, startCacheDir, startCacheFile } from './config/start-cache-path.js';
 import { readAhead } from './snapshot/atomic-file.js';
 
+type Env = Readonly<Record<string, string | undefined>>;
+
+/**
+ * The start cache file a daemon started with this command line, environment and working
+ * directory opens (run.ts), or null when it opens none (another command, no cache folder).
+ */
+export function startCacheOf(argv: readonly string[], env: Env, cwd: string): string | null {
+  const config = daemonConfigArg(argv);
+  const dir = startCacheDir(env, cwd);
+  if (config === null || dir === null) return null;
+  const chosen = config ?? env['TONWATCH_CONFIG'];
+  return startCacheFile(dir, resolve(cwd, chosen !== undefined && chosen !== '' ? chosen : DEFAULT_CONFIG_FILE));
+}
+
 /**
  * Begins reading the start cache a daemon start is about to open (8 MB at 100,000 watched
  * wallets), while the rest of the code is still being loaded: main.ts calls this before it
- * imports the CLI. Best effort: a path guessed wrong is a read nobody takes, and a file
+ * imports the CLI. Best effort: a file nobody opens is a read nobody takes, and a file
  * changed since is read again (readIfPresent checks it is the same file).
  */
-export function prefetchStart(argv: readonly string[], env: Readonly<Record<string, string | undefined>>, cwd: string): void {
-  const config = daemonConfigArg(argv);
-  if (config === null) return;
-  const dir = startCacheDir(env, cwd);
-  if (dir === null) return;
-  const chosen = config ?? env['TONWATCH_CONFIG'];
-  readAhead([startCacheFile(dir, resolve(cwd, chosen !== undefined && chosen !== '' ? chosen : DEFAULT_CONFIG_FILE))]);
+export function prefetchStart(argv: readonly string[], env: Env, cwd: string): void {
+  const file = startCacheOf(argv, env, cwd);
+  if (file !== null) readAhead([file]);
 }
