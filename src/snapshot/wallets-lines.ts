@@ -120,10 +120,14 @@ export async function linesByPosition(handle: FileHandle): Promise<RecordLines |
   // The lines must end where the last line starts: else the lengths are not this file's.
   if (starts[count] !== size - tail.length + lastStart) return null;
   const { fd } = handle;
+  // The line read last: a lookup reads a line's key, then the same line whole.
+  let lastRead = { line: -1, bytes: Buffer.alloc(0) };
   const lineAt = (line: number): Buffer => {
+    if (lastRead.line === line) return lastRead.bytes;
     const start = starts[line] as number;
     const bytes = Buffer.allocUnsafe((starts[line + 1] as number) - start - 1);
     readSync(fd, bytes, 0, bytes.length, start);
+    lastRead = { line, bytes };
     return bytes;
   };
   return {
