@@ -48,7 +48,6 @@ simulate options:
 Exit codes: 0 clean stop, 78 bad config, 1 anything else.
 `;
 
-
 class UsageError extends Error {}
 
 function intOption(value: string | undefined, name: string, fallback: number, min = 0): number {
