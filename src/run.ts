@@ -8,6 +8,7 @@ import { ConfigError, formatProblems } from './config/problems.js';
 import { watchFiles } from './config/watch.js';
 import { createDaemon, type Daemon } from './daemon.js';
 import { dropReadsAhead, readAhead, readWhole } from './snapshot/atomic-file.js';
+import { EXIT_CONFIG, EXIT_FAILURE, EXIT_OK } from './exit-codes.js';
 import { createLogger } from './logger.js';
 import { VERSION } from './version.js';
 
@@ -29,8 +30,6 @@ export interface ProcessDeps {
   /** Called once the daemon has started up and loaded its persisted snapshot (DaemonDeps.startedUp). */
   readonly startedUp?: () => void;
 }
-
-import { EXIT_CONFIG, EXIT_FAILURE, EXIT_OK } from './exit-codes.js';
 
 export { EXIT_CONFIG, EXIT_FAILURE, EXIT_OK };
 export { startCacheDir } from './config/start-cache-path.js';
