@@ -95,6 +95,9 @@ function createStartCache(path: string, configPath: string, tonwatch: string, ke
   const used = new Set<string>();
   let changed = false;
   const counts = { hits: 0, misses: 0 };
+  // A load asks for its config text's digest up to five times, and for its filled-in document's twice.
+  const textDigest = lastDigest((text: string) => digestOf(text));
+  const filledDigest = lastDigest((filled: unknown) => digestOf(serialize(filled)));
   return {
     counts,
     readAhead,
@@ -104,7 +107,7 @@ function createStartCache(path: string, configPath: string, tonwatch: string, ke
       changed = true;
     },
     keptDocument(text) {
-      if (document !== null && document.digest === digestOf(text)) {
+      if (document !== null && document.digest === textDigest(text)) {
         counts.hits += 1;
         return deserialize(document.bytes) as unknown;
       }
@@ -112,26 +115,26 @@ function createStartCache(path: string, configPath: string, tonwatch: string, ke
       return undefined;
     },
     keepDocument(text, value) {
-      document = holdsSecretInClear(value) ? null : { digest: digestOf(text), bytes: serialize(value) };
+      document = holdsSecretInClear(value) ? null : { digest: textDigest(text), bytes: serialize(value) };
       changed = true;
     },
     keptEntries(text) {
-      if (document?.entries === undefined || document.digest !== digestOf(text)) return undefined;
+      if (document?.entries === undefined || document.digest !== textDigest(text)) return undefined;
       return deserialize(document.entries) as ConfigFile['watchlist'];
     },
     keepEntries(text, entries) {
-      if (document === null || document.digest !== digestOf(text)) return;
+      if (document === null || document.digest !== textDigest(text)) return;
       document = { ...document, entries: serialize(entries) };
       changed = true;
     },
     keptParsed(text, filled) {
       const kept = document?.parsed;
-      if (kept === undefined || document?.digest !== digestOf(text) || kept.key !== digestOf(serialize(filled))) return undefined;
+      if (kept === undefined || document?.digest !== textDigest(text) || kept.key !== filledDigest(filled)) return undefined;
       return withSecretsOf(deserialize(kept.bytes) as ConfigFile, filled);
     },
     keepParsed(text, filled, parsed) {
-      if (document === null || document.digest !== digestOf(text)) return;
-      document = { ...document, parsed: { key: digestOf(serialize(filled)), bytes: serialize(withoutSecrets(parsed, filled)) } };
+      if (document === null || document.digest !== textDigest(text)) return;
+      document = { ...document, parsed: { key: filledDigest(filled), bytes: serialize(withoutSecrets(parsed, filled)) } };
       changed = true;
     },
     watchlistFile(file, bytes, jettons, parse) {
@@ -163,6 +166,15 @@ function createStartCache(path: string, configPath: string, tonwatch: string, ke
       await writeAtomically(path, encodeCache(configPath, tonwatch, { document, files, readAhead }), 0o600);
       return 'saved';
     },
+  };
+}
+
+/** `digest`, remembering the last value it was asked for and its digest. */
+function lastDigest<T>(digest: (value: T) => string): (value: T) => string {
+  let last: { value: T; digest: string } | null = null;
+  return (value) => {
+    if (last === null || last.value !== value) last = { value, digest: digest(value) };
+    return last.digest;
   };
 }
 

@@ -17,7 +17,7 @@ const REFERENCED_STATE_FIELDS: readonly WalletFieldName[] = ['code_hash', 'statu
 export type WalletRowWriter = ((record: WalletRecord) => string) & { readonly references: () => readonly unknown[] };
 
 /**
- * The record lines of one version 4 or 5 file, in order: each call gives one record's line
+ * The record lines of one version 5 file, in order: each call gives one record's line
  * (without the newline), writing a repeated value in full the first time and by
  * reference after. `wallOffset` turns each fetch time (process clock) into the wall time the
  * file carries.
