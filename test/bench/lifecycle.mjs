@@ -1,5 +1,8 @@
 // Start, stop and memory of the real tonwatch process, as the product's targets name them.
-import { exited, freePort, getWhenUp, persistedDataDir, rssOf, simulatorSetup, spawnTonwatch, untilReady } from './support.mjs';
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { benchDir, exited, freePort, getWhenUp, NODE_FLAGS, persistedDataDir, rssOf, simulatorSetup, spawnTonwatch, untilReady } from './support.mjs';
 
 const query = (addresses) => addresses.map(encodeURIComponent).join(',');
 
@@ -31,7 +34,9 @@ export async function startTimes(wallets, watchlist = 'realistic', restart = tru
       msUntil200(`${base}/api/v2/getOutMsgQueueSizes`, started),
       msUntil200(`${base}/api/v3/walletStates?address=${encodeURIComponent(data.addresses(1)[0])}`, started),
     ]);
-    return { v2, v3 };
+    // The bytes answered, for the baseline (bareStartMs) to send the same.
+    const v2Body = (await getWhenUp(`${base}/api/v2/getOutMsgQueueSizes`)).body;
+    return { v2, v3, v2Body };
   } finally {
     daemon.kill('SIGKILL');
     await exited(daemon);
@@ -135,6 +140,33 @@ export async function memoryAfterScrapes(wallets) {
   } finally {
     daemon.kill('SIGKILL');
     await exited(daemon);
+  }
+}
+
+/**
+ * The start's baseline, measured the same way in the same run: milliseconds from spawning a
+ * bare node:http server (bare-server.mjs, on tonwatch's Node flags) that reads the v2 body
+ * tonwatch answered from a file, to its first 200. What any Node server answering from a
+ * file needs on this machine: Node's start, node:http, one file read, listening.
+ */
+export async function bareStartMs(v2Body) {
+  const dir = benchDir('tonwatch-bare-start-');
+  const path = '/api/v2/getOutMsgQueueSizes';
+  writeFileSync(join(dir, 'v2.json'), v2Body);
+  writeFileSync(
+    join(dir, 'answers.json'),
+    JSON.stringify([{ path, headers: { 'content-type': 'application/json; charset=utf-8' }, bodyFile: join(dir, 'v2.json') }]),
+  );
+  const port = await freePort();
+  const started = process.hrtime.bigint();
+  const child = spawn(process.execPath, [...NODE_FLAGS, new URL('./bare-server.mjs', import.meta.url).pathname, String(port), join(dir, 'answers.json')], {
+    stdio: 'ignore',
+  });
+  try {
+    return await msUntil200(`http://127.0.0.1:${port}${path}`, started);
+  } finally {
+    child.kill('SIGKILL');
+    await exited(child);
   }
 }
 

@@ -10,7 +10,7 @@
 import { cpus, totalmem } from 'node:os';
 import { callsBehindUrlLimit, cycleAgainstSimulator } from './cycle.mjs';
 import { httpBenchmarks } from './http.mjs';
-import { memoryAfterScrapes, memoryWhilePolling, moduleLoadingMs, startTimes, stopAfterCycle, stopUnchanged } from './lifecycle.mjs';
+import { bareStartMs, memoryAfterScrapes, memoryWhilePolling, moduleLoadingMs, startTimes, stopAfterCycle, stopUnchanged } from './lifecycle.mjs';
 import { firstCycleInFreshProcess, pollProcessing } from './processing.mjs';
 import { v2DuringIdentityScrapes } from './identity-scrapes.mjs';
 import { cyclesWithJettons } from './jettons.mjs';
@@ -109,6 +109,9 @@ if (runs('lifecycle')) {
     return all;
   };
   const start10k = await runsOf(3, 10_000, 'realistic');
+  // The baseline, the same way: a bare node:http server answering the same v2 bytes from a file.
+  const bare = [];
+  for (const run of start10k) bare.push(await bareStartMs(run.v2Body));
   const start100k = await runsOf(3, 100_000, 'realistic');
   const first10k = await runsOf(2, 10_000, 'realistic', false);
   const first100k = await runsOf(2, 100_000, 'realistic', false);
@@ -133,7 +136,11 @@ if (runs('lifecycle')) {
   console.log(
     `    for information, the raw-only watchlist (one raw address a line, no names, nothing inline), best of ${raw10k.length} and ${raw100k.length}: first v2 at 10,000 ${fmt(best(raw10k, 'v2'))} ms, first walletStates at 100,000 ${fmt(best(raw100k, 'v3'))} ms`,
   );
-  console.log(`    floor: \`node dist/tonwatch.js --version\` (Node's start and loading the code, nothing else) takes ${fmt(floor)} ms here`);
+  const v2Median = median(start10k.map((r) => r.v2));
+  console.log(
+    `    baseline: a bare node:http server (Node's start, node:http, one file read) answering the same v2 bytes: ${bare.map(fmt).join(', ')} ms; tonwatch's first v2 at 10,000 against it (medians): ${fmt(v2Median)} / ${fmt(median(bare))} ms = ${fmt(v2Median / median(bare), 2)}, ${fmt(v2Median - median(bare))} ms over it`,
+  );
+  console.log(`    \`node dist/tonwatch.js --version\` (Node's start and loading all of tonwatch's code, nothing else) takes ${fmt(floor)} ms here`);
   const unchanged10k = await bestOf(
     2,
     () => stopUnchanged(10_000),
