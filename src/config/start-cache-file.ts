@@ -119,5 +119,22 @@ export function readCache(bytes: Buffer, configPath: string, tonwatch: string): 
     files.set(file, { digest, source: null, columns: { raws, names, lines, named } });
   }
   const readAhead = Array.isArray(header.readAhead) ? header.readAhead.filter((file): file is string => typeof file === 'string') : [];
-  return { document: header.document ?? null, files, readAhead };
+  return { document: ownDocument(header.document ?? null), files, readAhead };
+}
+
+/**
+ * The document's byte arrays copied out of the file's bytes: v8.deserialize makes each a
+ * view of the buffer it reads, and the document is kept for the life of the process (for
+ * reloads and the next save), which would keep the whole file's buffer (8 MB at 100,000
+ * watched wallets) resident with it.
+ */
+function ownDocument(document: Header['document']): Header['document'] {
+  if (document === null) return null;
+  const { bytes, entries, parsed } = document;
+  return {
+    ...document,
+    bytes: new Uint8Array(bytes),
+    ...(entries === undefined ? {} : { entries: new Uint8Array(entries) }),
+    ...(parsed === undefined ? {} : { parsed: { ...parsed, bytes: new Uint8Array(parsed.bytes) } }),
+  };
 }

@@ -58,6 +58,22 @@ describe("the start cache's file", () => {
     expect(read.readAhead).toEqual(['/data/snapshot.json']);
   });
 
+  it("keeps the document's bytes apart from the file's buffer, which is not held after it is read", async () => {
+    const document = { digest: 'd0', bytes: serialize({ listen: { port: 9 } }), entries: serialize([{ address: 'a' }]), parsed: { key: 'k', bytes: serialize({ x: 1 }) } };
+    const kept: Kept = { document, files: new Map([['/w/a.txt', { digest: 'd1', source: null, columns: columnsOf(1000) }]]), readAhead: [] };
+    const file = await encoded(kept);
+    const read = readCache(file, CONFIG, VERSION);
+    const arrays = [read.document?.bytes, read.document?.entries, read.document?.parsed?.bytes];
+    for (const bytes of arrays) {
+      // Each its own buffer of its own length, not a view of the file's.
+      expect(bytes?.buffer).not.toBe(file.buffer);
+      expect(bytes?.buffer.byteLength).toBe(bytes?.byteLength);
+    }
+    expect(deserialize(read.document?.bytes as Uint8Array)).toEqual({ listen: { port: 9 } });
+    expect(deserialize(read.document?.entries as Uint8Array)).toEqual([{ address: 'a' }]);
+    expect(deserialize(read.document?.parsed?.bytes as Uint8Array)).toEqual({ x: 1 });
+  });
+
   it('refuses a part whose columns do not add up, or hold more entries than the header says', async () => {
     const columns = columnsOf(10);
     const bytes = await encoded({ document: null, files: new Map([['/w/a.txt', { digest: 'd1', source: null, columns }]]), readAhead: [] });
