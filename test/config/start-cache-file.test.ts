@@ -59,7 +59,12 @@ describe("the start cache's file", () => {
   });
 
   it("keeps the document's bytes apart from the file's buffer, which is not held after it is read", async () => {
-    const document = { digest: 'd0', bytes: serialize({ listen: { port: 9 } }), entries: serialize([{ address: 'a' }]), parsed: { key: 'k', bytes: serialize({ x: 1 }) } };
+    const document = {
+      digest: 'd0',
+      bytes: serialize({ listen: { port: 9 } }),
+      entries: serialize([{ address: 'a' }]),
+      parsed: { key: 'k', bytes: serialize({ x: 1 }) },
+    };
     const kept: Kept = { document, files: new Map([['/w/a.txt', { digest: 'd1', source: null, columns: columnsOf(1000) }]]), readAhead: [] };
     const file = await encoded(kept);
     const read = readCache(file, CONFIG, VERSION);
