@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { describeConfig } from './config/load.js';
-import { EXIT_CONFIG, EXIT_FAILURE, EXIT_OK, loadOrReport, runDaemon, type ProcessDeps } from './run.js';
+import { loadOrReport, runDaemon, type ProcessDeps } from './run.js';
+import { EXIT_CONFIG, EXIT_FAILURE, EXIT_OK } from './exit-codes.js';
 import { isScenario, SCENARIOS } from './sim/scenarios.js';
 import { DEFAULT_SIMULATOR_OPTIONS } from './sim/options.js';
 import { VERSION } from './version.js';

@@ -31,9 +31,6 @@ export interface ProcessDeps {
   readonly startedUp?: () => void;
 }
 
-export { EXIT_CONFIG, EXIT_FAILURE, EXIT_OK };
-export { startCacheDir } from './config/start-cache-path.js';
-
 export function configLoadDeps(deps: ProcessDeps): ConfigLoadDeps {
   return {
     env: deps.env,

@@ -1,5 +1,5 @@
 /** Label names tonwatch itself puts on wallet series; user labels must not reuse them. */
-export const RESERVED_LABELS: ReadonlySet<string> = new Set([
+const RESERVED_LABELS: ReadonlySet<string> = new Set([
   'address',
   'name',
   'status',

@@ -36,8 +36,6 @@ export interface ConfigOverrides {
   readonly webConfigFile?: string | undefined;
 }
 
-export { DEFAULT_CONFIG_FILE } from './start-cache-path.js';
-
 /**
  * Which file to load: `--config`, else `$TONWATCH_CONFIG`, else `./tonwatch.yml` if it
  * exists, else none (built-in defaults).

@@ -66,8 +66,6 @@ export const NO_START_CACHE: StartCache = {
   counts: { hits: 0, misses: 0 },
 };
 
-export { startCacheFile } from './start-cache-path.js';
-
 /**
  * Opens the cache of `configPath` in `dir` (made when first saved, private to the user).
  * A missing file is an empty cache; an unreadable or foreign one too, with the reason in

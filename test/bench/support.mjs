@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { request } from 'undici';
-import { startCacheFile } from '../../dist/config/start-cache.js';
+import { startCacheFile } from '../../dist/config/start-cache-path.js';
 import { matchWalletAnswer } from '../../dist/poll/wallet-mapping.js';
 import { createSnapshotPersister } from '../../dist/snapshot/persist.js';
 import { decodeWalletStates } from '../../dist/upstream/wallet-states.js';

@@ -3,8 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
-import { openStartCache, startCacheFile } from '../../src/config/start-cache.js';
-import { configLoadDeps, startCacheDir, type ProcessDeps } from '../../src/run.js';
+import { openStartCache } from '../../src/config/start-cache.js';
+import { startCacheDir, startCacheFile } from '../../src/config/start-cache-path.js';
+import { configLoadDeps, type ProcessDeps } from '../../src/run.js';
 
 const RAW_A = `0:${'A'.repeat(64)}`;
 const RAW_B = `0:${'B'.repeat(64)}`;

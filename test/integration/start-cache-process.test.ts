@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Address } from '@ton/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCacheFile } from '../../src/config/start-cache.js';
+import { startCacheFile } from '../../src/config/start-cache-path.js';
 import { eventually, startSimProcess, startTonwatch, type RunningProcess } from '../helpers/process.js';
 
 /**
