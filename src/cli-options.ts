@@ -29,9 +29,16 @@ export const OPTIONS = {
  * the CLI will refuse.
  */
 export function daemonConfigArg(argv: readonly string[]): string | undefined | null {
+  const args = daemonArgs(argv);
+  return args === null ? null : args.config;
+}
+
+/** The `--config` and `--web.config.file` of a command line that runs the daemon, as written; null for another command line. */
+export function daemonArgs(argv: readonly string[]): { config: string | undefined; webConfigFile: string | undefined } | null {
   try {
     const { values, positionals } = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true });
-    return positionals.length > 0 || values.help === true || values.version === true ? null : values.config;
+    if (positionals.length > 0 || values.help === true || values.version === true) return null;
+    return { config: values.config, webConfigFile: values['web.config.file'] };
   } catch {
     return null;
   }

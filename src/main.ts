@@ -14,6 +14,7 @@ import { createProcessClock } from './domain/clock.js';
 import { EXIT_FAILURE } from './exit-codes.js';
 import { prefetchStart } from './start-prefetch.js';
 import { keepTickObject } from './tick-object.js';
+import { VERSION } from './version.js';
 
 /**
  * One of Node's tick objects, kept for the life of the process before anything can run a
@@ -59,7 +60,11 @@ const clock = createProcessClock(
 
 // The start cache is read while the code below is loaded (most of a start's code: the CLI
 // and all it imports are a chunk of their own, loaded here, after this read has begun).
-prefetchStart(process.argv.slice(2), process.env, process.cwd());
+// A daemon start the last one left an early record for listens first and answers the
+// queue sizes while the rest is loaded (start-early.ts); its own chunk is small.
+const early = prefetchStart(process.argv.slice(2), process.env, process.cwd())
+  ? await (await import('./start-early.js')).startEarly(process.argv.slice(2), process.env, process.cwd(), clock, VERSION)
+  : null;
 const { runCli } = await import('./cli.js');
 
 runCli(process.argv.slice(2), {
@@ -71,6 +76,7 @@ runCli(process.argv.slice(2), {
   wallOffset: clock.wallOffset,
   nodeVersion: process.version,
   terminated,
+  early,
   onReloadSignal: (handler) => process.on('SIGHUP', handler),
   startedUp: () => {
     setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);

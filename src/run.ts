@@ -1,7 +1,10 @@
 import { access } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import type { DestinationStream, Logger } from 'pino';
 import { loadConfig, resolveConfigPath, type ConfigLoadDeps, type ConfigOverrides } from './config/load.js';
 import { NO_START_CACHE, openStartCache, type StartCache } from './config/start-cache.js';
+import { earlyRecordOf, fitsRecord } from './config/early-record.js';
+import type { EarlyServer } from './serve/early-server.js';
 import { startCacheDir } from './config/start-cache-path.js';
 import type { Config } from './domain/config.js';
 import { ConfigError, formatProblems } from './config/problems.js';
@@ -29,6 +32,8 @@ export interface ProcessDeps {
   readonly onReloadSignal: (handler: () => void) => void;
   /** Called once the daemon has started up and loaded its persisted snapshot (DaemonDeps.startedUp). */
   readonly startedUp?: () => void;
+  /** The server start-early.ts listens with, answering while the code loads; the daemon takes it over. */
+  readonly early?: EarlyServer | null;
 }
 
 export function configLoadDeps(deps: ProcessDeps): ConfigLoadDeps {
@@ -86,7 +91,10 @@ export async function runDaemon(
     readAhead(opened.cache.readAhead);
     return opened.cache;
   });
-  if (!loaded) return EXIT_CONFIG;
+  if (!loaded) {
+    await deps.early?.close();
+    return EXIT_CONFIG;
+  }
   const logger = createLogger(loaded.config.log.level, deps.stdout);
   for (const warning of loaded.warnings) logger.warn({ config: loaded.config.configPath }, warning);
   if (cacheProblem !== null) logger.info({ cacheDir, problem: cacheProblem }, 'the start cache was not used; this start parsed everything');
@@ -97,12 +105,25 @@ export async function runDaemon(
   // the server listens.
   const snapshotFiles = (config: Config): string[] => [config.snapshot.file];
   startCache.keepReadAhead(snapshotFiles(loaded.config));
+  // The early record of the config in force, made from its files read again once it is loaded; saved with the rest.
+  const keepEarly = (config: Config): Promise<void> =>
+    earlyInputsOf(config, deps, overrides).then((inputs) => startCache.keepEarly(inputs === null ? null : earlyRecordOf(config, inputs)));
+  let earlyKept = keepEarly(loaded.config);
   const saveStartCache = (): void =>
-    void startCache.save().then(
-      (done) => done === 'saved' && logger.debug({ cacheDir }, 'start cache saved'),
-      (err: unknown) => logger.warn({ err, cacheDir }, 'could not save the start cache (set TONWATCH_CACHE_DIR to a writable folder, or empty to keep none)'),
-    );
+    void earlyKept
+      .then(() => startCache.save())
+      .then(
+        (done) => done === 'saved' && logger.debug({ cacheDir }, 'start cache saved'),
+        (err: unknown) => logger.warn({ err, cacheDir }, 'could not save the start cache (set TONWATCH_CACHE_DIR to a writable folder, or empty to keep none)'),
+      );
+  // The early server, taken over when it serves as this config says (the files may have changed since it was started).
+  const early = deps.early != null && fitsRecord(deps.early.settings, loaded.config) ? deps.early : null;
+  if (deps.early != null && early === null) {
+    logger.info({ listen: loaded.config.listen }, 'the config changed while the start was answering early; its server is closed and a new one opened');
+    await deps.early.close();
+  }
   const daemon = createDaemon({
+    early,
     config: loaded.config,
     logger,
     now: deps.now,
@@ -132,6 +153,8 @@ export async function runDaemon(
       watchlist: loaded.config.watchlist.length,
       // Parts of the config (its document, each watchlist file) taken unchanged from the last start, and parsed.
       startCache: cacheDir === null ? 'off' : { dir: cacheDir, ...startCache.counts },
+      // Requests answered (queue sizes) and held for the daemon before it was loaded.
+      early: early === null ? 'off' : early.counts,
       webConfig:
         loaded.config.web === null
           ? null
@@ -157,6 +180,7 @@ export async function runDaemon(
         for (const warning of next.warnings) logger.warn(warning);
         await daemon.applyConfig(next.config);
         startCache.keepReadAhead(snapshotFiles(next.config));
+        earlyKept = keepEarly(next.config);
         saveStartCache();
         watcher.close();
         watcher = watchFiles(watchedFiles(next.config), () => void reload('file change'), logger);
@@ -176,4 +200,17 @@ export async function runDaemon(
   logger.info('stopped');
   logger.flush();
   return EXIT_OK;
+}
+
+/** What the early record of `config` is keyed on, read again now; null when a file cannot be read. */
+async function earlyInputsOf(config: Config, deps: ProcessDeps, overrides: ConfigOverrides) {
+  if (config.configPath === null) return null;
+  try {
+    const configBytes = await readWhole(config.configPath);
+    const webBytes = await Promise.all((config.web?.files ?? []).map((file) => readWhole(file)));
+    const webOverride = overrides.webConfigFile === undefined ? null : resolve(deps.cwd, overrides.webConfigFile);
+    return { configBytes, env: deps.env, webOverride, webBytes };
+  } catch {
+    return null;
+  }
 }

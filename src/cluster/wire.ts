@@ -1,4 +1,5 @@
-import { decodeQueueFile, FORMAT, QUEUE_FILE_VERSION } from '../snapshot/file-format.js';
+import { decodeQueueFile } from '../snapshot/file-format.js';
+import { FORMAT, QUEUE_FILE_VERSION } from '../snapshot/queue-file.js';
 import type { QueueSizesSnapshot, WalletRecord } from '../snapshot/types.js';
 import { createRowExpander, createStringPool, createWalletRowWriter, decodeWalletRow, type StringPool } from '../snapshot/wallet-rows.js';
 

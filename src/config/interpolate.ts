@@ -10,6 +10,16 @@ import type { ConfigProblem } from './problems.js';
 const REFERENCE = /\$\$\{|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
 const WHOLE_REFERENCE = /^\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}$/;
 
+/**
+ * Every variable name a `${NAME}` of `text` refers to, each once, sorted: what a config
+ * of this text can take from the environment (a reference in a YAML comment counts too).
+ */
+export function referencedNames(text: string): string[] {
+  const names = new Set<string>();
+  for (const match of text.matchAll(REFERENCE)) if (match[1] !== undefined) names.add(match[1]);
+  return [...names].sort();
+}
+
 export function interpolateEnv(
   value: unknown,
   env: Readonly<Record<string, string | undefined>>,

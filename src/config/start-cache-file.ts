@@ -1,11 +1,13 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { deserialize, serialize } from 'node:v8';
 import type { FileColumns, FileSource } from './watchlist.js';
+import { readEarlyRecord, type EarlyRecord } from './early-record.js';
 
 /**
  * The start cache's file (start-cache.ts): a sequence of frames, each V8's serialization of
  * one value after its length: a header (the config's document, the files kept and their
- * sizes, the files to read ahead), then each watchlist file's columns a part at a time.
+ * sizes, the files to read ahead, what a start answers with early), then each watchlist
+ * file's columns a part at a time.
  */
 
 /** The cache's own format; another one (or another tonwatch version) is not read. */
@@ -34,15 +36,21 @@ export interface Header {
   } | null;
   readonly files: readonly { readonly file: string; readonly digest: string; readonly count: number }[];
   readonly readAhead: readonly string[];
+  /** early-record.ts; checked when read. */
+  readonly early?: unknown;
 }
 
 export interface Kept {
   readonly document: Header['document'];
   readonly files: Map<string, KeptFile>;
   readonly readAhead: readonly string[];
+  readonly early: EarlyRecord | null;
 }
 
-export async function* encodeCache(configPath: string, tonwatch: string, { document, files, readAhead }: Kept): AsyncGenerator<Uint8Array> {
+/** An empty cache's parts (a new Map each: a cache fills in its own). */
+export const nothingKept = (): Kept => ({ document: null, files: new Map(), readAhead: [], early: null });
+
+export async function* encodeCache(configPath: string, tonwatch: string, { document, files, readAhead, early }: Kept): AsyncGenerator<Uint8Array> {
   const header: Header = {
     format: FORMAT,
     version: FORMAT_VERSION,
@@ -51,6 +59,7 @@ export async function* encodeCache(configPath: string, tonwatch: string, { docum
     document,
     files: [...files].map(([file, kept]) => ({ file, digest: kept.digest, count: sizeOf(kept) })),
     readAhead,
+    early,
   };
   yield frame(header);
   for (const kept of files.values()) {
@@ -82,9 +91,10 @@ function frame(value: unknown): Buffer {
   return Buffer.concat([length, body]);
 }
 
-export function readCache(bytes: Buffer, configPath: string, tonwatch: string): Kept {
+/** Reads the frames of a cache file one after another: the header first. */
+function frames(bytes: Buffer): () => unknown {
   let at = 0;
-  const next = (): unknown => {
+  return () => {
     if (at + 4 > bytes.length) throw new Error('the start cache file is cut short');
     const length = bytes.readUInt32LE(at);
     if (at + 4 + length > bytes.length) throw new Error('the start cache file is cut short');
@@ -92,9 +102,24 @@ export function readCache(bytes: Buffer, configPath: string, tonwatch: string): 
     at += 4 + length;
     return value;
   };
+}
+
+/** The header of a cache file, of this format, kept by this tonwatch for this config; throws on another format. */
+function headerOf(next: () => unknown, configPath: string, tonwatch: string): Partial<Header> | null {
   const header = next() as Partial<Header> | null;
   if (header?.format !== FORMAT || header.version !== FORMAT_VERSION) throw new Error('not a start cache file of this format');
-  if (header.tonwatch !== tonwatch || header.configPath !== configPath) return { document: null, files: new Map(), readAhead: [] };
+  return header.tonwatch !== tonwatch || header.configPath !== configPath ? null : header;
+}
+
+/** The early record alone (the header's, not the watchlist parts): what start-early.ts reads. Throws as readCache does. */
+export function readEarly(bytes: Buffer, configPath: string, tonwatch: string): EarlyRecord | null {
+  return readEarlyRecord(headerOf(frames(bytes), configPath, tonwatch)?.early);
+}
+
+export function readCache(bytes: Buffer, configPath: string, tonwatch: string): Kept {
+  const next = frames(bytes);
+  const header = headerOf(next, configPath, tonwatch);
+  if (header === null) return nothingKept();
   const files = new Map<string, KeptFile>();
   for (const { file, digest, count } of header.files ?? []) {
     const parts: FileColumns[] = [];
@@ -119,7 +144,7 @@ export function readCache(bytes: Buffer, configPath: string, tonwatch: string): 
     files.set(file, { digest, source: null, columns: { raws, names, lines, named } });
   }
   const readAhead = Array.isArray(header.readAhead) ? header.readAhead.filter((file): file is string => typeof file === 'string') : [];
-  return { document: ownDocument(header.document ?? null), files, readAhead };
+  return { document: ownDocument(header.document ?? null), files, readAhead, early: readEarlyRecord(header.early) };
 }
 
 /**

@@ -3,7 +3,8 @@ import { deserialize, serialize } from 'node:v8';
 import { readIfPresent, writeAtomically } from '../snapshot/atomic-file.js';
 import { startCacheFile } from './start-cache-path.js';
 import { redactUrl } from './redact.js';
-import { encodeCache, readCache, type Kept } from './start-cache-file.js';
+import { encodeCache, nothingKept, readCache, type Kept } from './start-cache-file.js';
+import type { EarlyRecord } from './early-record.js';
 import { fileSourceOf, type FileColumns, type FileSource } from './watchlist.js';
 import type { ConfigFile } from './schema.js';
 
@@ -47,6 +48,8 @@ export interface StartCache {
   /** The files the last start read next (its queue sizes' file): read ahead while this one parses. */
   readonly readAhead: readonly string[];
   keepReadAhead(files: readonly string[]): void;
+  /** Kept for the next start to answer with before its code is loaded (early-record.ts); null: it cannot. */
+  keepEarly(record: EarlyRecord | null): void;
   /** Parts found unchanged and parts parsed, since the cache was opened. */
   readonly counts: { readonly hits: number; readonly misses: number };
 }
@@ -63,6 +66,7 @@ export const NO_START_CACHE: StartCache = {
   save: () => Promise.resolve('unchanged'),
   readAhead: [],
   keepReadAhead: () => undefined,
+  keepEarly: () => undefined,
   counts: { hits: 0, misses: 0 },
 };
 
@@ -74,7 +78,7 @@ export const NO_START_CACHE: StartCache = {
  */
 export async function openStartCache(dir: string, configPath: string, tonwatch: string): Promise<{ cache: StartCache; problem: string | null }> {
   const path = startCacheFile(dir, configPath);
-  let kept: Kept = { document: null, files: new Map(), readAhead: [] };
+  let kept: Kept = nothingKept();
   let problem: string | null = null;
   try {
     const read = await readIfPresent(path);
@@ -90,6 +94,7 @@ function createStartCache(path: string, configPath: string, tonwatch: string, ke
   let document = kept.document;
   const files = kept.files;
   let readAhead = kept.readAhead;
+  let early = kept.early;
   const used = new Set<string>();
   let changed = false;
   const counts = { hits: 0, misses: 0 };
@@ -102,6 +107,11 @@ function createStartCache(path: string, configPath: string, tonwatch: string, ke
     keepReadAhead(next) {
       if (next.length === readAhead.length && next.every((file, i) => file === readAhead[i])) return;
       readAhead = [...next];
+      changed = true;
+    },
+    keepEarly(next) {
+      if (JSON.stringify(next) === JSON.stringify(early)) return;
+      early = next;
       changed = true;
     },
     keptDocument(text) {
@@ -161,7 +171,7 @@ function createStartCache(path: string, configPath: string, tonwatch: string, ke
       used.clear();
       if (!changed) return 'unchanged';
       changed = false;
-      await writeAtomically(path, encodeCache(configPath, tonwatch, { document, files, readAhead }), 0o600);
+      await writeAtomically(path, encodeCache(configPath, tonwatch, { document, files, readAhead, early }), 0o600);
       return 'saved';
     },
   };

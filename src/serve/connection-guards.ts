@@ -11,16 +11,20 @@ import { MAX_HEADER_BYTES, type ConnectionDrop, type ConnectionLimits } from './
  * headers or body do not come in time (or cannot be parsed) answered and closed, whatever
  * the client does; each counted.
  */
-export function guardConnections(
-  server: Server,
-  deps: {
-    readonly limits: () => ConnectionLimits;
-    readonly onConnection: (event: 'opened' | 'closed' | ConnectionDrop) => void;
-    readonly now: () => number;
-    readonly logger: Logger;
-    readonly onServed: (endpoint: string, status: number) => void;
-  },
-): { track(res: ServerResponse): void } {
+export interface GuardDeps {
+  readonly limits: () => ConnectionLimits;
+  readonly onConnection: (event: 'opened' | 'closed' | ConnectionDrop) => void;
+  readonly now: () => number;
+  readonly logger: Pick<Logger, 'debug' | 'error'>;
+  readonly onServed: (endpoint: string, status: number) => void;
+}
+
+/** Responses still being sent, each cut when its send deadline passes. */
+export interface SendTracker {
+  track(res: ServerResponse): void;
+}
+
+export function guardConnections(server: Server, deps: GuardDeps): SendTracker {
   const { limits, onConnection, now, logger, onServed } = deps;
   const sending = createSendDeadlines(now, (res) => {
     // Pipelined responses on one connection expire together: the connection is counted once.
@@ -62,5 +66,14 @@ export function guardConnections(
     socket.once('finish', () => socket.destroy());
     onServed('client_error', status);
   });
-  return { track: (res) => sending.add(res, now() + limits().sendTimeoutMs) };
+  const tracker: SendTracker = { track: (res) => sending.add(res, now() + limits().sendTimeoutMs) };
+  trackers.set(server, tracker);
+  return tracker;
+}
+
+const trackers = new WeakMap<Server, SendTracker>();
+
+/** The send-timeout tracker of a server's guards (for the daemon that takes over an early server); undefined when it has none. */
+export function sendTrackerOf(server: Server): SendTracker | undefined {
+  return trackers.get(server);
 }

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { jsonResponse, type ServedResponse } from './response.js';
+import { jsonResponse, MAX_JSON_RPC_BODY_BYTES, type ServedResponse } from './response.js';
 import type { Route, ServedRequest } from './server.js';
 
 /**
@@ -10,9 +10,6 @@ import type { Route, ServedRequest } from './server.js';
  * `TonClient` post here. Each method answers exactly what its GET path answers from the
  * same snapshot: status, caching headers, body.
  */
-
-/** toncenter's C++ server and nginx setups refuse bodies long before this; a call is a few hundred bytes. */
-export const MAX_JSON_RPC_BODY_BYTES = 64 * 1024;
 
 /** A v2 method as JSON-RPC reaches it: the answer its GET path gives, in the v2 envelope. */
 export type JsonRpcMethod = (request: ServedRequest) => ServedResponse;

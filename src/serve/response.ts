@@ -1,3 +1,10 @@
+/**
+ * The largest POST body the v2 API reads (a JSON-RPC call; a getOutMsgQueueSizes POST).
+ * toncenter's C++ server and nginx setups refuse bodies long before this; a call is a few
+ * hundred bytes.
+ */
+export const MAX_JSON_RPC_BODY_BYTES = 64 * 1024;
+
 /** What a handler returns; the server writes it. Handlers are pure: (snapshot, request) → response. */
 export interface ServedResponse {
   readonly status: number;

@@ -8,9 +8,9 @@ import { createStatusRoutes } from './status-page.js';
 import type { StatusSources } from '../status/model.js';
 import type { Logger } from 'pino';
 import { jsonResponse } from './response.js';
-import { createJsonRpcRoute, MAX_JSON_RPC_BODY_BYTES } from './json-rpc.js';
+import { createJsonRpcRoute } from './json-rpc.js';
 import type { Route, ServedRequest } from './server.js';
-import { createQueueSizesHandler } from './v2-queue-sizes.js';
+import { createQueueSizesHandler, QUEUE_SIZES_PATHS, queueSizesRoute } from './v2-queue-sizes.js';
 import { createWalletStatesHandler, type ReadThroughLookup } from './v3-wallet-states.js';
 
 /** What the handlers need of the configuration; the composition root builds it once per config. */
@@ -73,8 +73,7 @@ export function createRoutes(deps: RoutesDeps): ReadonlyMap<string, Route> {
       maxAgeSeconds: settings().maxAgeSeconds,
       nextPollDueAt: deps.nextPollDueAt('queue_sizes'),
     });
-  // POST with a JSON body too, as toncenter's C++ server takes it (the body is not read: there are no parameters).
-  const queueSizes: Route = { endpoint: 'queue_sizes', handle: serveQueueSizes, maxBodyBytes: MAX_JSON_RPC_BODY_BYTES };
+  const queueSizes = queueSizesRoute(serveQueueSizes);
   const getOnly = (endpoint: string, handle: Route['handle']): Route => ({
     endpoint,
     handle: (request) =>
@@ -101,8 +100,7 @@ export function createRoutes(deps: RoutesDeps): ReadonlyMap<string, Route> {
   };
   return new Map<string, Route>([
     ['/api/v3/walletStates', walletStates],
-    ['/api/v2/getOutMsgQueueSizes', queueSizes],
-    ['/api/v2/getOutMsgQueueSize', queueSizes],
+    ...QUEUE_SIZES_PATHS.map((path): [string, Route] => [path, queueSizes]),
     ['/api/v2/jsonRPC', createJsonRpcRoute({ getOutMsgQueueSizes: serveQueueSizes, getOutMsgQueueSize: serveQueueSizes })],
     [
       '/metrics',

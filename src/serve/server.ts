@@ -1,16 +1,15 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { perObject } from '../domain/per-object.js';
 import type { WebConfig } from '../domain/web-config.js';
 import { acceptsGzip } from './accept-encoding.js';
 import { createBasicAuth, type AuthVerdict } from './basic-auth.js';
-import { guardConnections } from './connection-guards.js';
+import { guardConnections, type GuardDeps, type SendTracker } from './connection-guards.js';
 import { readBody } from './request-body.js';
 import { isStreamed, jsonResponse, type ServedResponse } from './response.js';
+import { createInFlightLimits } from './in-flight.js';
 import { createTlsServer } from './tls.js';
 import { writeResponse } from './write-response.js';
-
-export { acceptsGzip } from './accept-encoding.js';
 
 /**
  * The HTTP face: node:http with bounded URL/header sizes and timeouts, a fixed route table,
@@ -64,9 +63,12 @@ export interface ConnectionLimits {
 
 export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = { maxConnections: 1000, sendTimeoutMs: 60_000 };
 
+/** What the server logs: a handler's failure, a connection cut. */
+export type ServerLogger = Pick<Logger, 'error' | 'debug'>;
+
 export interface HttpServerDeps {
   readonly routes: ReadonlyMap<string, Route>;
-  readonly logger: Logger;
+  readonly logger: ServerLogger;
   readonly onServed: (endpoint: string, status: number) => void;
   /** Connection bounds in force (default DEFAULT_CONNECTION_LIMITS). */
   readonly limits?: () => ConnectionLimits;
@@ -79,6 +81,19 @@ export interface HttpServerDeps {
    * on every path. TLS is decided when the server is built: from the web config then.
    */
   readonly web?: () => WebConfig | null;
+  /**
+   * Given first each request for a path not in `routes`, before anything else is done
+   * with it; true when it took the request (a server answering before the daemon is
+   * loaded holds such requests for it: early-server.ts).
+   */
+  readonly unrouted?: (req: IncomingMessage, res: ServerResponse) => boolean;
+}
+
+/** A server already listening (early-server.ts), for createHttpServer to take over instead of building one. */
+export interface AdoptableServer {
+  readonly server: Server;
+  /** The new request listener and connection hooks, for the hand-over; returns the tracker of the guards the server has. */
+  prepare(listener: RequestListener, guards: GuardDeps): SendTracker;
 }
 
 /** What every refused credential gets: the same answer for a wrong user, a wrong password, or none. */
@@ -101,8 +116,9 @@ const SERVER_OPTIONS = {
   connectionsCheckingInterval: 1_000,
 };
 
-export function createHttpServer(deps: HttpServerDeps): Server {
-  const { routes, logger, onServed } = deps;
+/** Builds the server, or takes over `adopted` (plain HTTP only: TLS is decided when a server is built). */
+export function createHttpServer(deps: HttpServerDeps, adopted?: AdoptableServer): Server {
+  const { routes, logger, onServed, unrouted } = deps;
   const web = deps.web ?? (() => null);
   const admit = createInFlightLimits();
   const auth = createBasicAuth();
@@ -112,10 +128,13 @@ export function createHttpServer(deps: HttpServerDeps): Server {
 
   // TLS or not is decided by the web config at build time; a reload swaps certificates only.
   const tls = web()?.tls ?? null;
-  const server: Server = tls === null ? createServer(SERVER_OPTIONS, handle) : createTlsServer(SERVER_OPTIONS, tls, handle, () => web()?.tls ?? null, logger);
+  if (adopted !== undefined && tls !== null) throw new Error('a server built before the web config asked for TLS cannot be taken over');
+  const server: Server =
+    adopted?.server ?? (tls === null ? createServer(SERVER_OPTIONS, handle) : createTlsServer(SERVER_OPTIONS, tls, handle, () => web()?.tls ?? null, logger));
 
   /** Authenticates a request when the web config has users, then answers it. */
   function handle(req: IncomingMessage, res: ServerResponse): void {
+    if (unrouted !== undefined && !routes.has(pathOf(req.url ?? '/')) && unrouted(req, res)) return;
     const config = web();
     if (config === null) {
       answer(req, res);
@@ -144,9 +163,7 @@ export function createHttpServer(deps: HttpServerDeps): Server {
   }
 
   function endpointOf(req: IncomingMessage): string {
-    const url = req.url ?? '/';
-    const q = url.indexOf('?');
-    return routes.get(q === -1 ? url : url.slice(0, q))?.endpoint ?? 'not_found';
+    return routes.get(pathOf(req.url ?? '/'))?.endpoint ?? 'not_found';
   }
 
   /** Answers one request; a handler's answer is written at once when it is not a promise (no microtask hop on the hot paths). */
@@ -215,32 +232,17 @@ export function createHttpServer(deps: HttpServerDeps): Server {
     if (!res.writableFinished && (isStreamed(response.body) || (res.socket?.writableLength ?? 0) > 0)) sending.track(res);
   }
 
-  const sending = guardConnections(server, { limits, onConnection, now, logger, onServed });
+  const guards: GuardDeps = { limits, onConnection, now, logger, onServed };
+  const sending = adopted === undefined ? guardConnections(server, guards) : adopted.prepare(handle, guards);
   return server;
+}
+
+function pathOf(url: string): string {
+  const q = url.indexOf('?');
+  return q === -1 ? url : url.slice(0, q);
 }
 
 /** Whether a web config asks for basic auth (worked out once per config: a reload makes a new one). */
 const hasUsers = perObject((config: WebConfig) => Object.keys(config.users).length > 0);
 /** Whether a web config sets response headers. */
 const hasHeaders = perObject((config: WebConfig) => Object.keys(config.headers).length > 0);
-
-/**
- * Per-route in-flight counts: `admit` counts a request against its route's maxInFlight
- * until its response is closed, and says false when the limit is reached.
- */
-function createInFlightLimits(): (route: Route, res: ServerResponse) => boolean {
-  const inFlight = new Map<Route, number>();
-  return (route, res) => {
-    const now = inFlight.get(route) ?? 0;
-    const limit = route.maxInFlight?.() ?? 0;
-    if (limit > 0 && now >= limit) return false;
-    inFlight.set(route, now + 1);
-    route.onInFlight?.(now + 1);
-    res.once('close', () => {
-      const left = (inFlight.get(route) ?? 1) - 1;
-      inFlight.set(route, left);
-      route.onInFlight?.(left);
-    });
-    return true;
-  };
-}

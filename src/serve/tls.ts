@@ -21,7 +21,7 @@ export function createTlsServer(
   tls: TlsSettings,
   handle: (req: IncomingMessage, res: ServerResponse) => void,
   current: () => TlsSettings | null,
-  logger: Logger,
+  logger: Pick<Logger, 'debug'>,
 ): Server {
   const server = createHttpsServer({ ...options, ...serverTlsOptions(tls) }, handle);
   let applied = tls;

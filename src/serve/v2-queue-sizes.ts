@@ -1,7 +1,8 @@
 import { perObject } from '../domain/per-object.js';
 import { isFresh } from '../snapshot/freshness.js';
 import type { QueueSizesSnapshot } from '../snapshot/types.js';
-import { createSnapshotResponder, jsonResponse, retryAfterSeconds, type ServedResponse } from './response.js';
+import { createSnapshotResponder, jsonResponse, MAX_JSON_RPC_BODY_BYTES, retryAfterSeconds, type ServedResponse } from './response.js';
+import type { Route } from './server.js';
 
 /**
  * `GET /api/v2/getOutMsgQueueSizes` (and the singular alias), exactly as toncenter's API
@@ -74,4 +75,12 @@ export function createQueueSizesHandler(wallOffset: () => number = () => 0): Que
       return respond(bodyOf(snapshot), snapshot.fetchedAt, request.now, request.nextPollDueAt);
     },
   };
+}
+
+/** Where toncenter serves the queue sizes: its Python server's plural path, its C++ server's singular one. */
+export const QUEUE_SIZES_PATHS = ['/api/v2/getOutMsgQueueSizes', '/api/v2/getOutMsgQueueSize'] as const;
+
+/** The queue-size route; POST with a JSON body too, as toncenter's C++ server takes it (the body is not read: there are no parameters). */
+export function queueSizesRoute(handle: Route['handle']): Route {
+  return { endpoint: 'queue_sizes', handle, maxBodyBytes: MAX_JSON_RPC_BODY_BYTES };
 }

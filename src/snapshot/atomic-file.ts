@@ -109,6 +109,17 @@ export function readAhead(files: readonly string[]): void {
   }
 }
 
+/**
+ * What a read begun by readAhead gave, without taking it (a later readIfPresent still
+ * does); null when none was begun, or the file has changed since.
+ */
+export async function peekAhead(file: string): Promise<ReadResult | null> {
+  const ahead = readsAhead.get(file);
+  if (ahead === undefined) return null;
+  const { result, identity } = await ahead;
+  return result.kind !== 'unreadable' && identity === (await identityOf(file)) ? result : null;
+}
+
 export function dropReadsAhead(): void {
   readsAhead.clear();
 }

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import type { ZodSafeParseResult } from 'zod';
 import { isObject, isPlainRecord, walletFieldsShape, WALLET_FIELD_CHECKS } from '../domain/wallet-field-checks.js';
 import { WALLET_STATE_FIELDS, type WalletFieldName } from '../domain/wallet-state.js';
+import { FORMAT, QUEUE_FILE_VERSION } from './queue-file.js';
 
 /**
  * The snapshot files' format (see persist.ts). The zod schemas are the reference; wallet
@@ -28,8 +29,6 @@ import { WALLET_STATE_FIELDS, type WalletFieldName } from '../domain/wallet-stat
  * writes and reads the record lines.
  */
 
-export const FORMAT = 'tonwatch-snapshot';
-export const QUEUE_FILE_VERSION = 2;
 export const WALLETS_VERSION = 5;
 /** Wallets file versions read as JSON lines. */
 const LINE_VERSIONS = [3, 4, 5] as const;

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import type { JettonRecord, JettonsSnapshot } from '../domain/jettons.js';
-import { FORMAT } from './file-format.js';
+import { FORMAT } from './queue-file.js';
 
 /**
  * The jettons part of the snapshot on disk, `<name>.jettons.json` beside the queue file:

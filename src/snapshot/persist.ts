@@ -1,7 +1,8 @@
 import type { Logger } from 'pino';
 import { createEpisodeLog } from '../log/episodes.js';
 import { readIfPresent, removeStaleTemps, setAside, writeAtomically } from './atomic-file.js';
-import { decodeQueueFile, FORMAT, QUEUE_FILE_VERSION } from './file-format.js';
+import { decodeQueueFile } from './file-format.js';
+import { FORMAT, QUEUE_FILE_VERSION } from './queue-file.js';
 import { persistFailureReason, type PersistObserver } from './persist-faults.js';
 import type { QueueSizesSnapshot, Snapshot, WalletsLookup, WalletsSnapshot } from './types.js';
 import { decodeWalletsBytes, encodeWallets } from './wallets-file.js';

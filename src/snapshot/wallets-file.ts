@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { decodeWalletsFirstLine, FORMAT, walletsHeaderLine } from './file-format.js';
+import { decodeWalletsFirstLine, walletsHeaderLine } from './file-format.js';
+import { FORMAT } from './queue-file.js';
 import type { WalletRecord, WalletsSnapshot } from './types.js';
 import { createRowExpander, createStringPool, createWalletRowWriter, decodeWalletRow } from './wallet-rows.js';
 

@@ -48,7 +48,7 @@ function framed(values: readonly unknown[]): Buffer {
 describe("the start cache's file", () => {
   it('reads back every key, name, line and flag of a file kept in several parts', async () => {
     const columns = columnsOf(40_000);
-    const kept: Kept = { document: null, files: new Map([['/w/a.txt', { digest: 'd1', source: null, columns }]]), readAhead: ['/data/snapshot.json'] };
+    const kept: Kept = { document: null, files: new Map([['/w/a.txt', { digest: 'd1', source: null, columns }]]), readAhead: ['/data/snapshot.json'], early: null };
     const read = readCache(await encoded(kept), CONFIG, VERSION);
     const back = read.files.get('/w/a.txt')?.columns;
     expect(back?.raws).toEqual(columns.raws);
@@ -65,7 +65,7 @@ describe("the start cache's file", () => {
       entries: serialize([{ address: 'a' }]),
       parsed: { key: 'k', bytes: serialize({ x: 1 }) },
     };
-    const kept: Kept = { document, files: new Map([['/w/a.txt', { digest: 'd1', source: null, columns: columnsOf(1000) }]]), readAhead: [] };
+    const kept: Kept = { document, files: new Map([['/w/a.txt', { digest: 'd1', source: null, columns: columnsOf(1000) }]]), readAhead: [], early: null };
     const file = await encoded(kept);
     const read = readCache(file, CONFIG, VERSION);
     const arrays = [read.document?.bytes, read.document?.entries, read.document?.parsed?.bytes];
@@ -81,7 +81,7 @@ describe("the start cache's file", () => {
 
   it('refuses a part whose columns do not add up, or hold more entries than the header says', async () => {
     const columns = columnsOf(10);
-    const bytes = await encoded({ document: null, files: new Map([['/w/a.txt', { digest: 'd1', source: null, columns }]]), readAhead: [] });
+    const bytes = await encoded({ document: null, files: new Map([['/w/a.txt', { digest: 'd1', source: null, columns }]]), readAhead: [], early: null });
     const [header, part] = framesOf(bytes) as [{ files: { count: number }[] }, FileColumns];
     expect(() => readCache(framed([header, { ...part, raws: part.raws.slice(1) }]), CONFIG, VERSION)).toThrow(/does not add up/);
     expect(() => readCache(framed([header, { ...part, names: 42 }]), CONFIG, VERSION)).toThrow(/does not add up/);

@@ -1,7 +1,8 @@
 import { connect } from 'node:net';
 import type { Server } from 'node:http';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createJsonRpcRoute, MAX_JSON_RPC_BODY_BYTES } from '../../src/serve/json-rpc.js';
+import { createJsonRpcRoute } from '../../src/serve/json-rpc.js';
+import { MAX_JSON_RPC_BODY_BYTES } from '../../src/serve/response.js';
 import { closeServer, listen } from '../../src/serve/lifecycle.js';
 import { createHttpServer, type ServedRequest } from '../../src/serve/server.js';
 import { createQueueSizesHandler } from '../../src/serve/v2-queue-sizes.js';
