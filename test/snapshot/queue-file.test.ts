@@ -1,0 +1,92 @@
+import { describe, expect, it } from 'vitest';
+import { decodeQueueFile, queueFileSchema } from '../../src/snapshot/file-format.js';
+import { FORMAT, QUEUE_FILE_VERSION, queueSizesOfFile } from '../../src/snapshot/queue-file.js';
+import { clone, DELETE, expectAgreement, set, shown } from '../helpers/zod-agreement.js';
+
+type Json = Record<string, unknown>;
+
+/** A queue-size file as tonwatch writes it (snapshot/persist.ts). */
+const FILE = {
+  format: FORMAT,
+  version: QUEUE_FILE_VERSION,
+  part: 'queue_sizes',
+  queueSizes: {
+    fetchedAt: 1_764_000_000_123.5,
+    upstream: 'toncenter',
+    extMsgQueueSizeLimit: 8000,
+    shards: [
+      { workchain: -1, shard: '-9223372036854775808', seqno: 48_000_000, rootHash: 'r'.repeat(44), fileHash: 'f'.repeat(44), size: 0 },
+      { workchain: 0, shard: '2305843009213693952', seqno: 53_000_000, rootHash: 'R'.repeat(44), fileHash: 'F'.repeat(44), size: 117 },
+    ],
+  },
+};
+
+/** The hand check, as a whole file (what the schema gives), for the agreement helper. */
+function quick(value: unknown) {
+  const queueSizes = queueSizesOfFile(value);
+  return queueSizes === null ? null : { format: FORMAT, version: QUEUE_FILE_VERSION, part: 'queue_sizes' as const, queueSizes };
+}
+
+function* mutations(): Generator<[string, unknown]> {
+  yield ['as written', clone(FILE)];
+  yield ['no shards', { ...clone(FILE), queueSizes: { ...FILE.queueSizes, shards: [] } }];
+  const shardValues: Record<string, unknown[]> = {
+    workchain: [DELETE, null, '0', 0.5, 2 ** 53, -(2 ** 53), 1e21],
+    shard: [DELETE, null, 1, ''],
+    seqno: [DELETE, -1, 1.5, '1', 2 ** 60],
+    rootHash: [DELETE, null, 1],
+    fileHash: [DELETE, null, []],
+    size: [DELETE, -1, -0, 0.1, '3', 2 ** 53, Number.MAX_SAFE_INTEGER],
+    more: ['extra key'],
+  };
+  for (const [key, values] of Object.entries(shardValues)) {
+    for (const value of values) {
+      const changed = clone(FILE) as unknown as { queueSizes: { shards: Json[] } };
+      set(changed.queueSizes.shards[1] as Json, key, value);
+      yield [`shards.1.${key} = ${shown(value)}`, changed];
+    }
+  }
+  const sizesValues: Record<string, unknown[]> = {
+    fetchedAt: [DELETE, null, '1', -1, 0, 1e300],
+    upstream: [DELETE, null, 7, ''],
+    extMsgQueueSizeLimit: [DELETE, -1, 1.5, '8000', 2 ** 53],
+    shards: [DELETE, null, {}, [null], [[]], 'x'],
+    more: [{ a: 1 }],
+  };
+  for (const [key, values] of Object.entries(sizesValues)) {
+    for (const value of values) {
+      const changed = clone(FILE) as unknown as { queueSizes: Json };
+      set(changed.queueSizes, key, value);
+      yield [`queueSizes.${key} = ${shown(value)}`, changed];
+    }
+  }
+  const envelope: Record<string, unknown[]> = {
+    format: [DELETE, 'tonwatch', 1],
+    version: [DELETE, 1, 3, '2'],
+    part: [DELETE, 'wallets'],
+    queueSizes: [DELETE, null, [], 'x'],
+    more: ['x'],
+  };
+  for (const [key, values] of Object.entries(envelope)) {
+    for (const value of values) {
+      const changed = clone(FILE) as unknown as Json;
+      set(changed, key, value);
+      yield [`${key} = ${shown(value)}`, changed];
+    }
+  }
+  for (const value of [null, [], 'x', 1, {}]) yield [`file = ${JSON.stringify(value)}`, value];
+}
+
+describe('queue-size file, checked by hand (a start answering before zod is loaded)', () => {
+  it('reads a file tonwatch wrote exactly as the zod schema does', () => {
+    expect(quick(clone(FILE))).toStrictEqual(queueFileSchema.parse(clone(FILE)));
+  });
+
+  it('never accepts what zod refuses and never reads differently', () => {
+    const { cases, fast } = expectAgreement(mutations(), { schema: queueFileSchema, quick, decode: decodeQueueFile });
+    expect(cases).toBeGreaterThan(60);
+    // What it accepts is exactly what zod accepts here: nothing is left to zod in this file's format.
+    const accepted = [...mutations()].filter(([, value]) => queueFileSchema.safeParse(clone(value)).success).length;
+    expect(fast).toBe(accepted);
+  });
+});
