@@ -67,7 +67,7 @@ export async function startEarlyServer(options: EarlyServerOptions): Promise<Ear
   const log =
     (level: 'error' | 'debug') =>
     (...args: unknown[]): void => {
-      if (daemon !== null) (daemon.logger[level] as (...a: unknown[]) => void)(...args);
+      if (daemon !== null) tell(daemon.logger, level, args);
       else if (lines.length < MAX_KEPT_LOG_LINES) lines.push([level, args]);
     };
   const bump = <K>(map: Map<K, number>, key: K): void => void map.set(key, (map.get(key) ?? 0) + 1);
@@ -121,7 +121,7 @@ export async function startEarlyServer(options: EarlyServerOptions): Promise<Ear
         for (let i = 0; i < n; i += 1) guards.onServed(endpoint, status);
       }
       for (const [event, n] of connections) for (let i = 0; i < n; i += 1) guards.onConnection(event);
-      for (const [level, args] of lines) (guards.logger[level] as (...a: unknown[]) => void)(...args);
+      for (const [level, args] of lines) tell(guards.logger, level, args);
       for (const [req, res] of held.splice(0)) listener(req, res);
       return address;
     },
@@ -134,4 +134,9 @@ export async function startEarlyServer(options: EarlyServerOptions): Promise<Ear
       await closeServer(server, CLOSE_GRACE_MS);
     },
   };
+}
+
+/** A log call made before the daemon's logger was there, made on it. */
+function tell(logger: GuardDeps['logger'], level: 'error' | 'debug', [first, message, ...rest]: unknown[]): void {
+  logger[level](first, typeof message === 'string' ? message : undefined, ...rest);
 }
