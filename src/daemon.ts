@@ -15,6 +15,7 @@ import { createPollStatus } from './poll/status.js';
 import { closeServer, listen } from './serve/lifecycle.js';
 import { createRoutes } from './serve/routes.js';
 import { createHttpServer } from './serve/server.js';
+import { createTlsServer } from './serve/tls.js';
 import { createSnapshotStore, type SnapshotStore } from './snapshot/store.js';
 import type { EarlyServer } from './serve/early-server.js';
 
@@ -178,6 +179,7 @@ function createServerFor(deps: DaemonDeps, ctx: FeatureContext, features: readon
   return createHttpServer(
     {
       logger: ctx.logger.child({ module: 'server' }),
+      tlsServer: createTlsServer,
       web: () => current().config.web,
       onServed: (endpoint, code) => self.servedRequest(endpoint, code),
       limits: () => current().connectionLimits,

@@ -14,6 +14,7 @@ import { createProcessClock } from './domain/clock.js';
 import { EXIT_FAILURE } from './exit-codes.js';
 import { prefetchStart } from './start-prefetch.js';
 import { keepTickObject } from './tick-object.js';
+import { LOAD_STEPS } from './load-steps.js';
 import { VERSION } from './version.js';
 
 /**
@@ -65,6 +66,7 @@ const clock = createProcessClock(
 const early = prefetchStart(process.argv.slice(2), process.env, process.cwd())
   ? await (await import('./start-early.js')).startEarly(process.argv.slice(2), process.env, process.cwd(), clock, VERSION)
   : null;
+if (early !== null) for (const step of LOAD_STEPS) await step();
 const { runCli } = await import('./cli.js');
 
 runCli(process.argv.slice(2), {

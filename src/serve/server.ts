@@ -8,7 +8,7 @@ import { guardConnections, type GuardDeps, type SendTracker } from './connection
 import { readBody } from './request-body.js';
 import { isStreamed, jsonResponse, type ServedResponse } from './response.js';
 import { createInFlightLimits } from './in-flight.js';
-import { createTlsServer } from './tls.js';
+import type { createTlsServer } from './tls.js';
 import { writeResponse } from './write-response.js';
 
 /**
@@ -87,6 +87,8 @@ export interface HttpServerDeps {
    * loaded holds such requests for it: early-server.ts).
    */
   readonly unrouted?: (req: IncomingMessage, res: ServerResponse) => boolean;
+  /** Builds the server when the web config asks for TLS (serve/tls.ts): given by who may need it, so node:https loads only then. */
+  readonly tlsServer?: typeof createTlsServer;
 }
 
 /** A server already listening (early-server.ts), for createHttpServer to take over instead of building one. */
@@ -128,9 +130,9 @@ export function createHttpServer(deps: HttpServerDeps, adopted?: AdoptableServer
 
   // TLS or not is decided by the web config at build time; a reload swaps certificates only.
   const tls = web()?.tls ?? null;
-  if (adopted !== undefined && tls !== null) throw new Error('a server built before the web config asked for TLS cannot be taken over');
+  if (tls !== null && (adopted !== undefined || deps.tlsServer === undefined)) throw new Error('the web config asks for TLS, and this server cannot speak it');
   const server: Server =
-    adopted?.server ?? (tls === null ? createServer(SERVER_OPTIONS, handle) : createTlsServer(SERVER_OPTIONS, tls, handle, () => web()?.tls ?? null, logger));
+    adopted?.server ?? (tls === null ? createServer(SERVER_OPTIONS, handle) : deps.tlsServer!(SERVER_OPTIONS, tls, handle, () => web()?.tls ?? null, logger));
 
   /** Authenticates a request when the web config has users, then answers it. */
   function handle(req: IncomingMessage, res: ServerResponse): void {

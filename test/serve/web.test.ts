@@ -8,6 +8,7 @@ import type { WebConfig } from '../../src/domain/web-config.js';
 import { jsonResponse } from '../../src/serve/response.js';
 import { closeServer, listen } from '../../src/serve/lifecycle.js';
 import { createHttpServer, type Route } from '../../src/serve/server.js';
+import { createTlsServer } from '../../src/serve/tls.js';
 import { basicAuth, makeTestCertificates, testHash, type TestCertificates } from '../helpers/certs.js';
 import { createLogSink } from '../helpers/log.js';
 
@@ -49,7 +50,13 @@ describe('web config on the server', () => {
     let current = initial;
     const log = createLogSink();
     const served: [string, number][] = [];
-    server = createHttpServer({ routes: new Map(ROUTES), logger: log.logger, onServed: (e, c) => served.push([e, c]), web: () => current });
+    server = createHttpServer({
+      routes: new Map(ROUTES),
+      logger: log.logger,
+      onServed: (e, c) => served.push([e, c]),
+      web: () => current,
+      tlsServer: createTlsServer,
+    });
     const { port } = await listen(server, '127.0.0.1', 0);
     return { port, log, served, swap: (next: WebConfig) => (current = next) };
   }
@@ -106,7 +113,7 @@ describe('web config on the server', () => {
     ];
     const log = createLogSink();
     const web = await webConfig("http_server_config:\n  headers:\n    Content-Security-Policy: default-src 'none'\n");
-    server = createHttpServer({ routes: new Map(routes), logger: log.logger, onServed: () => undefined, web: () => web });
+    server = createHttpServer({ routes: new Map(routes), logger: log.logger, onServed: () => undefined, web: () => web, tlsServer: createTlsServer });
     const { port } = await listen(server, '127.0.0.1', 0);
     const answer = await fetch(`http://127.0.0.1:${port}/page`);
     expect(answer.headers.get('content-security-policy')).toBe("default-src 'none'");
