@@ -48,7 +48,12 @@ function framed(values: readonly unknown[]): Buffer {
 describe("the start cache's file", () => {
   it('reads back every key, name, line and flag of a file kept in several parts', async () => {
     const columns = columnsOf(40_000);
-    const kept: Kept = { document: null, files: new Map([['/w/a.txt', { digest: 'd1', source: null, columns }]]), readAhead: ['/data/snapshot.json'], early: null };
+    const kept: Kept = {
+      document: null,
+      files: new Map([['/w/a.txt', { digest: 'd1', source: null, columns }]]),
+      readAhead: ['/data/snapshot.json'],
+      early: null,
+    };
     const read = readCache(await encoded(kept), CONFIG, VERSION);
     const back = read.files.get('/w/a.txt')?.columns;
     expect(back?.raws).toEqual(columns.raws);

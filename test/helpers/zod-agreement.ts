@@ -49,3 +49,28 @@ export function expectAgreement<T>(
   }
   return { cases: count, fast };
 }
+
+/**
+ * A case for each value of `values`: a fresh copy of `base` with that value set at its key
+ * (DELETE: the key deleted) in the object `place` finds in the copy, named
+ * `<prefix><key> = <value>`.
+ */
+export function* mutated<T>(
+  base: T,
+  values: Readonly<Record<string, readonly unknown[]>>,
+  place: (copy: T) => Record<string, unknown> = (copy) => copy as Record<string, unknown>,
+  prefix = '',
+): Generator<[string, unknown]> {
+  for (const [key, list] of Object.entries(values)) {
+    for (const value of list) {
+      const copy = clone(base);
+      set(place(copy), key, value);
+      yield [`${prefix}${key} = ${shown(value)}`, copy];
+    }
+  }
+}
+
+/** Whole files that are no file at all: null, an array, a string, a number, an empty object. */
+export function* notAFile(): Generator<[string, unknown]> {
+  for (const value of [null, [], 'x', 1, {}]) yield [`file = ${JSON.stringify(value)}`, value];
+}

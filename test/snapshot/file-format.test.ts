@@ -4,7 +4,7 @@ import { decodeWalletsFile, decodeWalletsFileQuickly, walletRecordSchema, wallet
 import { createRowExpander, createStringPool, createWalletRowWriter, decodeWalletRow } from '../../src/snapshot/wallet-rows.js';
 import type { WalletRecord } from '../../src/snapshot/types.js';
 import { createRandom } from '../../src/sim/random.js';
-import { clone, DELETE, expectAgreement, set, shown } from '../helpers/zod-agreement.js';
+import { clone, DELETE, expectAgreement, mutated, notAFile, set, shown } from '../helpers/zod-agreement.js';
 
 /**
  * The hand-written check of the wallets file must never accept what the zod schema
@@ -137,21 +137,14 @@ function* mutations(): Generator<[string, unknown]> {
   const file = clone(FILE);
   (records(file)[0]?.state as Json).extra_currencies = JSON.parse('{"__proto__": "1"}');
   yield ['extra_currencies with a __proto__ key', file];
-  const envelope: Record<string, unknown[]> = {
+  yield* mutated(FILE as unknown as Json, {
     format: [DELETE, 'tonwatch', 1],
     version: [DELETE, 1, 3, '2'],
     part: [DELETE, 'queue_sizes'],
     wallets: [DELETE, null, [], {}, { fetchedAt: 1, records: {} }, { fetchedAt: '1', records: [] }, { fetchedAt: 1, records: [], more: 1 }],
     more: ['x'],
-  };
-  for (const [key, values] of Object.entries(envelope)) {
-    for (const value of values) {
-      const changed = clone(FILE) as unknown as Json;
-      set(changed, key, value);
-      yield [`${key} = ${shown(value)}`, changed];
-    }
-  }
-  for (const value of [null, [], 'x', 1, {}]) yield [`file = ${JSON.stringify(value)}`, value];
+  });
+  yield* notAFile();
 }
 
 describe('wallets file check', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { decodeQueueFile, queueFileSchema } from '../../src/snapshot/file-format.js';
 import { FORMAT, QUEUE_FILE_VERSION, queueSizesOfFile } from '../../src/snapshot/queue-file.js';
-import { clone, DELETE, expectAgreement, set, shown } from '../helpers/zod-agreement.js';
+import { clone, DELETE, expectAgreement, mutated, notAFile } from '../helpers/zod-agreement.js';
 
 type Json = Record<string, unknown>;
 
@@ -30,51 +30,41 @@ function quick(value: unknown) {
 function* mutations(): Generator<[string, unknown]> {
   yield ['as written', clone(FILE)];
   yield ['no shards', { ...clone(FILE), queueSizes: { ...FILE.queueSizes, shards: [] } }];
-  const shardValues: Record<string, unknown[]> = {
-    workchain: [DELETE, null, '0', 0.5, 2 ** 53, -(2 ** 53), 1e21],
-    shard: [DELETE, null, 1, ''],
-    seqno: [DELETE, -1, 1.5, '1', 2 ** 60],
-    rootHash: [DELETE, null, 1],
-    fileHash: [DELETE, null, []],
-    size: [DELETE, -1, -0, 0.1, '3', 2 ** 53, Number.MAX_SAFE_INTEGER],
-    more: ['extra key'],
-  };
-  for (const [key, values] of Object.entries(shardValues)) {
-    for (const value of values) {
-      const changed = clone(FILE) as unknown as { queueSizes: { shards: Json[] } };
-      set(changed.queueSizes.shards[1] as Json, key, value);
-      yield [`shards.1.${key} = ${shown(value)}`, changed];
-    }
-  }
-  const sizesValues: Record<string, unknown[]> = {
-    fetchedAt: [DELETE, null, '1', -1, 0, 1e300],
-    upstream: [DELETE, null, 7, ''],
-    extMsgQueueSizeLimit: [DELETE, -1, 1.5, '8000', 2 ** 53],
-    shards: [DELETE, null, {}, [null], [[]], 'x'],
-    more: [{ a: 1 }],
-  };
-  for (const [key, values] of Object.entries(sizesValues)) {
-    for (const value of values) {
-      const changed = clone(FILE) as unknown as { queueSizes: Json };
-      set(changed.queueSizes, key, value);
-      yield [`queueSizes.${key} = ${shown(value)}`, changed];
-    }
-  }
-  const envelope: Record<string, unknown[]> = {
+  type Shape = { queueSizes: { shards: Json[] } & Json } & Json;
+  yield* mutated(
+    FILE as unknown as Shape,
+    {
+      workchain: [DELETE, null, '0', 0.5, 2 ** 53, -(2 ** 53), 1e21],
+      shard: [DELETE, null, 1, ''],
+      seqno: [DELETE, -1, 1.5, '1', 2 ** 60],
+      rootHash: [DELETE, null, 1],
+      fileHash: [DELETE, null, []],
+      size: [DELETE, -1, -0, 0.1, '3', 2 ** 53, Number.MAX_SAFE_INTEGER],
+      more: ['extra key'],
+    },
+    (copy) => copy.queueSizes.shards[1] as Json,
+    'shards.1.',
+  );
+  yield* mutated(
+    FILE as unknown as Shape,
+    {
+      fetchedAt: [DELETE, null, '1', -1, 0, 1e300],
+      upstream: [DELETE, null, 7, ''],
+      extMsgQueueSizeLimit: [DELETE, -1, 1.5, '8000', 2 ** 53],
+      shards: [DELETE, null, {}, [null], [[]], 'x'],
+      more: [{ a: 1 }],
+    },
+    (copy) => copy.queueSizes,
+    'queueSizes.',
+  );
+  yield* mutated(FILE as unknown as Shape, {
     format: [DELETE, 'tonwatch', 1],
     version: [DELETE, 1, 3, '2'],
     part: [DELETE, 'wallets'],
     queueSizes: [DELETE, null, [], 'x'],
     more: ['x'],
-  };
-  for (const [key, values] of Object.entries(envelope)) {
-    for (const value of values) {
-      const changed = clone(FILE) as unknown as Json;
-      set(changed, key, value);
-      yield [`${key} = ${shown(value)}`, changed];
-    }
-  }
-  for (const value of [null, [], 'x', 1, {}]) yield [`file = ${JSON.stringify(value)}`, value];
+  });
+  yield* notAFile();
 }
 
 describe('queue-size file, checked by hand (a start answering before zod is loaded)', () => {
