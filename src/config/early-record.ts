@@ -64,7 +64,7 @@ export function earlyKey(inputs: EarlyInputs): string {
  */
 export function earlyRecordOf(config: Config, inputs: EarlyInputs): EarlyRecord | null {
   const { web } = config;
-  if (config.configPath === null || config.cluster !== null || web?.tls || Object.keys(web?.users ?? {}).length > 0) return null;
+  if (config.configPath === null || !answersEarly(config)) return null;
   return {
     key: earlyKey(inputs),
     webFiles: web?.files ?? [],
@@ -104,11 +104,10 @@ export function readEarlyRecord(value: unknown): EarlyRecord | null {
 
 /** Whether a daemon of `config` serves as the record says: same address, plain HTTP, no users. */
 export function fitsRecord(record: Pick<EarlyRecord, 'host' | 'port'>, config: Config): boolean {
-  return (
-    config.listen.host === record.host &&
-    config.listen.port === record.port &&
-    config.cluster === null &&
-    !config.web?.tls &&
-    Object.keys(config.web?.users ?? {}).length === 0
-  );
+  return config.listen.host === record.host && config.listen.port === record.port && answersEarly(config);
+}
+
+/** Whether a daemon of `config` may be answered for before it is loaded: plain HTTP, no users, one process. */
+function answersEarly(config: Config): boolean {
+  return config.cluster === null && !config.web?.tls && Object.keys(config.web?.users ?? {}).length === 0;
 }

@@ -61,7 +61,7 @@ export async function startEarlyServer(options: EarlyServerOptions): Promise<Ear
   const held: [IncomingMessage, ServerResponse][] = [];
   const counts = { answered: 0, held: 0 };
   // What happened before the daemon's hooks were there, told to them at the hand-over.
-  const served = new Map<string, number>();
+  const served = new Map<string, Map<number, number>>();
   const connections = new Map<'opened' | 'closed' | ConnectionDrop, number>();
   const lines: ['error' | 'debug', unknown[]][] = [];
   const log =
@@ -81,7 +81,12 @@ export async function startEarlyServer(options: EarlyServerOptions): Promise<Ear
   const server = createHttpServer({
     routes: new Map<string, Route>(QUEUE_SIZES_PATHS.map((path) => [path, route])),
     logger: { error: log('error'), debug: log('debug') },
-    onServed: (endpoint, status) => (daemon === null ? bump(served, `${status} ${endpoint}`) : daemon.onServed(endpoint, status)),
+    onServed: (endpoint, status) => {
+      if (daemon !== null) return daemon.onServed(endpoint, status);
+      const statuses = served.get(endpoint) ?? new Map<number, number>();
+      served.set(endpoint, statuses);
+      bump(statuses, status);
+    },
     limits: () => daemon?.limits() ?? { maxConnections: settings.maxConnections, sendTimeoutMs: settings.sendTimeoutMs },
     onConnection: (event) => (daemon === null ? bump(connections, event) : daemon.onConnection(event)),
     now: () => daemon?.now() ?? now(),
@@ -116,10 +121,7 @@ export async function startEarlyServer(options: EarlyServerOptions): Promise<Ear
       daemon = guards;
       server.removeAllListeners('request');
       server.on('request', listener);
-      for (const [key, n] of served) {
-        const [status, endpoint] = [Number(key.slice(0, key.indexOf(' '))), key.slice(key.indexOf(' ') + 1)];
-        for (let i = 0; i < n; i += 1) guards.onServed(endpoint, status);
-      }
+      for (const [endpoint, statuses] of served) for (const [status, n] of statuses) for (let i = 0; i < n; i += 1) guards.onServed(endpoint, status);
       for (const [event, n] of connections) for (let i = 0; i < n; i += 1) guards.onConnection(event);
       for (const [level, args] of lines) tell(guards.logger, level, args);
       for (const [req, res] of held.splice(0)) listener(req, res);
