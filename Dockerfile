@@ -22,12 +22,9 @@ VOLUME ["/var/lib/tonwatch"]
 # The config: the daemon and the healthcheck both read $TONWATCH_CONFIG, so set it (not
 # --config) to use another file.
 ENV TONWATCH_CONFIG=/etc/tonwatch/tonwatch.yml
-# What a start parses (the config, the watchlist files) is kept on the data volume, so a
-# restarted container parses only what changed.
-ENV TONWATCH_CACHE_DIR=/var/lib/tonwatch/cache
 # `tonwatch healthcheck` asks /healthz at the port, address and scheme (TLS or not) of that
 # config, and counts 401 (basic auth on) as alive; no curl in the image. Readiness (/readyz)
 # is for load balancers.
 HEALTHCHECK --interval=15s --timeout=5s --start-period=15s --retries=3 \
-  CMD ["node", "dist/tonwatch.js", "healthcheck"]
-ENTRYPOINT ["node", "--max-semi-space-size=8", "dist/tonwatch.js"]
+  CMD ["node", "dist/main.js", "healthcheck"]
+ENTRYPOINT ["node", "--max-semi-space-size=8", "dist/main.js"]

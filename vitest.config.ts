@@ -7,7 +7,6 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
-    globalSetup: ['test/helpers/global-setup.ts'],
     reporters: process.env['CI'] ? ['default', ['json', { outputFile: '.vitest-report.json' }]] : ['default'],
   },
 });

@@ -1,9 +1,6 @@
 /**
- * Files shipped beside the code, found from this module's own URL. It sits at the root of
- * dist/ both as compiled by tsc (dist/assets.js) and inside the bundle that `tonwatch` runs
- * (dist/tonwatch.js and its chunks, all at the root of dist/), so the same relative paths
- * hold for both. A module in a subfolder must not resolve these itself: bundled, its
- * code no longer lives in that subfolder.
+ * Files shipped beside the code, found from this module's own URL (dist/assets.js, compiled
+ * by tsc from src/): the one place that knows where they are.
  */
 
 /** The package manifest (one level above src/ and dist/). */

@@ -17,7 +17,6 @@ import { createRoutes } from './serve/routes.js';
 import { createHttpServer } from './serve/server.js';
 import { createTlsServer } from './serve/tls.js';
 import { createSnapshotStore, type SnapshotStore } from './snapshot/store.js';
-import type { EarlyServer } from './serve/early-server.js';
 
 export interface DaemonDeps {
   readonly config: Config;
@@ -33,8 +32,6 @@ export interface DaemonDeps {
    * composition root tunes the process for a long run from here (main.ts).
    */
   readonly startedUp?: (() => void) | undefined;
-  /** A server already listening where the config says (start-early.ts), taken over instead of listening. */
-  readonly early?: EarlyServer | null | undefined;
 }
 
 export interface Daemon {
@@ -110,7 +107,7 @@ export function createDaemon(deps: DaemonDeps): Daemon {
     async start() {
       for (const feature of features) await feature.load?.();
       const { host, port } = current().config.listen;
-      const address = deps.early ? deps.early.handOver() : await listen(server, host, port);
+      const address = await listen(server, host, port);
       for (const feature of features) feature.start?.();
       // Not `running` yet: a part loaded fresh at start waits for its first tick (a reload polls at once).
       current().scheduler.start();
@@ -176,41 +173,37 @@ function createServerFor(deps: DaemonDeps, ctx: FeatureContext, features: readon
   });
   // Every feature's part of the status page's sources (the status page's own, the jettons').
   const statusParts = () => Object.assign({}, ...features.map((f) => f.serves?.status?.() ?? {})) as Partial<ReturnType<NonNullable<FeatureServes['status']>>>;
-  return createHttpServer(
-    {
-      logger: ctx.logger.child({ module: 'server' }),
-      tlsServer: createTlsServer,
-      web: () => current().config.web,
-      onServed: (endpoint, code) => self.servedRequest(endpoint, code),
-      limits: () => current().connectionLimits,
-      onConnection: (event) => self.connection(event),
+  return createHttpServer({
+    logger: ctx.logger.child({ module: 'server' }),
+    tlsServer: createTlsServer,
+    web: () => current().config.web,
+    onServed: (endpoint, code) => self.servedRequest(endpoint, code),
+    limits: () => current().connectionLimits,
+    onConnection: (event) => self.connection(event),
+    now,
+    routes: createRoutes({
+      version: deps.version,
       now,
-      routes: createRoutes({
-        version: deps.version,
-        now,
-        wallOffset: ctx.wallOffset,
-        snapshot: () => store.current(),
-        settings: () => current().serve,
-        loading: serves.loading ?? (() => []),
-        ...(serves.pendingWallets === undefined ? {} : { pendingWallets: serves.pendingWallets }),
-        nextPollDueAt: (query) => current().scheduler.nextRunAt(query),
-        metrics,
-        onMetricsInFlight: (inFlight) => self.metricsInFlight(inFlight),
-        ...(serves.readThrough === undefined ? {} : { readThrough: serves.readThrough }),
-        routes: features.flatMap((f) => f.serves?.routes ?? []),
-        logger: ctx.logger.child({ module: 'status' }),
-        status: () => {
-          const { config, serve } = current();
-          const { upstreamHealth, history, jettons } = statusParts();
-          if (upstreamHealth === undefined || history === undefined) throw new Error('no feature serves the status page');
-          const parts = { upstreamHealth, history, jettons };
-          const common = { version: deps.version, now: now(), snapshot: store.current(), maxAgeSeconds: config.snapshot.maxAgeSeconds };
-          return { ...common, ...parts, testnet: config.testnet, watchlist: config.watchlist, upstreams: serve.upstreams, lags: health.upstreamLags() };
-        },
-      }),
-    },
-    deps.early ?? undefined,
-  );
+      wallOffset: ctx.wallOffset,
+      snapshot: () => store.current(),
+      settings: () => current().serve,
+      loading: serves.loading ?? (() => []),
+      nextPollDueAt: (query) => current().scheduler.nextRunAt(query),
+      metrics,
+      onMetricsInFlight: (inFlight) => self.metricsInFlight(inFlight),
+      ...(serves.readThrough === undefined ? {} : { readThrough: serves.readThrough }),
+      routes: features.flatMap((f) => f.serves?.routes ?? []),
+      logger: ctx.logger.child({ module: 'status' }),
+      status: () => {
+        const { config, serve } = current();
+        const { upstreamHealth, history, jettons } = statusParts();
+        if (upstreamHealth === undefined || history === undefined) throw new Error('no feature serves the status page');
+        const parts = { upstreamHealth, history, jettons };
+        const common = { version: deps.version, now: now(), snapshot: store.current(), maxAgeSeconds: config.snapshot.maxAgeSeconds };
+        return { ...common, ...parts, testnet: config.testnet, watchlist: config.watchlist, upstreams: serve.upstreams, lags: health.upstreamLags() };
+      },
+    }),
+  });
 }
 
 /**

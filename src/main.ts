@@ -10,12 +10,10 @@
 import { performance } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import { runCli } from './cli.js';
 import { createProcessClock } from './domain/clock.js';
 import { EXIT_FAILURE } from './exit-codes.js';
-import { prefetchStart } from './start-prefetch.js';
 import { keepTickObject } from './tick-object.js';
-import { LOAD_STEPS } from './load-steps.js';
-import { VERSION } from './version.js';
 
 /**
  * One of Node's tick objects, kept for the life of the process before anything can run a
@@ -59,16 +57,6 @@ const clock = createProcessClock(
   () => performance.now(),
 );
 
-// The start cache is read while the code below is loaded (most of a start's code: the CLI
-// and all it imports are a chunk of their own, loaded here, after this read has begun).
-// A daemon start the last one left an early record for listens first and answers the
-// queue sizes while the rest is loaded (start-early.ts); its own chunk is small.
-const early = prefetchStart(process.argv.slice(2), process.env, process.cwd())
-  ? await (await import('./start-early.js')).startEarly(process.argv.slice(2), process.env, process.cwd(), clock, VERSION)
-  : null;
-if (early !== null) for (const step of LOAD_STEPS) await step();
-const { runCli } = await import('./cli.js');
-
 runCli(process.argv.slice(2), {
   env: process.env,
   cwd: process.cwd(),
@@ -78,7 +66,6 @@ runCli(process.argv.slice(2), {
   wallOffset: clock.wallOffset,
   nodeVersion: process.version,
   terminated,
-  early,
   onReloadSignal: (handler) => process.on('SIGHUP', handler),
   startedUp: () => {
     setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);

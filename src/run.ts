@@ -1,16 +1,9 @@
-import { access } from 'node:fs/promises';
-import { resolve } from 'node:path';
 import type { DestinationStream, Logger } from 'pino';
-import { loadConfig, resolveConfigPath, type ConfigLoadDeps, type ConfigOverrides } from './config/load.js';
-import { NO_START_CACHE, openStartCache, type StartCache } from './config/start-cache.js';
-import { earlyRecordOf, fitsRecord } from './config/early-record.js';
-import type { EarlyServer } from './serve/early-server.js';
-import { startCacheDir } from './config/start-cache-path.js';
 import type { Config } from './domain/config.js';
+import { createConfigSource, type ConfigSource } from './config/source.js';
+import type { ConfigOverrides, LoadedConfig } from './config/load.js';
 import { ConfigError, formatProblems } from './config/problems.js';
-import { watchFiles } from './config/watch.js';
 import { createDaemon, type Daemon } from './daemon.js';
-import { dropReadsAhead, readAhead, readWhole } from './snapshot/atomic-file.js';
 import { EXIT_CONFIG, EXIT_FAILURE, EXIT_OK } from './exit-codes.js';
 import { createLogger } from './logger.js';
 import { VERSION } from './version.js';
@@ -32,36 +25,16 @@ export interface ProcessDeps {
   readonly onReloadSignal: (handler: () => void) => void;
   /** Called once the daemon has started up and loaded its persisted snapshot (DaemonDeps.startedUp). */
   readonly startedUp?: () => void;
-  /** The server start-early.ts listens with, answering while the code loads; the daemon takes it over. */
-  readonly early?: EarlyServer | null;
 }
 
-export function configLoadDeps(deps: ProcessDeps): ConfigLoadDeps {
-  return {
-    env: deps.env,
-    cwd: deps.cwd,
-    readFile: async (path) => (await readWhole(path)).toString('utf8'),
-    readBytes: readWhole,
-    fileExists: (path) =>
-      access(path).then(
-        () => true,
-        () => false,
-      ),
-  };
+/** The config, or every problem printed and null. */
+export async function loadOrReport(explicitPath: string | undefined, deps: ProcessDeps, overrides: ConfigOverrides = {}): Promise<LoadedConfig | null> {
+  return loadFrom(await createConfigSource(explicitPath, overrides, deps), deps);
 }
 
-/** The config (and the start cache it was read with), or every problem printed and null. */
-export async function loadOrReport(
-  explicitPath: string | undefined,
-  deps: ProcessDeps,
-  overrides: ConfigOverrides = {},
-  withCache?: (configPath: string) => Promise<StartCache>,
-): Promise<{ config: Config; warnings: readonly string[]; startCache: StartCache } | null> {
-  const loadDeps = configLoadDeps(deps);
+async function loadFrom(source: ConfigSource, deps: Pick<ProcessDeps, 'stderr'>): Promise<LoadedConfig | null> {
   try {
-    const path = await resolveConfigPath(explicitPath, loadDeps);
-    const startCache = path === null || withCache === undefined ? NO_START_CACHE : await withCache(path);
-    return { ...(await loadConfig(path, { ...loadDeps, startCache }, overrides)), startCache };
+    return await source.load();
   } catch (err) {
     if (err instanceof ConfigError) {
       deps.stderr.write(`${err.message}\n`);
@@ -72,8 +45,8 @@ export async function loadOrReport(
 }
 
 /**
- * Runs the daemon until SIGTERM/SIGINT. Config files and SIGHUP reload it; a bad new config
- * is refused and logged, the old one stays.
+ * Runs the daemon until SIGTERM/SIGINT: loads the config, starts the daemon on it, then
+ * supervises it (reloads on SIGHUP and file changes, stops on a signal).
  */
 export async function runDaemon(
   explicitPath: string | undefined,
@@ -81,136 +54,85 @@ export async function runDaemon(
   onStarted?: (daemon: Daemon, url: string, logger: Logger) => void,
   overrides: ConfigOverrides = {},
 ): Promise<number> {
-  const cacheDir = startCacheDir(deps.env, deps.cwd);
-  let cacheProblem: string | null = null;
-  const loaded = await loadOrReport(explicitPath, deps, overrides, async (path) => {
-    if (cacheDir === null) return NO_START_CACHE;
-    const opened = await openStartCache(cacheDir, path, VERSION);
-    cacheProblem = opened.problem;
-    // The snapshot files the last start read are read while this one parses its config.
-    readAhead(opened.cache.readAhead);
-    return opened.cache;
-  });
-  if (!loaded) {
-    await deps.early?.close();
-    return EXIT_CONFIG;
-  }
-  const logger = createLogger(loaded.config.log.level, deps.stdout);
-  for (const warning of loaded.warnings) logger.warn({ config: loaded.config.configPath }, warning);
-  if (cacheProblem !== null) logger.info({ cacheDir, problem: cacheProblem }, 'the start cache was not used; this start parsed everything');
-  const { startCache } = loaded;
-  // The queue sizes' file, read while the config is parsed. Not the wallets file: tens of
-  // megabytes of buffers at 100,000 wallets made V8 collect the young objects of the
-  // watchlist being built for "external memory pressure", twice (~50 ms); it is read once
-  // the server listens.
-  const snapshotFiles = (config: Config): string[] => [config.snapshot.file];
-  startCache.keepReadAhead(snapshotFiles(loaded.config));
-  // The early record of the config in force, made from its files read again once it is loaded; saved with the rest.
-  const keepEarly = (config: Config): Promise<void> =>
-    earlyInputsOf(config, deps, overrides).then((inputs) => startCache.keepEarly(inputs === null ? null : earlyRecordOf(config, inputs)));
-  let earlyKept = keepEarly(loaded.config);
-  const saveStartCache = (): void =>
-    void earlyKept
-      .then(() => startCache.save())
-      .then(
-        (done) => done === 'saved' && logger.debug({ cacheDir }, 'start cache saved'),
-        (err: unknown) => logger.warn({ err, cacheDir }, 'could not save the start cache (set TONWATCH_CACHE_DIR to a writable folder, or empty to keep none)'),
-      );
-  // The early server, taken over when it serves as this config says (the files may have changed since it was started).
-  const early = deps.early != null && fitsRecord(deps.early.settings, loaded.config) ? deps.early : null;
-  if (deps.early != null && early === null) {
-    logger.info({ listen: loaded.config.listen }, 'the config changed while the start was answering early; its server is closed and a new one opened');
-    await deps.early.close();
-  }
+  const source = await createConfigSource(explicitPath, overrides, deps);
+  const loaded = await loadFrom(source, deps);
+  if (!loaded) return EXIT_CONFIG;
+  const { config } = loaded;
+  const logger = createLogger(config.log.level, deps.stdout);
+  for (const warning of loaded.warnings) logger.warn({ config: config.configPath }, warning);
   const daemon = createDaemon({
-    early,
-    config: loaded.config,
+    config,
     logger,
     now: deps.now,
     wallOffset: deps.wallOffset,
     version: VERSION,
     nodeVersion: deps.nodeVersion,
-    startedUp: () => {
-      dropReadsAhead();
-      deps.startedUp?.();
-      saveStartCache();
-    },
+    startedUp: deps.startedUp,
   });
   let address;
   try {
     address = await daemon.start();
   } catch (err) {
-    logger.fatal({ err, listen: loaded.config.listen }, 'cannot start');
+    logger.fatal({ err, listen: config.listen }, 'cannot start');
     await daemon.stop();
     return EXIT_FAILURE;
   }
-  const url = `${loaded.config.web?.tls ? 'https' : 'http'}://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
+  const url = `${config.web?.tls ? 'https' : 'http'}://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
   logger.info(
     {
       url,
       version: VERSION,
-      upstreams: loaded.config.upstreams.map((u) => u.name),
-      watchlist: loaded.config.watchlist.length,
-      // Parts of the config (its document, each watchlist file) taken unchanged from the last start, and parsed.
-      startCache: cacheDir === null ? 'off' : { dir: cacheDir, ...startCache.counts },
-      // Requests answered (queue sizes) and held for the daemon before it was loaded.
-      early: early === null ? 'off' : early.counts,
-      webConfig:
-        loaded.config.web === null
-          ? null
-          : { file: loaded.config.web.file, tls: loaded.config.web.tls !== null, basicAuth: Object.keys(loaded.config.web.users).length > 0 },
+      upstreams: config.upstreams.map((u) => u.name),
+      watchlist: config.watchlist.length,
+      webConfig: config.web === null ? null : { file: config.web.file, tls: config.web.tls !== null, basicAuth: Object.keys(config.web.users).length > 0 },
     },
     'tonwatch started',
   );
   onStarted?.(daemon, url, logger);
-
-  const watchedFiles = (config: Config) => [
-    ...(config.configPath ? [config.configPath] : []),
-    ...config.watchlistFiles,
-    ...(config.web?.files ?? []),
-    ...config.upstreams.flatMap((u) => (u.kind === 'liteserver' && u.globalConfig !== undefined ? [u.globalConfig] : [])),
-  ];
-  let watcher = watchFiles(watchedFiles(loaded.config), () => void reload('file change'), logger);
-  let reloading = Promise.resolve();
-  const reload = (why: string): Promise<void> =>
-    (reloading = reloading.then(async () => {
-      const loadDeps = { ...configLoadDeps(deps), startCache };
-      try {
-        const next = await loadConfig(daemon.config().configPath, loadDeps, overrides);
-        for (const warning of next.warnings) logger.warn(warning);
-        await daemon.applyConfig(next.config);
-        startCache.keepReadAhead(snapshotFiles(next.config));
-        earlyKept = keepEarly(next.config);
-        saveStartCache();
-        watcher.close();
-        watcher = watchFiles(watchedFiles(next.config), () => void reload('file change'), logger);
-      } catch (err) {
-        daemon.reloadRefused();
-        if (err instanceof ConfigError)
-          logger.error({ why, problems: err.problems }, `new configuration refused; keeping the old one:\n${formatProblems(err.problems)}`);
-        else logger.error({ err, why }, 'reload failed; keeping the old configuration');
-      }
-    }));
-  deps.onReloadSignal(() => void reload('SIGHUP'));
-
-  const signal = await deps.terminated;
+  const signal = await supervise({ source, daemon, logger, terminated: deps.terminated, onReloadSignal: deps.onReloadSignal });
   logger.info({ signal }, 'stopping');
-  watcher.close();
   await daemon.stop();
   logger.info('stopped');
   logger.flush();
   return EXIT_OK;
 }
 
-/** What the early record of `config` is keyed on, read again now; null when a file cannot be read. */
-async function earlyInputsOf(config: Config, deps: ProcessDeps, overrides: ConfigOverrides) {
-  if (config.configPath === null) return null;
-  try {
-    const configBytes = await readWhole(config.configPath);
-    const webBytes = await Promise.all((config.web?.files ?? []).map((file) => readWhole(file)));
-    const webOverride = overrides.webConfigFile === undefined ? null : resolve(deps.cwd, overrides.webConfigFile);
-    return { configBytes, env: deps.env, webOverride, webBytes };
-  } catch {
-    return null;
-  }
+interface SupervisorDeps {
+  readonly source: ConfigSource;
+  readonly daemon: Pick<Daemon, 'config' | 'applyConfig' | 'reloadRefused'>;
+  readonly logger: Logger;
+  readonly terminated: Promise<string>;
+  readonly onReloadSignal: (handler: () => void) => void;
+}
+
+/**
+ * Reloads the daemon's config on SIGHUP and when a file it was read from changes, one
+ * reload at a time: a bad new config is refused and logged, and the old one stays. Resolves
+ * with the signal that asked to stop, once the reload under way (if any) is done.
+ */
+export async function supervise(deps: SupervisorDeps): Promise<string> {
+  const { source, daemon, logger } = deps;
+  let reloading = Promise.resolve();
+  const reload = (why: string): void => {
+    reloading = reloading.then(async () => {
+      try {
+        const next = await source.load();
+        for (const warning of next.warnings) logger.warn(warning);
+        await daemon.applyConfig(next.config);
+        watch(next.config);
+      } catch (err) {
+        daemon.reloadRefused();
+        if (err instanceof ConfigError)
+          logger.error({ why, problems: err.problems }, `new configuration refused; keeping the old one:\n${formatProblems(err.problems)}`);
+        else logger.error({ err, why }, 'reload failed; keeping the old configuration');
+      }
+    });
+  };
+  const watch = (config: Config): void => source.watch(config, () => reload('file change'), logger);
+  watch(daemon.config());
+  deps.onReloadSignal(() => reload('SIGHUP'));
+  const signal = await deps.terminated;
+  source.close();
+  await reloading;
+  return signal;
 }

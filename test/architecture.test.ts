@@ -67,31 +67,9 @@ describe('architecture', () => {
     expect(violations((from, to) => roomOf(from) === 'poll' && roomOf(to) === 'upstream')).toEqual([]);
   });
 
-  it('files shipped beside the code are found from assets.ts alone, which stays at the root of dist/ when bundled', () => {
+  it('files shipped beside the code are found from assets.ts alone', () => {
     const found = sourceFiles(SRC).filter((file) => /new URL\([^)]*import\.meta\.url/.test(readFileSync(file, 'utf8')));
     expect(found.map((file) => relative(SRC, file))).toEqual(['assets.ts']);
-  });
-
-  it("imports zod's values as a namespace, so the bundle keeps only what is used (`{ z }` pulls in all of zod: 560 kB more to compile at every start)", () => {
-    const named = sourceFiles(SRC).filter((file) => /^import \{[^}]*\} from 'zod/m.test(readFileSync(file, 'utf8')));
-    expect(named.map((file) => relative(SRC, file))).toEqual([]);
-  });
-
-  it('imports the yaml library only where it parses or prints YAML, so that a start whose config comes from the start cache does not load it (a quarter of the code compiled at start)', () => {
-    const statically = sourceFiles(SRC).filter((file) => /^import (?!type )[^;]*from 'yaml'/m.test(readFileSync(file, 'utf8')));
-    expect(statically.map((file) => relative(SRC, file))).toEqual(['demo.ts']);
-    // In the bundle: the code the bin loads before anything runs (its static imports) holds none of yaml.
-    const dist = fileURLToPath(new URL('../dist/', import.meta.url));
-    const loaded = new Set<string>();
-    const visit = (name: string): void => {
-      if (loaded.has(name)) return;
-      loaded.add(name);
-      for (const match of readFileSync(join(dist, name), 'utf8').matchAll(/^(?:import|export)\b[^;]*?\bfrom\s*"\.\/(tonwatch-[^"]+\.js)"/gms))
-        visit(match[1] ?? '');
-    };
-    visit('tonwatch.js');
-    expect(loaded.size).toBeGreaterThan(1);
-    for (const name of loaded) expect(readFileSync(join(dist, name), 'utf8'), name).not.toContain('node_modules/yaml/');
   });
 
   it('cluster/ reads the domain and the snapshot, and of the upstream room only the budget it shares; never the config, pollers, server or metrics', () => {

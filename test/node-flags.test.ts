@@ -33,8 +33,8 @@ describe('Node flags', () => {
 
   it('npm start, npm run demo and npm run bench pass the shebang flags', () => {
     const scripts = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts;
-    expect(flagsBefore(scripts['start'] ?? '', 'dist/tonwatch.js')).toEqual(flags);
-    expect(flagsBefore(scripts['demo'] ?? '', 'dist/tonwatch.js')).toEqual(flags);
+    expect(flagsBefore(scripts['start'] ?? '', 'dist/main.js')).toEqual(flags);
+    expect(flagsBefore(scripts['demo'] ?? '', 'dist/main.js')).toEqual(flags);
     expect(flagsBefore(scripts['bench'] ?? '', 'test/bench/run.mjs')).toEqual(flags);
   });
 
@@ -42,15 +42,15 @@ describe('Node flags', () => {
     const entrypoint = /^ENTRYPOINT (\[.*\])$/m.exec(read('Dockerfile'));
     expect(entrypoint).not.toBeNull();
     const argv = JSON.parse(entrypoint?.[1] ?? '[]') as string[];
-    expect(argv).toEqual(['node', ...flags, 'dist/tonwatch.js']);
+    expect(argv).toEqual(['node', ...flags, 'dist/main.js']);
   });
 
   it('the README tells people who run node themselves the same flags', () => {
-    expect(flagsBefore(read('README.md'), 'dist/tonwatch.js')).toEqual(flags);
+    expect(flagsBefore(read('README.md'), 'dist/main.js')).toEqual(flags);
   });
 
   it('flagsBefore finds a change in any one place', () => {
-    expect(flagsBefore('npm run build && node --max-semi-space-size=16 dist/tonwatch.js', 'dist/tonwatch.js')).not.toEqual(flags);
-    expect(flagsBefore('node dist/tonwatch.js demo', 'dist/tonwatch.js')).toEqual([]);
+    expect(flagsBefore('npm run build && node --max-semi-space-size=16 dist/main.js', 'dist/main.js')).not.toEqual(flags);
+    expect(flagsBefore('node dist/main.js demo', 'dist/main.js')).toEqual([]);
   });
 });

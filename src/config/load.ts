@@ -2,16 +2,14 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import type * as z from 'zod';
 import { interpolateEnv } from './interpolate.js';
 import { ConfigError, type ConfigProblem } from './problems.js';
-import { configSchema, type ConfigFile } from './schema.js';
+import { configSchema } from './schema.js';
 import type { Config, UpstreamSettings } from '../domain/config.js';
 import { parseGlobalConfig } from './global-config.js';
 import { redactUrl } from './redact.js';
 import { describeWebConfig, loadWebConfig } from './web-config.js';
 import { parseAddress } from '../ton/address.js';
 import { buildWatchlist, parseWatchlistFile, type WatchlistSource } from './watchlist.js';
-import { NO_START_CACHE, type StartCache } from './start-cache.js';
-import { loadYaml } from './yaml.js';
-import { DEFAULT_CONFIG_FILE } from './start-cache-path.js';
+import { parse as parseYaml, stringify as toYaml, YAMLParseError } from 'yaml';
 
 export interface LoadedConfig {
   readonly config: Config;
@@ -26,8 +24,6 @@ export interface ConfigLoadDeps {
   /** The file's bytes (watchlist files are parsed from them); default: readFile's text, encoded. */
   readonly readBytes?: (path: string) => Promise<Uint8Array>;
   readonly fileExists: (path: string) => Promise<boolean>;
-  /** What the last start parsed, kept (start-cache.ts); default: nothing kept, everything parsed. */
-  readonly startCache?: StartCache;
 }
 
 /** What the command line says over the file. */
@@ -35,6 +31,9 @@ export interface ConfigOverrides {
   /** --web.config.file, relative to the working directory. */
   readonly webConfigFile?: string | undefined;
 }
+
+/** The config file a daemon reads when neither --config nor $TONWATCH_CONFIG names one (if it exists). */
+export const DEFAULT_CONFIG_FILE = 'tonwatch.yml';
 
 /**
  * Which file to load: `--config`, else `$TONWATCH_CONFIG`, else `./tonwatch.yml` if it
@@ -51,44 +50,26 @@ export async function resolveConfigPath(explicit: string | undefined, deps: Conf
 export async function loadConfig(path: string | null, deps: ConfigLoadDeps, overrides: ConfigOverrides = {}): Promise<LoadedConfig> {
   const source = path ?? '(built-in defaults)';
   let document: unknown = {};
-  let text: string | null = null;
-  const cache = deps.startCache ?? NO_START_CACHE;
   if (path !== null) {
+    let text: string;
     try {
       text = await deps.readFile(path);
     } catch (cause) {
       throw new ConfigError(source, [{ path: '', message: `cannot read: ${errorMessage(cause)}` }]);
     }
-    document = cache.keptDocument(text);
-    if (document === undefined) {
-      const { parse, YAMLParseError } = await loadYaml();
-      try {
-        document = parse(text) ?? {};
-      } catch (cause) {
-        const where = cause instanceof YAMLParseError && cause.linePos ? `line ${cause.linePos[0].line}` : '';
-        throw new ConfigError(source, [{ path: where, message: `not valid YAML or JSON: ${errorMessage(cause)}` }]);
-      }
-      cache.keepDocument(text, document);
+    try {
+      document = parseYaml(text) ?? {};
+    } catch (cause) {
+      const where = cause instanceof YAMLParseError && cause.linePos ? `line ${cause.linePos[0].line}` : '';
+      throw new ConfigError(source, [{ path: where, message: `not valid YAML or JSON: ${errorMessage(cause)}` }]);
     }
   }
   if (typeof document !== 'object' || document === null || Array.isArray(document)) {
     throw new ConfigError(source, [{ path: '', message: 'the top level must be a mapping of keys' }]);
   }
   const problems: ConfigProblem[] = [];
-  // Watchlist entries that take nothing from the environment are checked once per document (1000 of them take ~50 ms).
-  const written = (document as { watchlist?: unknown }).watchlist;
-  const ownEntries = text !== null && Array.isArray(written) && written.length > 0 && !JSON.stringify(written).includes('${');
-  const keptEntries = ownEntries ? cache.keptEntries(text as string) : undefined;
-  const interpolated = interpolateEnv(keptEntries === undefined ? document : { ...document, watchlist: [] }, deps.env, problems);
-  // What the schema made of the same filled-in config at the last start (the entries kept apart): neither built nor run again.
-  const filled = ownEntries ? { ...(interpolated as Record<string, unknown>), watchlist: [] } : interpolated;
-  const keptParse = text !== null && (!ownEntries || keptEntries !== undefined) ? cache.keptParsed(text, filled) : undefined;
-  const parsed: z.ZodSafeParseResult<ConfigFile> = keptParse !== undefined ? { success: true, data: keptParse } : configSchema().safeParse(interpolated);
-  if (parsed.success && keptParse === undefined && text !== null && problems.length === 0) {
-    cache.keepParsed(text, filled, ownEntries ? { ...parsed.data, watchlist: [] } : parsed.data);
-  }
-  if (parsed.success && keptEntries !== undefined) parsed.data.watchlist = keptEntries;
-  else if (parsed.success && ownEntries) cache.keepEntries(text as string, parsed.data.watchlist);
+  const interpolated = interpolateEnv(document, deps.env, problems);
+  const parsed = configSchema().safeParse(interpolated);
   if (!parsed.success) problems.push(...zodProblems(parsed.error));
   const base = path === null ? deps.cwd : dirname(path);
   // The web config is read even when the main file has problems: all of them are listed at once.
@@ -109,14 +90,7 @@ export async function loadConfig(path: string | null, deps: ConfigLoadDeps, over
       problems.push({ path: `watchlistFiles.${i}`, message: `cannot read ${listFile}: ${errorMessage(cause)}` });
       continue;
     }
-    const jettons = fileSettings[i]?.jettons ?? [];
-    sources.push(
-      cache.watchlistFile(listFile, bytes, jettons, () => {
-        const found = problems.length;
-        const parsed = parseWatchlistFile(listFile, bytes, problems, jettons);
-        return { source: parsed, clean: problems.length === found };
-      }),
-    );
+    sources.push(parseWatchlistFile(listFile, bytes, problems, fileSettings[i]?.jettons ?? []));
   }
   const upstreams: UpstreamSettings[] = [];
   for (const [i, upstream] of file.upstreams.entries()) {
@@ -169,7 +143,7 @@ function rawOf(address: string): string {
 
 /** The effective config as YAML, with secrets redacted, for `check-config`. */
 export async function describeConfig(config: Config): Promise<string> {
-  const { stringify: toYaml } = await loadYaml();
+  await Promise.resolve();
   const { watchlist, watchlistEntries, configPath, web, ...rest } = config;
   const printable = {
     ...rest,

@@ -1,4 +1,4 @@
-import { loadYaml } from './yaml.js';
+import { parse } from 'yaml';
 import { createSecureContext } from 'node:tls';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import * as z from 'zod';
@@ -75,7 +75,6 @@ export async function loadWebConfig(file: string, readFile: (path: string) => Pr
   }
   let document: unknown;
   try {
-    const { parse } = await loadYaml();
     document = parse(text) ?? {};
   } catch (cause) {
     return { web: null, problems: [{ path: at(''), message: `not valid YAML: ${messageOf(cause)}` }] };

@@ -141,13 +141,6 @@ export interface UpstreamClient {
   fetchJettonMetadata(master: string, signal?: AbortSignal): Promise<Result<Fetched<Readonly<Record<string, unknown>>>>>;
   /** Closes the connections it keeps (liteservers); a request after this opens them again. */
   close(): void;
-  /**
-   * Loads the code every upstream's first request needs (undici, @ton/core, the liteserver
-   * module), one upstream and one library per turn of the event loop; opens no connection.
-   * Without it the first poll loads them, pausing the event loop for ~50 ms each while
-   * requests are being served, and the first request's duration counts the loading.
-   */
-  prepare(): Promise<void>;
 }
 
 /** The `query` label of upstream requests: the two polls, and the lag check's tip requests. */

@@ -8,10 +8,9 @@ import type { PollStatus } from '../poll/status.js';
 import type { Route } from '../serve/server.js';
 import type { ReadThroughLookup } from '../serve/v3-wallet-states.js';
 import type { SnapshotStore } from '../snapshot/store.js';
-import type { QueueSizesSnapshot, WalletsLookup } from '../snapshot/types.js';
+import type { QueueSizesSnapshot } from '../snapshot/types.js';
 import type { StatusSources } from '../status/model.js';
 import type { Generation } from '../generation.js';
-import { isFresh } from '../snapshot/freshness.js';
 import type { ClusterLink } from '../cluster/link.js';
 
 /**
@@ -62,8 +61,6 @@ export interface FeatureServes {
   readonly loading?: () => readonly QueryName[];
   /** walletStates for unwatched addresses. */
   readonly readThrough?: ReadThroughLookup;
-  /** The wallets of the persisted file while it is read, each read when asked for (null: none to offer). */
-  readonly pendingWallets?: () => WalletsLookup | null;
   /** The status page's sources beyond the snapshot and the config. */
   readonly status?: () => Partial<Pick<StatusSources, 'upstreamHealth' | 'history' | 'jettons'>>;
   /** Routes of its own (path → route). */
@@ -104,14 +101,14 @@ export function pollJob(
   ctx: FeatureContext,
   query: QueryName,
   cron: string,
-  options: { runAtStart: () => boolean; due?: (signal: AbortSignal) => Promise<boolean> },
+  options: { runAtStart?: () => boolean; due?: (signal: AbortSignal) => Promise<boolean> },
   poll: (signal: AbortSignal) => Promise<{ ok: true } | { ok: false; error: string }>,
 ): ScheduledJob {
   const { now, self, status, episodes } = ctx;
   return {
     name: query,
     cron,
-    runAtStart: options.runAtStart,
+    ...(options.runAtStart === undefined ? {} : { runAtStart: options.runAtStart }),
     async run(signal) {
       if (options.due !== undefined && !(await options.due(signal))) return;
       const started = now();
@@ -127,14 +124,4 @@ export function pollJob(
       status.succeeded(query, now());
     },
   };
-}
-
-/**
- * Whether the part of `query` was loaded from disk at start and is still fresh: then its
- * poll at start waits for the first tick (a reload polls at once).
- */
-export function startedFresh(ctx: FeatureContext, query: QueryName): boolean {
-  const snapshot = ctx.store.current();
-  const fetchedAt = query === 'queue_sizes' ? snapshot.queueSizes?.fetchedAt : snapshot.wallets?.fetchedAt;
-  return !ctx.running() && fetchedAt !== undefined && isFresh(fetchedAt, ctx.now(), ctx.current().config.snapshot.maxAgeSeconds);
 }

@@ -8,7 +8,7 @@ import { walletConcurrency } from '../poll/wallets.js';
 import { createJettonWalletsHandler } from '../serve/v3-jetton-wallets.js';
 import { addressBookEntry } from '../snapshot/address-book.js';
 import { readIfPresent, setAside, writeAtomically } from '../snapshot/atomic-file.js';
-import { ageSeconds, isFresh } from '../snapshot/freshness.js';
+import { ageSeconds } from '../snapshot/freshness.js';
 import { decodeJettons, encodeJettons, jettonsFileOf } from '../snapshot/jettons-file.js';
 import { persistFailureReason } from '../snapshot/persist.js';
 import { pollJob, type Feature, type FeatureContext } from './feature.js';
@@ -118,8 +118,6 @@ export function createJettonsFeature(ctx: FeatureContext): Feature {
               'jetton_wallets',
               config.schedule.wallets,
               {
-                // Fresh persisted balances wait for the first tick, as the wallets do.
-                runAtStart: () => ctx.running() || snapshot === null || !isFresh(snapshot.fetchedAt, now(), config.snapshot.maxAgeSeconds),
                 // In a cluster, the replica that leads polls the jettons.
                 due: async () => {
                   await loaded;

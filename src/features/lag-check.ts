@@ -1,12 +1,11 @@
 import { lagCheckCron } from '../domain/schedule.js';
 import { checkLag, createLagState } from '../poll/lag.js';
-import { startedFresh, type Feature, type FeatureContext } from './feature.js';
+import type { Feature, FeatureContext } from './feature.js';
 
 /**
  * The lag check: every lagCheck.everySeconds, each upstream's tip; the client passes
  * upstreams found behind over (the state is kept across reloads), and the self metrics
- * export the lags. It runs with the queue poll: while fresh persisted queue sizes are served
- * until the first tick, the tips wait for theirs too.
+ * export the lags.
  */
 export function createLagCheckFeature(ctx: FeatureContext): Feature {
   const lag = createLagState(ctx.logger.child({ module: 'lag' }));
@@ -21,7 +20,6 @@ export function createLagCheckFeature(ctx: FeatureContext): Feature {
         {
           name: 'lag_check',
           cron,
-          runAtStart: () => !startedFresh(ctx, 'queue_sizes'),
           async run(signal) {
             await checkLag({ client, state: lag, maxLagBlocks: config.lagCheck.maxLagBlocks, logger }, signal);
           },

@@ -1,12 +1,10 @@
 import { pollQueueSizes } from '../poll/queue-sizes.js';
 import { ageSeconds, isFresh } from '../snapshot/freshness.js';
-import { pollJob, startedFresh, type Feature, type FeatureContext } from './feature.js';
+import { pollJob, type Feature, type FeatureContext } from './feature.js';
 
 /**
  * The queue-size poll: its job, and the persisted queue sizes loaded before the server
- * listens (a few hundred bytes: v2 answers from them at once). Fresh persisted sizes wait
- * for the first tick: polling at once would load the HTTP client while the first answers
- * wait.
+ * listens (a few hundred bytes: v2 answers from them at once).
  */
 export function createQueueSizesFeature(ctx: FeatureContext): Feature {
   const { store, now, current } = ctx;
@@ -15,29 +13,24 @@ export function createQueueSizesFeature(ctx: FeatureContext): Feature {
     name: 'queue_sizes',
     jobs: ({ config, client, persister }) => [
       // In a cluster, the replica that leads polls; the others receive what it polled.
-      pollJob(
-        ctx,
-        'queue_sizes',
-        config.schedule.queueSizes,
-        { runAtStart: () => !startedFresh(ctx, 'queue_sizes'), due: () => Promise.resolve(ctx.cluster.leads()) },
-        (signal) =>
-          pollQueueSizes(
-            {
-              client,
-              logger,
-              publish(snapshot) {
-                store.replaceQueueSizes(snapshot);
-                ctx.cluster.shareQueueSizes(snapshot);
-                void persister.save(store.current());
-              },
-              held: () => {
-                const held = store.current().queueSizes;
-                return held !== null && isFresh(held.fetchedAt, now(), config.snapshot.maxAgeSeconds) ? held : null;
-              },
-              stale: (upstream) => ctx.self.staleAnswer(upstream, 'queue_sizes'),
+      pollJob(ctx, 'queue_sizes', config.schedule.queueSizes, { due: () => Promise.resolve(ctx.cluster.leads()) }, (signal) =>
+        pollQueueSizes(
+          {
+            client,
+            logger,
+            publish(snapshot) {
+              store.replaceQueueSizes(snapshot);
+              ctx.cluster.shareQueueSizes(snapshot);
+              void persister.save(store.current());
             },
-            signal,
-          ),
+            held: () => {
+              const held = store.current().queueSizes;
+              return held !== null && isFresh(held.fetchedAt, now(), config.snapshot.maxAgeSeconds) ? held : null;
+            },
+            stale: (upstream) => ctx.self.staleAnswer(upstream, 'queue_sizes'),
+          },
+          signal,
+        ),
       ),
     ],
     async load() {

@@ -1,23 +1,20 @@
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import { createInterning } from '../domain/interning.js';
 import type { QueryName } from '../domain/queries.js';
 import { mergeWallets } from '../cluster/merge.js';
 import { pollWallets, walletConcurrency } from '../poll/wallets.js';
-import type { WalletsLookup, WalletsSnapshot } from '../snapshot/types.js';
-import { ageSeconds, freshForAll } from '../snapshot/freshness.js';
+import type { WalletsSnapshot } from '../snapshot/types.js';
+import { ageSeconds } from '../snapshot/freshness.js';
 import { pollJob, type Feature, type FeatureContext } from './feature.js';
 
 const LOADING_WALLETS: readonly QueryName[] = ['wallets'];
 const NOTHING_LOADING: readonly QueryName[] = [];
 
-/** How long after the persisted wallets are in the upstream client's code is loaded (clear of the start-up answers). */
-const PREPARE_AFTER_MS = 1_000;
+/** How long after the persisted wallets are in start-up counts as over (DaemonDeps.startedUp). */
+const STARTED_UP_AFTER_MS = 1_000;
 
 /**
  * The wallet poll: its job, and the persisted wallets file (megabytes), read once the
  * server listens; the poll waits for it, so its first cycle builds on what was persisted.
- * A restart does not ask the upstream again for states it has just persisted: the poll at
- * start is skipped when they cover the watchlist and stay fresh until the first tick.
  */
 export function createWalletsFeature(ctx: FeatureContext): Feature {
   const { store, now, current } = ctx;
@@ -26,22 +23,17 @@ export function createWalletsFeature(ctx: FeatureContext): Feature {
   const interning = createInterning();
   /** True while the persisted wallets file is being read at start. */
   let loading = false;
-  /** Meanwhile, its wallets read one at a time as they are asked for (version 5 files), the file's lines found at the first ask. */
-  let pending: (() => WalletsLookup | null) | null = null;
   let loaded: Promise<void> = Promise.resolve();
-  /** Set by the first wallet poll after start: whether it could wait was decided then. */
-  let startDecided = false;
   let stopped = false;
   /** Stops a read of the persisted wallets file still going on at shutdown. */
   const loadAborter = new AbortController();
+  const startedUp = (): void => {
+    if (!stopped) ctx.startedUp?.();
+  };
 
   async function loadPersisted(): Promise<void> {
     try {
-      const wallets = await current().persister.loadWallets({
-        placeOf: (raw) => current().places.get(raw),
-        offer: (index) => (pending = index),
-        signal: loadAborter.signal,
-      });
+      const wallets = await current().persister.loadWallets(loadAborter.signal);
       // A poll cannot have published wallets first (it waits for this), but a reload may have moved the file.
       if (wallets && store.current().wallets === null) {
         store.replaceWallets(wallets);
@@ -52,12 +44,8 @@ export function createWalletsFeature(ctx: FeatureContext): Feature {
     }
   }
 
-  /**
-   * Whether a wallet poll is due: always, but for the poll at start when the persisted
-   * states cover the watchlist and stay fresh until the first tick.
-   */
-  async function due(signal: AbortSignal): Promise<boolean> {
-    // A stop while the file loads does not wait for the load.
+  /** Waits for the persisted wallets file to be read (a poll builds on it); false when stopped meanwhile. */
+  async function loadedFirst(signal: AbortSignal): Promise<boolean> {
     if (loading) {
       await new Promise<void>((resolve) => {
         const onAbort = (): void => resolve();
@@ -68,34 +56,7 @@ export function createWalletsFeature(ctx: FeatureContext): Feature {
         });
       });
     }
-    if (signal.aborted) return false;
-    if (startDecided) return true;
-    startDecided = true;
-    // Requests that waited for the wallets file go first.
-    await nextTurn();
-    const { config, scheduler } = current();
-    const until = scheduler.nextRunAt('wallets') ?? now();
-    if (!freshForAll(ctx.cluster.owned(config.watchlist), store.current().wallets?.wallets, until, config.snapshot.maxAgeSeconds)) return true;
-    logger.info(
-      { nextPollAt: new Date(until + ctx.wallOffset()).toISOString() },
-      'persisted wallet states stay fresh until the first tick; not polled at start',
-    );
-    return false;
-  }
-
-  /**
-   * Loads the code the first poll needs (undici, @ton/core) soon after start, not in that
-   * poll while requests are being served; a poll due sooner loads it itself.
-   */
-  function prepareUpstream(): void {
-    if (stopped) return;
-    ctx.startedUp?.();
-    current()
-      .client.prepare()
-      .then(
-        () => ctx.logger.debug('loaded the upstream client ahead of the first poll'),
-        (err: unknown) => ctx.logger.warn({ err }, 'could not load the upstream client ahead of the first poll'),
-      );
+    return !signal.aborted;
   }
 
   /**
@@ -123,12 +84,9 @@ export function createWalletsFeature(ctx: FeatureContext): Feature {
               ctx,
               'wallets',
               config.schedule.wallets,
-              { runAtStart: () => true, due: async (signal) => ctx.cluster.owned(config.watchlist).length > 0 && (await due(signal)) },
-              async (signal) => {
-                // One turn of the event loop first: requests that waited for the wallets file are
-                // answered before the poll loads the HTTP client and encodes its first batch.
-                await nextTurn();
-                return pollWallets(
+              { due: async (signal) => ctx.cluster.owned(config.watchlist).length > 0 && (await loadedFirst(signal)) },
+              (signal) =>
+                pollWallets(
                   {
                     client,
                     logger,
@@ -149,19 +107,17 @@ export function createWalletsFeature(ctx: FeatureContext): Feature {
                     interning,
                   },
                   signal,
-                );
-              },
+                ),
             ),
           ],
-    serves: { loading: () => (loading ? LOADING_WALLETS : NOTHING_LOADING), pendingWallets: () => (loading && pending !== null ? pending() : null) },
+    serves: { loading: () => (loading ? LOADING_WALLETS : NOTHING_LOADING) },
     load() {
       // Not awaited: the file is read while the server starts listening, and decoded while it answers.
       loading = true;
       loaded = loadPersisted().finally(() => {
         loading = false;
-        pending = null;
       });
-      void loaded.then(() => setTimeout(prepareUpstream, PREPARE_AFTER_MS).unref());
+      void loaded.then(() => setTimeout(startedUp, STARTED_UP_AFTER_MS).unref());
       return Promise.resolve();
     },
     start() {

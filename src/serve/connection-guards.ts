@@ -66,14 +66,5 @@ export function guardConnections(server: Server, deps: GuardDeps): SendTracker {
     socket.once('finish', () => socket.destroy());
     onServed('client_error', status);
   });
-  const tracker: SendTracker = { track: (res) => sending.add(res, now() + limits().sendTimeoutMs) };
-  trackers.set(server, tracker);
-  return tracker;
-}
-
-const trackers = new WeakMap<Server, SendTracker>();
-
-/** The send-timeout tracker of a server's guards (for the daemon that takes over an early server); undefined when it has none. */
-export function sendTrackerOf(server: Server): SendTracker | undefined {
-  return trackers.get(server);
+  return { track: (res) => sending.add(res, now() + limits().sendTimeoutMs) };
 }

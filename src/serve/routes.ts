@@ -1,7 +1,7 @@
 import type { WatchedKeys } from '../domain/config.js';
 import type { MetricsExposition } from '../metrics/exposition.js';
 import { METRICS_ENDPOINT } from '../metrics/registry.js';
-import type { Snapshot, WalletsLookup } from '../snapshot/types.js';
+import type { Snapshot } from '../snapshot/types.js';
 import type { QueryName } from '../domain/queries.js';
 import { serveHealthz, serveReadyz } from './health.js';
 import { createStatusRoutes } from './status-page.js';
@@ -39,8 +39,6 @@ export interface RoutesDeps {
   readonly settings: () => ServeSettings;
   /** Parts of the persisted snapshot still being read from disk at start. */
   readonly loading: () => readonly QueryName[];
-  /** Meanwhile, the persisted wallets read one at a time as walletStates asks for them (null: not offered). */
-  readonly pendingWallets?: () => WalletsLookup | null;
   readonly nextPollDueAt: (query: QueryName) => number | null;
   readonly metrics: MetricsExposition;
   /** Told the number of /metrics requests in flight when it changes. */
@@ -85,7 +83,7 @@ export function createRoutes(deps: RoutesDeps): ReadonlyMap<string, Route> {
   const walletStates: Route = {
     endpoint: 'wallet_states',
     handle: (request) =>
-      walletStatesHandler.serve(snapshot().wallets ?? deps.pendingWallets?.() ?? null, {
+      walletStatesHandler.serve(snapshot().wallets, {
         method: request.method,
         query: request.query,
         now: now(),

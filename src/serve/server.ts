@@ -1,10 +1,10 @@
-import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { perObject } from '../domain/per-object.js';
 import type { WebConfig } from '../domain/web-config.js';
 import { acceptsGzip } from './accept-encoding.js';
 import { createBasicAuth, type AuthVerdict } from './basic-auth.js';
-import { guardConnections, type GuardDeps, type SendTracker } from './connection-guards.js';
+import { guardConnections } from './connection-guards.js';
 import { readBody } from './request-body.js';
 import { isStreamed, jsonResponse, type ServedResponse } from './response.js';
 import { createInFlightLimits } from './in-flight.js';
@@ -81,21 +81,8 @@ export interface HttpServerDeps {
    * on every path. TLS is decided when the server is built: from the web config then.
    */
   readonly web?: () => WebConfig | null;
-  /**
-   * Given first each request for a path not in `routes`, before anything else is done
-   * with it; true when it took the request (a server answering before the daemon is
-   * loaded holds such requests for it: early-server.ts).
-   */
-  readonly unrouted?: (req: IncomingMessage, res: ServerResponse) => boolean;
   /** Builds the server when the web config asks for TLS (serve/tls.ts): given by who may need it, so node:https loads only then. */
   readonly tlsServer?: typeof createTlsServer;
-}
-
-/** A server already listening (early-server.ts), for createHttpServer to take over instead of building one. */
-export interface AdoptableServer {
-  readonly server: Server;
-  /** The new request listener and connection hooks, for the hand-over; returns the tracker of the guards the server has. */
-  prepare(listener: RequestListener, guards: GuardDeps): SendTracker;
 }
 
 /** What every refused credential gets: the same answer for a wrong user, a wrong password, or none. */
@@ -118,9 +105,9 @@ const SERVER_OPTIONS = {
   connectionsCheckingInterval: 1_000,
 };
 
-/** Builds the server, or takes over `adopted` (plain HTTP only: TLS is decided when a server is built). */
-export function createHttpServer(deps: HttpServerDeps, adopted?: AdoptableServer): Server {
-  const { routes, logger, onServed, unrouted } = deps;
+/** Builds the server (not listening yet: serve/lifecycle.ts listens). */
+export function createHttpServer(deps: HttpServerDeps): Server {
+  const { routes, logger, onServed } = deps;
   const web = deps.web ?? (() => null);
   const admit = createInFlightLimits();
   const auth = createBasicAuth();
@@ -130,13 +117,11 @@ export function createHttpServer(deps: HttpServerDeps, adopted?: AdoptableServer
 
   // TLS or not is decided by the web config at build time; a reload swaps certificates only.
   const tls = web()?.tls ?? null;
-  if (tls !== null && (adopted !== undefined || deps.tlsServer === undefined)) throw new Error('the web config asks for TLS, and this server cannot speak it');
-  const server: Server =
-    adopted?.server ?? (tls === null ? createServer(SERVER_OPTIONS, handle) : deps.tlsServer!(SERVER_OPTIONS, tls, handle, () => web()?.tls ?? null, logger));
+  if (tls !== null && deps.tlsServer === undefined) throw new Error('the web config asks for TLS, and this server cannot speak it');
+  const server: Server = tls === null ? createServer(SERVER_OPTIONS, handle) : deps.tlsServer!(SERVER_OPTIONS, tls, handle, () => web()?.tls ?? null, logger);
 
   /** Authenticates a request when the web config has users, then answers it. */
   function handle(req: IncomingMessage, res: ServerResponse): void {
-    if (unrouted !== undefined && !routes.has(pathOf(req.url ?? '/')) && unrouted(req, res)) return;
     const config = web();
     if (config === null) {
       answer(req, res);
@@ -234,8 +219,7 @@ export function createHttpServer(deps: HttpServerDeps, adopted?: AdoptableServer
     if (!res.writableFinished && (isStreamed(response.body) || (res.socket?.writableLength ?? 0) > 0)) sending.track(res);
   }
 
-  const guards: GuardDeps = { limits, onConnection, now, logger, onServed };
-  const sending = adopted === undefined ? guardConnections(server, guards) : adopted.prepare(handle, guards);
+  const sending = guardConnections(server, { limits, onConnection, now, logger, onServed });
   return server;
 }
 

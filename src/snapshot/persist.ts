@@ -4,9 +4,8 @@ import { readIfPresent, removeStaleTemps, setAside, writeAtomically } from './at
 import { decodeQueueFile } from './file-format.js';
 import { FORMAT, QUEUE_FILE_VERSION } from './queue-file.js';
 import { persistFailureReason, type PersistObserver } from './persist-faults.js';
-import type { QueueSizesSnapshot, Snapshot, WalletsLookup, WalletsSnapshot } from './types.js';
+import type { QueueSizesSnapshot, Snapshot, WalletsSnapshot } from './types.js';
 import { decodeWalletsBytes, encodeWallets } from './wallets-file.js';
-import { offerFileWallets } from './wallets-index.js';
 
 export { PERSIST_FAILURE_REASONS, persistFailureReason, type PersistFailureReason, type PersistObserver } from './persist-faults.js';
 
@@ -24,8 +23,8 @@ export interface SnapshotPersister {
   load(): Promise<Snapshot | null>;
   /** Loads the queue-size file alone (small: the daemon serves it before the wallets file is read). */
   loadQueueSizes(): Promise<QueueSizesSnapshot | null>;
-  /** Loads the wallets file alone (megabytes at 100,000 wallets), offering `pending` its wallets one at a time meanwhile. */
-  loadWallets(pending?: PendingWallets): Promise<WalletsSnapshot | null>;
+  /** Loads the wallets file alone (megabytes at 100,000 wallets); an abort ends the read at its next turn of the event loop, with null. */
+  loadWallets(signal?: AbortSignal): Promise<WalletsSnapshot | null>;
   /** Writes the parts that changed since the last write; concurrent calls are coalesced so the newest one wins. */
   save(snapshot: Snapshot): Promise<void>;
   /** Resolves once every save requested so far has finished. */
@@ -39,23 +38,6 @@ export function walletsFileOf(file: string): string {
 
 /** Wall and process clock parting by less than this is drift, not a step: file times are taken as they are. */
 const STEP_MS = 1_000;
-
-/** What loadWallets offers while it reads the whole wallets file (wallets-index.ts). */
-export interface PendingWallets {
-  /** Where a wallet's line is likely to be: its place in the watchlist, in whose order the file was written. */
-  readonly placeOf: (raw: string) => number | undefined;
-  /**
-   * Hears how to serve the file's wallets one at a time while it loads: as soon as its
-   * first and last lines are read when it gives its lines' lengths (wallets-lines.ts), else
-   * once it is read whole. `index` is called by the first walletStates request (for a
-   * whole file's bytes it finds their lines then, tens of milliseconds at 100,000
-   * wallets), so that an answer that does not need it (v2) does not wait; null when the
-   * file cannot be served a line at a time.
-   */
-  readonly offer: (index: () => WalletsLookup | null) => void;
-  /** Aborted at a stop: the read ends at its next turn of the event loop, with null. */
-  readonly signal?: AbortSignal;
-}
 
 export interface SnapshotPersisterOptions {
   readonly file: string;
@@ -151,24 +133,18 @@ export function createSnapshotPersister(options: SnapshotPersisterOptions): Snap
     await setBrokenAside(file, problem);
     return null;
   };
-  const loadWallets = async (pending?: PendingWallets): Promise<WalletsSnapshot | null> => {
+  const loadWallets = async (signal?: AbortSignal): Promise<WalletsSnapshot | null> => {
     await removeTemps();
-    const offered = pending === undefined ? null : await offerFileWallets(walletsFile, toProcess, pending.placeOf, pending.offer);
-    try {
-      const bytes = await bytesOf(walletsFile);
-      if (bytes === null) return null;
-      offered?.haveBytes(bytes);
-      const decoded = await decodeWalletsBytes(bytes, toProcess, pending?.signal);
-      if (!decoded.ok && decoded.aborted === true) return null;
-      if (!decoded.ok) {
-        await setBrokenAside(walletsFile, decoded.problem);
-        return null;
-      }
-      if (written.wallets === null) written = { ...written, wallets: decoded.wallets };
-      return decoded.wallets;
-    } finally {
-      await offered?.close();
+    const bytes = await bytesOf(walletsFile);
+    if (bytes === null) return null;
+    const decoded = await decodeWalletsBytes(bytes, toProcess, signal);
+    if (!decoded.ok && decoded.aborted === true) return null;
+    if (!decoded.ok) {
+      await setBrokenAside(walletsFile, decoded.problem);
+      return null;
     }
+    if (written.wallets === null) written = { ...written, wallets: decoded.wallets };
+    return decoded.wallets;
   };
 
   return {

@@ -50,7 +50,7 @@ export interface WalletsSnapshot {
   readonly fetchedAt: number;
 }
 
-/** What a walletStates answer reads of the wallets: a snapshot, or a persisted file still being read (wallets-index.ts). */
+/** What a walletStates answer reads of the wallets. */
 export interface WalletsLookup {
   readonly wallets: { get(raw: string): WalletRecord | undefined };
   readonly fetchedAt: number;

@@ -28,8 +28,6 @@ export interface UpstreamCalls {
   tip(signal: AbortSignal | undefined): Promise<UpstreamTip>;
   /** Closes the connections it keeps. */
   close(): void;
-  /** Loads the code its first request needs that is not loaded yet; opens no connection. */
-  prepare(): Promise<void>;
 }
 
 /** What either kind is made with: its settings, its own budget, and the shared observer, logger and clock. */

@@ -1,4 +1,3 @@
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
 import type { RetryPolicy, UpstreamSettings } from '../domain/config.js';
@@ -152,12 +151,6 @@ export function createUpstreamClient(deps: UpstreamClientDeps): UpstreamClient {
     close() {
       for (const calls of upstreamCalls.values()) void calls.then((c) => c.close());
       upstreamCalls.clear();
-    },
-    async prepare() {
-      for (const upstream of deps.upstreams) {
-        await (await callsOf(upstream)).prepare();
-        await nextTurn();
-      }
     },
   };
   return client;

@@ -140,7 +140,7 @@ if (runs('lifecycle')) {
   console.log(
     `    baseline: a bare node:http server (Node's start, node:http, one file read) answering the same v2 bytes: ${bare.map((ms) => fmt(ms)).join(', ')} ms; tonwatch's first v2 at 10,000 against it (medians): ${fmt(v2Median)} / ${fmt(median(bare))} ms = ${fmt(v2Median / median(bare), 2)}, ${fmt(v2Median - median(bare))} ms over it`,
   );
-  console.log(`    \`node dist/tonwatch.js --version\` (Node's start and loading all of tonwatch's code, nothing else) takes ${fmt(floor)} ms here`);
+  console.log(`    \`node dist/main.js --version\` (Node's start and loading all of tonwatch's code, nothing else) takes ${fmt(floor)} ms here`);
   const unchanged10k = await bestOf(
     2,
     () => stopUnchanged(10_000),

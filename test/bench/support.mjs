@@ -1,19 +1,18 @@
 // What the benchmarks share: the real tonwatch process, a persisted snapshot to start it
 // on, the load generator (wrk, in its own process), and readings from /proc. Loopback only.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { request } from 'undici';
-import { startCacheFile } from '../../dist/config/start-cache-path.js';
 import { matchWalletAnswer } from '../../dist/poll/wallet-mapping.js';
 import { createSnapshotPersister } from '../../dist/snapshot/persist.js';
 import { decodeWalletStates } from '../../dist/upstream/wallet-states.js';
 import { queueSnapshot, rawAddress, rawWatchlist, realisticWatchlist, walletStatesBody } from './fixtures.mjs';
 
-export const MAIN = new URL('../../dist/tonwatch.js', import.meta.url).pathname;
+export const MAIN = new URL('../../dist/main.js', import.meta.url).pathname;
 /**
  * The Node flags of the bin's shebang (`#!/usr/bin/env -S node FLAGS`), as `npm start`, the
  * Docker image and the bin itself run it: read from the built file, so the benchmarks
@@ -84,21 +83,13 @@ export function benchDir(prefix) {
   return dir;
 }
 
-/** The daemons of a run keep their start caches in one folder of the run's, as a host's daemons do in ~/.cache/tonwatch. */
-process.env.TONWATCH_CACHE_DIR = benchDir('tonwatch-cache-');
-
 /**
- * Runs tonwatch on `config` once, as the run before a restart: until it has started up and
- * saved its start cache, then SIGTERM. What a restart finds is then what a previous run left.
+ * Runs tonwatch on `config` once, as the run before a restart: until it is ready, then
+ * SIGTERM. What a restart finds (files, the page cache) is then what a previous run left.
  */
-export async function previousRun(config) {
-  const cacheFile = startCacheFile(process.env.TONWATCH_CACHE_DIR, config);
+export async function previousRun(config, port) {
   const daemon = await spawnTonwatch(['--config', config]);
-  const deadline = Date.now() + 120_000;
-  while (!existsSync(cacheFile)) {
-    if (daemon.exitCode !== null || Date.now() > deadline) throw new Error(`the run before the restart did not save its start cache (${config})`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await untilReady(`http://127.0.0.1:${port}`);
   daemon.kill('SIGTERM');
   await exited(daemon);
 }
@@ -141,7 +132,7 @@ export async function persistedDataDir(wallets, port, { logLevel = 'warn', watch
       '',
     ].join('\n'),
   );
-  if (restart) await previousRun(join(dir, 'tonwatch.yml'));
+  if (restart) await previousRun(join(dir, 'tonwatch.yml'), port);
   return { dir, config: join(dir, 'tonwatch.yml'), addresses: (n) => Array.from({ length: n }, (_, i) => rawAddress(i)) };
 }
 

@@ -5,9 +5,8 @@ import { join } from 'node:path';
 import { Address } from '@ton/core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
-import { openStartCache, type StartCache } from '../../src/config/start-cache.js';
 import type { WatchedWallet } from '../../src/domain/config.js';
-import { configLoadDeps, type ProcessDeps } from '../../src/run.js';
+import { configLoadDeps } from '../../src/config/source.js';
 
 /**
  * The watchlist as a start reads it (the config's own reader, a file's bytes, our address
@@ -79,21 +78,8 @@ function writeConfig(text: string): string {
   return join(dir, 'tonwatch.yml');
 }
 
-const deps = configLoadDeps({ env: {}, cwd: dir } as unknown as ProcessDeps);
+const deps = configLoadDeps({ env: {}, cwd: dir });
 const start = async (text: string): Promise<readonly WatchedWallet[]> => (await loadConfig(writeConfig(text), deps)).config.watchlist;
-
-/**
- * A start as the daemon makes it: the start cache of the previous start opened, the config
- * loaded through it, the cache saved. Gives the watchlist and what the cache spared.
- */
-async function cachedStart(text: string): Promise<{ watchlist: readonly WatchedWallet[]; cache: StartCache }> {
-  const path = writeConfig(text);
-  const { cache, problem } = await openStartCache(join(dir, 'cache'), path, 'test');
-  expect(problem).toBeNull();
-  const { config } = await loadConfig(path, { ...deps, startCache: cache });
-  await cache.save();
-  return { watchlist: config.watchlist, cache };
-}
 
 function expected(text: string): { raw: string; name: string; minBalanceTons: number | undefined }[] {
   const inline = Array.from({ length: INLINE }, (_, i) => ({
@@ -124,37 +110,5 @@ describe('a watchlist of every form, read at start', () => {
     const watchlist = await start(after);
     expect(shape(watchlist)).toEqual(expected(after));
     expect(watchlist.find((w) => w.name === 'renamed-5')?.raw).toBe(`0:${hashOf(5).toUpperCase()}`);
-  });
-});
-
-describe('a watchlist of every form, read through the start cache', () => {
-  it('gives, from what the previous start kept, what the plain reading gives: the same raw keys, names and thresholds', async () => {
-    const text = fileText(540);
-    const first = await cachedStart(text);
-    expect(first.cache.counts).toEqual({ hits: 0, misses: 2 });
-    const second = await cachedStart(text);
-    // The config's document and the file, both taken from the cache.
-    expect(second.cache.counts).toEqual({ hits: 2, misses: 0 });
-    expect(shape(second.watchlist)).toEqual(expected(text));
-    expect(second.watchlist).toEqual(await start(text));
-  });
-
-  it('parses again a file edited between two starts, and reads its new content as the plain reading does', async () => {
-    const before = fileText(300);
-    await cachedStart(before);
-    expect(shape((await cachedStart(before)).watchlist)).toEqual(expected(before));
-    const after = fileText(300, (i) =>
-      i % 11 === 0 ? null : i % 7 === 0 ? lineOf(i + 5000) : i % 5 === 0 ? `${address(i).toRawString()},renamed-${i}` : lineOf(i),
-    );
-    const edited = await cachedStart(after);
-    // The config is unchanged: only the file is parsed again.
-    expect(edited.cache.counts).toEqual({ hits: 1, misses: 1 });
-    expect(shape(edited.watchlist)).toEqual(expected(after));
-    // One character changed (a name), the rest of the file as it was.
-    const renamed = after.replace('renamed-5', 'renamed-6');
-    const again = await cachedStart(renamed);
-    expect(again.cache.counts).toEqual({ hits: 1, misses: 1 });
-    expect(shape(again.watchlist)).toEqual(expected(renamed));
-    expect(again.watchlist).toEqual(await start(renamed));
   });
 });

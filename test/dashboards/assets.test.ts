@@ -245,7 +245,7 @@ describe('the docker-compose stack', () => {
 
   it("checks the container's health with `tonwatch healthcheck` on the config the daemon runs, and scrapes with the web config's user", async () => {
     const dockerfile = readFileSync(join(ROOT, 'Dockerfile'), 'utf8');
-    expect(dockerfile).toMatch(/HEALTHCHECK [^\n]*\\\n\s+CMD \["node", "dist\/tonwatch\.js", "healthcheck"\]/);
+    expect(dockerfile).toMatch(/HEALTHCHECK [^\n]*\\\n\s+CMD \["node", "dist\/main\.js", "healthcheck"\]/);
     expect(dockerfile).toContain('ENV TONWATCH_CONFIG=/etc/tonwatch/tonwatch.yml');
     const compose = parseYaml(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8')) as {
       services: Record<string, { command?: unknown; environment?: Record<string, string> }>;

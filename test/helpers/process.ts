@@ -6,7 +6,7 @@ import { createServer as createNetServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
 /** The built CLI; `npm test` builds it first. */
-export const MAIN = fileURLToPath(new URL('../../dist/tonwatch.js', import.meta.url));
+export const MAIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
 
 export interface RunningProcess {
   readonly child: ChildProcess;

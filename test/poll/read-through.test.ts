@@ -41,7 +41,6 @@ function harness(sim: RunningSim, settings: Partial<ReadThroughLimits> = {}, ups
     fetchJettonMetadata: () => Promise.reject(new Error('not used')),
     fetchQueueSizes: (signal) => real.fetchQueueSizes(signal),
     close: () => real.close(),
-    prepare: () => real.prepare(),
     fetchWalletStates: (addresses, signal, purpose) => {
       calls.push(addresses.length);
       return real.fetchWalletStates(addresses, signal, purpose);

@@ -46,7 +46,6 @@ describe('wallet poller against the simulator', () => {
       fetchJettonMetadata: () => Promise.reject(new Error('not used')),
       fetchQueueSizes: (signal) => upstream.fetchQueueSizes(signal),
       close: () => upstream.close(),
-      prepare: () => upstream.prepare(),
       async fetchWalletStates(addresses, signal) {
         const result = await upstream.fetchWalletStates(addresses, signal);
         if (result.ok) accepted.push(addresses.length);
@@ -184,7 +183,6 @@ describe('wallet poller concurrency', () => {
       fetchJettonMetadata: () => Promise.reject(new Error('not used')),
       fetchQueueSizes: () => Promise.reject(new Error('not used')),
       close: () => undefined,
-      prepare: () => Promise.resolve(),
       fetchWalletStates: async (batch: readonly string[]) => {
         inFlight += 1;
         most = Math.max(most, inFlight);
@@ -230,7 +228,6 @@ describe('wallet poller progress', () => {
       fetchJettonMetadata: () => Promise.reject(new Error('not used')),
       fetchQueueSizes: () => Promise.reject(new Error('not used')),
       close: () => undefined,
-      prepare: () => Promise.resolve(),
       fetchWalletStates: (batch: readonly string[]) => {
         clock += 4_000;
         return Promise.resolve({
@@ -271,7 +268,6 @@ describe('a dead upstream under a large watchlist', () => {
       fetchJettonMetadata: () => Promise.reject(new Error('not used')),
       fetchQueueSizes: () => Promise.reject(new Error('not used')),
       close: () => undefined,
-      prepare: () => Promise.resolve(),
       fetchWalletStates(addresses) {
         if (dead) return Promise.resolve({ ok: false, error: new UpstreamError('network', 'connect ECONNREFUSED', { upstream: 'gone', query: 'wallets' }) });
         const wallets = addresses.map((raw) => ({ address: raw, status: 'active', is_wallet: false }));

@@ -147,8 +147,6 @@ export function createLiteUpstream(deps: LiteUpstreamDeps): UpstreamCalls {
       return { upstream: name, seqno: info.ok ? info.value.last.seqno : null, indexerSeqno: null };
     },
     close: () => pool.close(),
-    // This module and @ton/core were loaded when these calls were made.
-    prepare: () => Promise.resolve(),
   };
 }
 
