@@ -160,6 +160,14 @@ export function ruleGroups(options = {}) {
             "The cluster has {{ $value }} live members, fewer than in the last 15 minutes, for 5 minutes: the others poll the missing replicas' wallets and spend the same budget, with less headroom.",
           ),
           alert(
+            'TonwatchConnectionsRefused',
+            `sum by (job, instance) (rate(${m('tonwatch_http_connections_dropped_total', 'reason=~"max_connections|max_connections_per_client"')}[5m])) > 0`,
+            '10m',
+            'warning',
+            'tonwatch is refusing client connections',
+            'tonwatch {{ $labels.instance }} has refused {{ $value | humanize }} new connections a second for 10 minutes: every connection slot (or every one of a client address) had a request in flight.',
+          ),
+          alert(
             'TonWalletBalanceBelowMinimum',
             `${m('ton_wallet_balance_tons')} < ${m('ton_wallet_min_balance_tons')}`,
             '2m',

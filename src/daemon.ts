@@ -179,6 +179,7 @@ function createServerFor(deps: DaemonDeps, ctx: FeatureContext, features: readon
     web: () => current().config.web,
     onServed: (endpoint, code) => self.servedRequest(endpoint, code),
     limits: () => current().connectionLimits,
+    allowedHosts: () => current().allowedHosts,
     onConnection: (event) => self.connection(event),
     now,
     routes: createRoutes({

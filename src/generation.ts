@@ -1,4 +1,3 @@
-import { redactUrl } from './config/redact.js';
 import { watchlistKeys } from './config/watchlist.js';
 import { upstreamLocation, type Config } from './domain/config.js';
 import type { UpstreamClient, UpstreamObserver } from './domain/upstream.js';
@@ -24,8 +23,10 @@ export interface Generation {
   readonly scheduler: Scheduler;
   /** The upstream client the polls use; read-through asks through it too. */
   readonly client: UpstreamClient;
-  /** listen.maxConnections and sendTimeoutSeconds, as the server reads them. */
+  /** listen's connection bounds, as the server reads them. */
   readonly connectionLimits: ConnectionLimits;
+  /** listen.allowedHosts, lowercase. */
+  readonly allowedHosts: ReadonlySet<string>;
   /** Each watched wallet's place in the watchlist (the snapshot's order). */
   readonly places: ReadonlyMap<string, number>;
 }
@@ -90,17 +91,25 @@ export function createGenerations(deps: GenerationDeps): (config: Config, previo
       maxAgeSeconds: config.snapshot.maxAgeSeconds,
       testnet: config.testnet,
       watched: watchlistKeys(config.watchlist),
-      upstreams: config.upstreams.map((u) => ({ name: u.name, url: u.kind === 'http' ? redactUrl(u.url) : upstreamLocation(u) })),
+      upstreams: config.upstreams.map((u) => ({ name: u.name, url: upstreamLocation(u) })),
       maxMetricsRequests: config.listen.maxMetricsRequests,
       readThrough: { enabled: config.readThrough.enabled, ttlSeconds: config.readThrough.ttlSeconds },
     };
     const client = buildClient(config);
-    const connectionLimits = { maxConnections: config.listen.maxConnections, sendTimeoutMs: config.listen.sendTimeoutSeconds * 1000 };
+    const { listen } = config;
+    const connectionLimits: ConnectionLimits = {
+      maxConnections: listen.maxConnections,
+      maxConnectionsPerClient: listen.maxConnectionsPerClient ?? Math.max(1, Math.ceil(listen.maxConnections / 2)),
+      // The server speaks TLS or not as the first config said; a plain server's timer would cut nothing.
+      tlsHandshakeTimeoutMs: config.web?.tls ? listen.tlsHandshakeTimeoutSeconds * 1000 : 0,
+      sendTimeoutMs: listen.sendTimeoutSeconds * 1000,
+    };
+    const allowedHosts: ReadonlySet<string> = new Set(listen.allowedHosts.map((host) => host.toLowerCase()));
     const scheduler = createScheduler(deps.jobsFor({ config, client, persister, batchSize }), logger.child({ module: 'scheduler' }), {
       now,
       wall: () => now() + wallOffset(),
     });
-    return { config, serve, persister, batchSize, client, connectionLimits, scheduler, places: watchlistKeys(config.watchlist) };
+    return { config, serve, persister, batchSize, client, connectionLimits, allowedHosts, scheduler, places: watchlistKeys(config.watchlist) };
   }
 
   return generationFor;

@@ -3,9 +3,8 @@ import type * as z from 'zod';
 import { interpolateEnv } from './interpolate.js';
 import { ConfigError, type ConfigProblem } from './problems.js';
 import { configSchema } from './schema.js';
-import type { Config, UpstreamSettings } from '../domain/config.js';
+import { shownUrl, type Config, type UpstreamSettings } from '../domain/config.js';
 import { parseGlobalConfig } from './global-config.js';
-import { redactUrl } from './redact.js';
 import { describeWebConfig, loadWebConfig } from './web-config.js';
 import { parseAddress } from '../ton/address.js';
 import { buildWatchlist, parseWatchlistFile, type WatchlistSource } from './watchlist.js';
@@ -149,11 +148,11 @@ export async function describeConfig(config: Config): Promise<string> {
     ...rest,
     web: web === null ? 'none (plain HTTP, no authentication)' : describeWebConfig(web),
     upstreams: config.upstreams.map((u) =>
-      u.kind === 'http' ? { ...u, url: redactUrl(u.url), ...(u.apiKey === undefined ? {} : { apiKey: '<redacted>' }) } : u,
+      u.kind === 'http' ? { ...u, url: shownUrl(u.url), ...(u.apiKey === undefined ? {} : { apiKey: '<redacted>' }) } : u,
     ),
     watchlist: watchlistEntries,
     jettons: config.jettons.map((j) => ({ ...j, decimals: j.decimals ?? "read from the master's metadata (TEP-64) at the first jetton poll" })),
-    cluster: config.cluster === null ? 'none (one process)' : { ...config.cluster, redis: redactUrl(config.cluster.redis) },
+    cluster: config.cluster === null ? 'none (one process)' : { ...config.cluster, redis: shownUrl(config.cluster.redis) },
   };
   return `# source: ${configPath ?? '(built-in defaults)'}\n# watched wallets after merging files and duplicates: ${watchlist.length}\n${toYaml(printable)}`;
 }

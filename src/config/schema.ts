@@ -111,8 +111,14 @@ function buildConfigSchema() {
           port: z.number().int().min(0).max(65_535).default(DEFAULT_LISTEN_PORT),
           /** /metrics requests answered at once; more get 503 (node_exporter's --web.max-requests). 0: no limit. */
           maxMetricsRequests: z.number().int().min(0).max(10_000).default(40),
-          /** Connections open at once; a new one beyond is closed at once (counted). */
+          /** Connections open at once; at the limit the longest-idle one makes room, and a new one is refused only when all are mid-request. */
           maxConnections: z.number().int().min(1).max(1_000_000).default(1000),
+          /** Connections one client address holds at once; default half of maxConnections. */
+          maxConnectionsPerClient: z.number().int().min(1).max(1_000_000).optional(),
+          /** A TLS handshake not finished within this many seconds is cut. */
+          tlsHandshakeTimeoutSeconds: z.number().min(0.1).max(600).default(10),
+          /** Host header values answered; others get 421 (DNS rebinding). Empty: every Host. */
+          allowedHosts: z.array(z.string().min(1).max(255)).default([]),
           /** A response the client has not taken within this many seconds is cut (a slow reader holds memory). */
           sendTimeoutSeconds: z.number().int().min(1).max(3600).default(60),
           /** TLS, basic auth and headers, in exporter-toolkit's format; relative to this file. --web.config.file overrides it. */

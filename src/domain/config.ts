@@ -45,9 +45,27 @@ export interface LiteserverUpstreamSettings extends UpstreamCommon {
 /** One upstream, in failover order. */
 export type UpstreamSettings = HttpUpstreamSettings | LiteserverUpstreamSettings;
 
-/** Where an upstream is, for logs and the status page: its URL, or its liteservers' addresses. */
+/**
+ * Where an upstream is, wherever it is shown (status page, logs, check-config): its URL as
+ * shownUrl gives it, or its liteservers' addresses. Its `name` says which it is.
+ */
 export function upstreamLocation(upstream: UpstreamSettings): string {
-  return upstream.kind === 'http' ? upstream.url : upstream.liteservers.map((l) => `adnl://${l.host}:${l.port}`).join(' ');
+  return upstream.kind === 'http' ? shownUrl(upstream.url) : upstream.liteservers.map((l) => `adnl://${l.host}:${l.port}`).join(' ');
+}
+
+/**
+ * A URL as it may be shown: `scheme://host[:port]`, and `/…` when it had a path, a query
+ * or a fragment. Providers put keys in the path (`https://host/<token>/api/v2`), in the
+ * query, or as `user:pass@`: none of it is shown, ever.
+ */
+export function shownUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    const rest = (parsed.pathname !== '/' && parsed.pathname !== '') || parsed.search !== '' || parsed.hash !== '';
+    return `${parsed.protocol}//${parsed.host}${rest ? '/…' : ''}`;
+  } catch {
+    return '(not a URL)';
+  }
 }
 
 /** Retry rounds through every upstream, with exponential backoff and full jitter. */
@@ -132,8 +150,24 @@ export interface ListenSettings {
   readonly port: number;
   /** /metrics requests answered at once; more get 503 with Retry-After. 0: no limit. Default 40. */
   readonly maxMetricsRequests: number;
-  /** Connections open at once; a new one beyond is closed at once. Default 1000. */
+  /**
+   * Connections open at once. At the limit a new connection closes the longest-idle one
+   * (no request in flight) and takes its place; it is refused only when every one is
+   * mid-request. Default 1000.
+   */
   readonly maxConnections: number;
+  /**
+   * Connections one client address holds at once, past which its own longest-idle one makes
+   * room (or the new one is refused). Default: half of maxConnections.
+   */
+  readonly maxConnectionsPerClient?: number | undefined;
+  /** A TLS handshake not finished within this many seconds is cut, nothing written. Default 10. */
+  readonly tlsHandshakeTimeoutSeconds: number;
+  /**
+   * Host header values answered (a name or address, with or without its port); any other
+   * gets 421. Empty (the default): every Host. Against DNS rebinding.
+   */
+  readonly allowedHosts: readonly string[];
   /** A response not taken by the client within this many seconds is cut. Default 60. */
   readonly sendTimeoutSeconds: number;
   /** The web config file as written (relative to the config file); `web` holds what it says. */

@@ -45,8 +45,10 @@ export const JETTON_WALLETS_API_PATH = '/api/v3/jetton/wallets';
  * then `&owner_address=<48>` per owner (the indexer takes the parameter repeated).
  */
 export function jettonWalletsRequestLineBytes(baseUrl: string, count: number): number {
-  const prefix = new URL(baseUrl).pathname.replace(/\/+$/, '');
-  return `GET ${prefix}${JETTON_WALLETS_API_PATH}?jetton_address=${'x'.repeat(48)}&limit=1000&offset=1000000`.length + 63 * count + ' HTTP/1.1\r\n'.length;
+  const base = new URL(baseUrl);
+  const prefix = base.pathname.replace(/\/+$/, '');
+  const fixed = `GET ${prefix}${JETTON_WALLETS_API_PATH}?jetton_address=${'x'.repeat(48)}&limit=1000&offset=1000000`.length + base.search.length;
+  return fixed + 63 * count + ' HTTP/1.1\r\n'.length;
 }
 
 /** Rows per page the indexer allows at most (`limit` above is an error). */

@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { PERSIST_FAILURE_REASONS } from '../snapshot/persist.js';
+import { CONNECTION_DROPS } from '../domain/connections.js';
 
 /**
  * The daemon's own counters, histograms and gauges that are set as things happen (those read
@@ -71,12 +72,13 @@ export function createInstruments(registers: Registry[], build: { readonly versi
   const dropped = new Counter({
     name: 'tonwatch_http_connections_dropped_total',
     help:
-      'Client connections cut or refused: max_connections (past listen.maxConnections), request_timeout (headers or request not sent in time), ' +
-      'send_timeout (a response not taken within listen.sendTimeoutSeconds).',
+      'Client connections cut or refused: idle_evicted (an idle connection closed to make room at listen.maxConnections), max_connections ' +
+      '(refused: every slot mid-request), max_connections_per_client (refused: every connection of its address mid-request), ' +
+      'tls_handshake_timeout, request_timeout (headers or request not sent in time), send_timeout (a response not taken in time).',
     labelNames: ['reason'],
     registers,
   });
-  for (const reason of ['max_connections', 'request_timeout', 'send_timeout']) dropped.inc({ reason }, 0);
+  for (const reason of CONNECTION_DROPS) dropped.inc({ reason }, 0);
   const readThrough = new Counter({
     name: 'tonwatch_read_through_addresses_total',
     help:

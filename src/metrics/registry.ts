@@ -1,4 +1,5 @@
 import { Registry, collectDefaultMetrics } from 'prom-client';
+import type { ConnectionDrop } from '../domain/connections.js';
 import { ALWAYS_POLLED, type QueryName } from '../domain/queries.js';
 import type { UpstreamLag, UpstreamObserver } from '../domain/upstream.js';
 import type { PersistObserver } from '../snapshot/persist.js';
@@ -65,7 +66,7 @@ export interface SelfMetrics {
   /** How writes of the snapshot files go. */
   readonly persist: PersistObserver;
   /** A connection opened or closed, or why one was cut or refused. */
-  connection(event: 'opened' | 'closed' | 'max_connections' | 'request_timeout' | 'send_timeout'): void;
+  connection(event: 'opened' | 'closed' | ConnectionDrop): void;
 }
 
 export { OWN_METRICS_REUSE_MS, PROCESS_METRICS_EVERY_MS } from './readings.js';

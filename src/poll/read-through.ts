@@ -4,19 +4,24 @@ import { createEpisodeLog } from '../log/episodes.js';
 import type { UpstreamClient } from '../domain/upstream.js';
 import type { WalletRecord } from '../snapshot/types.js';
 import type { BatchSize } from './batches.js';
+import { createClientQueues } from './client-queues.js';
+import { createRecordCache } from './read-through-cache.js';
 import { matchWalletAnswer } from './wallet-mapping.js';
+import { MAX_ADDRESSES_PER_REQUEST } from '../domain/wallet-state.js';
 
 /**
  * Read-through: wallet states for addresses that are not on the watchlist, fetched for the
  * clients that ask and kept for ttlSeconds.
  *
- * - Coalesced: the addresses of all concurrent requests wait in one queue, in the order
- *   they came; one batch at a time takes as many as fit (the wallet poll's batch size): an
- *   address asked by a thousand clients at once is one address in one batch.
+ * - Coalesced: an address asked by a thousand clients at once is one address in one batch.
+ * - Fair: each client address has its own queue, and a batch takes from the queues in
+ *   turn, so a client with a long backlog does not make the others wait behind it; a
+ *   client may hold at most its share of maxPendingAddresses (shareOf).
  * - Budgeted: batches go through the upstream client as `read_through`, below the queue
- *   poll and taking turns with the wallet cycle (upstream/budget.ts).
- * - Bounded: past maxPendingAddresses (queued and in flight) a request is refused; a
- *   request waits at most timeoutMs, the batch it waited for still fills the cache.
+ *   poll and below the wallet cycle (upstream/waiters.ts).
+ * - Bounded: past maxPendingAddresses (queued and in flight), or past the client's share, a
+ *   request is refused; a request waits at most timeoutMs, the batch it waited for still
+ *   fills the cache.
  * - An account the upstream does not know is remembered as unknown (a record whose state is
  *   null) for the same ttl. A failed batch is not remembered: the next ask tries again.
  */
@@ -44,58 +49,92 @@ export interface ReadThroughDeps {
 export type ReadThroughAnswer = DomainReadThroughAnswer<WalletRecord>;
 
 export interface ReadThrough {
-  /** Records for these raw keys: at once when every one is cached, else once fetched (or refused, failed, timed out). */
-  lookup(raws: readonly string[]): ReadThroughAnswer | Promise<ReadThroughAnswer>;
+  /**
+   * Records for these raw keys, asked by `client` (its address): at once when every one is
+   * cached, else once fetched (or refused, failed, timed out).
+   */
+  lookup(raws: readonly string[], client?: string): ReadThroughAnswer | Promise<ReadThroughAnswer>;
+  /** Whether `client` may have any address fetched now: false when it would be refused whatever it asks. */
+  admits(client: string): boolean;
+  /** The refusal of a client that is not admitted, counting `addresses` as refused. */
+  refusal(addresses: number): ReadThroughAnswer;
   /** Addresses cached now (fresh or not yet swept). */
   readonly size: number;
   /** Drops the cache and fails the waiting requests (shutdown). */
   close(): void;
 }
 
-/** Entries cached at most; the oldest go first past it. */
-export const MAX_CACHED_ADDRESSES = 200_000;
-/** Expired entries are swept at most this often, ms. */
-const SWEEP_EVERY_MS = 1000;
-
 type Outcome = { readonly ok: true; readonly record: WalletRecord } | { readonly ok: false; readonly error: string };
 
 interface Pending {
   readonly promise: Promise<Outcome>;
   readonly resolve: (outcome: Outcome) => void;
+  /** The client whose share it counts against: the first that asked. */
+  readonly client: string;
+}
+
+/**
+ * The most pending addresses one client may hold while `otherClientsHolding` others hold
+ * some: maxPendingAddresses less a reserve (one full request, at most a quarter), shared
+ * equally. The reserve is room a client that comes next always finds.
+ */
+export function shareOf(maxPendingAddresses: number, otherClientsHolding: number): number {
+  const reserve = Math.min(MAX_ADDRESSES_PER_REQUEST, Math.floor(maxPendingAddresses / 4));
+  return Math.max(1, Math.floor((maxPendingAddresses - reserve) / (otherClientsHolding + 1)));
 }
 
 export function createReadThrough(deps: ReadThroughDeps): ReadThrough {
   const { now, logger } = deps;
   const cache = createRecordCache(() => deps.settings().ttlSeconds * 1000);
   const pending = new Map<string, Pending>();
-  const queue: string[] = [];
+  const queues = createClientQueues();
   let fetching = false;
   const abort = new AbortController();
 
   function settle(raw: string, outcome: Outcome): void {
     const waiting = pending.get(raw);
     pending.delete(raw);
+    if (waiting !== undefined) queues.settled(waiting.client);
     if (outcome.ok) cache.set(raw, outcome.record);
     waiting?.resolve(outcome);
   }
 
+  /** How many more addresses `client` may have pending now. */
+  function room(client: string): number {
+    const { maxPendingAddresses } = deps.settings();
+    const held = queues.held(client);
+    const others = queues.holders() - (held > 0 ? 1 : 0);
+    return Math.min(maxPendingAddresses - pending.size, shareOf(maxPendingAddresses, others) - held);
+  }
+
+  const refusal = (addresses: number): ReadThroughAnswer => {
+    deps.count('refused', addresses);
+    const limit = deps.settings().maxPendingAddresses;
+    return {
+      ok: false,
+      status: 503,
+      error: `too many addresses waiting for the upstream (readThrough.maxPendingAddresses ${limit}, shared between clients); retry shortly`,
+      retryAfterSeconds: 1,
+    };
+  };
+
   // A dead upstream under a storm fails a batch every few hundred ms: one line per episode.
   const episodes = createEpisodeLog(logger, deps.now);
 
-  /** Fetches queued addresses one batch at a time until the queue is empty. */
+  /** Fetches queued addresses one batch at a time until every queue is empty. */
   async function drain(): Promise<void> {
     if (fetching) return;
     fetching = true;
     try {
-      while (queue.length > 0 && !abort.signal.aborted) {
+      while (queues.size > 0 && !abort.signal.aborted) {
         const batchSize = deps.batchSize();
-        const batch = queue.splice(0, batchSize.get());
+        const batch = queues.take(batchSize.get());
         const result = await deps.client().fetchWalletStates(batch, abort.signal, 'read_through');
         if (!result.ok) {
           if (result.error.code === 'uri_too_long') {
             // The same search as the wallet poll's: a smaller batch, the addresses back in front.
             batchSize.refused(batch.length);
-            queue.unshift(...batch);
+            for (const raw of batch) queues.putBack(raw, pending.get(raw)?.client ?? '');
             continue;
           }
           const context = { upstream: result.error.details.upstream, code: result.error.code, addresses: batch.length };
@@ -118,14 +157,16 @@ export function createReadThrough(deps: ReadThroughDeps): ReadThrough {
       }
     } catch (err) {
       logger.error({ err }, 'read-through failed');
-      for (const raw of queue.splice(0)) settle(raw, { ok: false, error: 'internal error' });
+      for (const raw of queues.takeAll()) settle(raw, { ok: false, error: 'internal error' });
     } finally {
       fetching = false;
     }
   }
 
   return {
-    lookup(raws) {
+    admits: (client) => room(client) > 0,
+    refusal,
+    lookup(raws, client = '') {
       const at = now();
       cache.sweep(at);
       const records = new Map<string, WalletRecord>();
@@ -149,36 +190,27 @@ export function createReadThrough(deps: ReadThroughDeps): ReadThrough {
           coalesced += 1;
         } else missing.push(raw);
       }
-      const settings = deps.settings();
-      if (missing.length > 0 && pending.size + missing.length > settings.maxPendingAddresses) {
-        deps.count('refused', raws.length);
-        return {
-          ok: false,
-          status: 503,
-          error: `too many addresses waiting for the upstream (readThrough.maxPendingAddresses ${settings.maxPendingAddresses}); retry shortly`,
-          retryAfterSeconds: 1,
-        };
-      }
+      if (missing.length > room(client)) return refusal(raws.length);
       deps.count('hit', hits);
       deps.count('coalesced', coalesced);
       for (const raw of missing) {
         let resolve!: (outcome: Outcome) => void;
         const promise = new Promise<Outcome>((r) => (resolve = r));
-        pending.set(raw, { promise, resolve });
-        queue.push(raw);
+        pending.set(raw, { promise, resolve, client });
+        queues.add(raw, client);
         waits.push(promise);
         waitingFor.push(raw);
       }
       if (waits.length === 0) return { ok: true, records };
       void drain();
-      return waitFor(records, waitingFor, waits, settings.timeoutMs);
+      return waitFor(records, waitingFor, waits, deps.settings().timeoutMs);
     },
     get size() {
       return cache.size;
     },
     close() {
       abort.abort(new Error('read-through closed'));
-      queue.splice(0);
+      queues.takeAll();
       for (const raw of [...pending.keys()]) settle(raw, { ok: false, error: 'shutting down' });
       cache.clear();
     },
@@ -214,37 +246,4 @@ async function waitFor(
   } finally {
     clearTimeout(timer);
   }
-}
-
-/**
- * Records fetched for clients, oldest first, served while younger than the ttl; swept of
- * stale ones every SWEEP_EVERY_MS, and of the oldest past MAX_CACHED_ADDRESSES.
- */
-function createRecordCache(ttlMs: () => number) {
-  const records = new Map<string, WalletRecord>();
-  let sweptAt = 0;
-  const fresh = (record: WalletRecord, at: number): boolean => at < record.fetchedAt + ttlMs();
-  return {
-    get(raw: string, at: number): WalletRecord | undefined {
-      const record = records.get(raw);
-      return record !== undefined && fresh(record, at) ? record : undefined;
-    },
-    set(raw: string, record: WalletRecord): void {
-      records.delete(raw); // re-inserted last: the map's order is age order
-      records.set(raw, record);
-    },
-    sweep(at: number): void {
-      if (at - sweptAt < SWEEP_EVERY_MS && records.size <= MAX_CACHED_ADDRESSES) return;
-      sweptAt = at;
-      for (const [raw, record] of records) if (!fresh(record, at)) records.delete(raw);
-      for (const raw of records.keys()) {
-        if (records.size <= MAX_CACHED_ADDRESSES) break;
-        records.delete(raw);
-      }
-    },
-    get size(): number {
-      return records.size;
-    },
-    clear: (): void => records.clear(),
-  };
 }

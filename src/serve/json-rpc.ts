@@ -32,8 +32,9 @@ export function parseCall(body: Buffer | undefined): z.output<typeof callSchema>
   let parsed: unknown;
   try {
     parsed = JSON.parse((body ?? Buffer.alloc(0)).toString('utf8'));
-  } catch (err) {
-    return validationError(`the body is not JSON (${(err as Error).message})`);
+  } catch {
+    // A fixed message: JSON.parse's own quotes part of the body back.
+    return validationError('the body is not valid JSON');
   }
   if (Array.isArray(parsed)) return validationError('a batch (JSON array) is not supported: send one call per request');
   const call = callSchema.safeParse(parsed);

@@ -94,6 +94,7 @@ export function createRoutes(deps: RoutesDeps): ReadonlyMap<string, Route> {
         loading: deps.loading().includes('wallets'),
         readThrough: settings().readThrough.enabled ? (deps.readThrough ?? null) : null,
         readThroughTtlSeconds: settings().readThrough.ttlSeconds,
+        client: request.client ?? '',
       }),
   };
   return new Map<string, Route>([

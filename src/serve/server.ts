@@ -1,9 +1,12 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { ConnectionDrop } from '../domain/connections.js';
 import type { Logger } from 'pino';
 import { perObject } from '../domain/per-object.js';
 import type { WebConfig } from '../domain/web-config.js';
 import { acceptsGzip } from './accept-encoding.js';
-import { createBasicAuth, type AuthVerdict } from './basic-auth.js';
+import { createConnectionSlots, type SlotLimits } from './connection-slots.js';
+import { createGate } from './gate.js';
+import { createPasswordChecks, type PasswordChecks } from './password-checks.js';
 import { guardConnections } from './connection-guards.js';
 import { readBody } from './request-body.js';
 import { isStreamed, jsonResponse, type ServedResponse } from './response.js';
@@ -19,6 +22,8 @@ import { writeResponse } from './write-response.js';
 
 export interface ServedRequest {
   readonly method: string;
+  /** The client's address (the proxy's, behind a reverse proxy). */
+  readonly client?: string;
   readonly path: string;
   /** The raw query string without `?`, '' when absent. */
   readonly query: string;
@@ -50,18 +55,18 @@ export interface Route {
   readonly maxBodyBytes?: number;
 }
 
-/** Why a connection was cut or refused (tonwatch_http_connections_dropped_total). */
-export type ConnectionDrop = 'max_connections' | 'request_timeout' | 'send_timeout';
-
 /** Bounds on what clients may hold; read when used, so a reload applies them. */
-export interface ConnectionLimits {
-  /** Connections open at once; a new one beyond is closed at once. */
-  readonly maxConnections: number;
+export interface ConnectionLimits extends SlotLimits {
   /** A response not taken by the client within this many ms is cut. */
   readonly sendTimeoutMs: number;
 }
 
-export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = { maxConnections: 1000, sendTimeoutMs: 60_000 };
+export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = {
+  maxConnections: 1000,
+  maxConnectionsPerClient: 500,
+  tlsHandshakeTimeoutMs: 10_000,
+  sendTimeoutMs: 60_000,
+};
 
 /** What the server logs: a handler's failure, a connection cut. */
 export type ServerLogger = Pick<Logger, 'error' | 'debug'>;
@@ -74,8 +79,12 @@ export interface HttpServerDeps {
   readonly limits?: () => ConnectionLimits;
   /** Told of every connection opened and closed, and why one was cut or refused. */
   readonly onConnection?: (event: 'opened' | 'closed' | ConnectionDrop) => void;
-  /** The process clock (domain/clock.ts), for send timeouts; default Date.now. */
+  /** The process clock (domain/clock.ts), for send timeouts and the password failure throttle; default Date.now. */
   readonly now?: () => number;
+  /** Host header values answered, lowercase (listen.allowedHosts); empty or absent: any. */
+  readonly allowedHosts?: () => ReadonlySet<string>;
+  /** Where basic auth's bcrypt checks run (default: a worker thread of the server's own, stopped when it closes). */
+  readonly passwords?: PasswordChecks;
   /**
    * The web config in force, read per request (a reload swaps it): basic auth and headers
    * on every path. TLS is decided when the server is built: from the web config then.
@@ -84,10 +93,6 @@ export interface HttpServerDeps {
   /** Builds the server when the web config asks for TLS (serve/tls.ts): given by who may need it, so node:https loads only then. */
   readonly tlsServer?: typeof createTlsServer;
 }
-
-/** What every refused credential gets: the same answer for a wrong user, a wrong password, or none. */
-const UNAUTHORIZED = jsonResponse(401, { error: 'unauthorized' }, { 'www-authenticate': 'Basic realm="tonwatch", charset="UTF-8"' });
-const AUTH_BUSY = jsonResponse(503, { error: 'too many password checks in progress; retry shortly' }, { 'retry-after': '1' });
 
 /**
  * Request line plus headers. A walletStates GET with 1024 raw addresses, each `address=`
@@ -110,47 +115,29 @@ export function createHttpServer(deps: HttpServerDeps): Server {
   const { routes, logger, onServed } = deps;
   const web = deps.web ?? (() => null);
   const admit = createInFlightLimits();
-  const auth = createBasicAuth();
   const limits = deps.limits ?? (() => DEFAULT_CONNECTION_LIMITS);
   const onConnection = deps.onConnection ?? (() => undefined);
   const now = deps.now ?? Date.now;
+  const passwords = deps.passwords ?? createPasswordChecks();
+  const noHosts: ReadonlySet<string> = new Set();
+  const gate = createGate({ web, allowedHosts: deps.allowedHosts ?? (() => noHosts), passwords, now, logger });
 
   // TLS or not is decided by the web config at build time; a reload swaps certificates only.
   const tls = web()?.tls ?? null;
   if (tls !== null && deps.tlsServer === undefined) throw new Error('the web config asks for TLS, and this server cannot speak it');
   const server: Server = tls === null ? createServer(SERVER_OPTIONS, handle) : deps.tlsServer!(SERVER_OPTIONS, tls, handle, () => web()?.tls ?? null, logger);
+  if (deps.passwords === undefined) server.once('close', () => void passwords.close());
 
-  /** Authenticates a request when the web config has users, then answers it. */
+  /** Passes the request through the gate (Host, headers, basic auth), then answers it. */
   function handle(req: IncomingMessage, res: ServerResponse): void {
-    const config = web();
-    if (config === null) {
-      answer(req, res);
-      return;
-    }
-    for (const name in config.headers) res.setHeader(name, config.headers[name] ?? '');
-    if (!hasUsers(config)) {
-      answer(req, res);
-      return;
-    }
-    const verdict = auth.check(config.users, req.headers.authorization);
-    if (verdict === true) answer(req, res);
-    else if (verdict === false || verdict === 'busy') refuse(req, res, verdict);
-    else
-      verdict.then(
-        (ok) => (ok === true ? answer(req, res) : refuse(req, res, ok)),
-        (err: unknown) => {
-          logger.error({ err }, 'password check failed');
-          refuse(req, res, false);
-        },
-      );
-  }
-
-  function refuse(req: IncomingMessage, res: ServerResponse, verdict: Exclude<AuthVerdict, true>): void {
-    send(req, res, endpointOf(req), verdict === 'busy' ? AUTH_BUSY : UNAUTHORIZED);
-  }
-
-  function endpointOf(req: IncomingMessage): string {
-    return routes.get(pathOf(req.url ?? '/'))?.endpoint ?? 'not_found';
+    // Error bodies may echo what a client sent: never sniffed as anything but their type.
+    res.setHeader('x-content-type-options', 'nosniff');
+    gate.check(
+      req,
+      res,
+      () => answer(req, res),
+      (refusal) => send(req, res, routes.get(pathOf(req.url ?? '/'))?.endpoint ?? 'not_found', refusal),
+    );
   }
 
   /** Answers one request; a handler's answer is written at once when it is not a promise (no microtask hop on the hot paths). */
@@ -167,6 +154,7 @@ export function createHttpServer(deps: HttpServerDeps): Server {
     }
     const request: ServedRequest = {
       method: req.method ?? 'GET',
+      client: req.socket.remoteAddress ?? '',
       path,
       query: q === -1 ? '' : url.slice(q + 1),
       acceptsGzip: () => acceptsGzip(req.headers['accept-encoding']),
@@ -219,7 +207,8 @@ export function createHttpServer(deps: HttpServerDeps): Server {
     if (!res.writableFinished && (isStreamed(response.body) || (res.socket?.writableLength ?? 0) > 0)) sending.track(res);
   }
 
-  const sending = guardConnections(server, { limits, onConnection, now, logger, onServed });
+  const slots = createConnectionSlots(server, limits, onConnection);
+  const sending = guardConnections(server, { limits, onConnection, now, logger, onServed, established: (socket) => slots.established(socket) });
   return server;
 }
 
@@ -228,7 +217,5 @@ function pathOf(url: string): string {
   return q === -1 ? url : url.slice(0, q);
 }
 
-/** Whether a web config asks for basic auth (worked out once per config: a reload makes a new one). */
-const hasUsers = perObject((config: WebConfig) => Object.keys(config.users).length > 0);
 /** Whether a web config sets response headers. */
 const hasHeaders = perObject((config: WebConfig) => Object.keys(config.headers).length > 0);

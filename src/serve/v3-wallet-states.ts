@@ -28,11 +28,17 @@ export interface WalletStatesRequest extends SnapshotQueryRequest {
   readonly readThrough?: ReadThroughLookup | null;
   /** readThrough.ttlSeconds: how long a read-through record is served. */
   readonly readThroughTtlSeconds?: number;
+  /** The client's address: read-through shares its budget between clients. */
+  readonly client?: string;
 }
 
 /** Read-through as the handler needs it (poll/read-through.ts implements it). */
 export interface ReadThroughLookup {
-  lookup(raws: readonly string[]): ReadThroughLookupAnswer | Promise<ReadThroughLookupAnswer>;
+  lookup(raws: readonly string[], client?: string): ReadThroughLookupAnswer | Promise<ReadThroughLookupAnswer>;
+  /** Whether `client` may have any address fetched now; a request from one it does not admit is refused at its first unwatched address. */
+  admits?(client: string): boolean;
+  /** The refusal such a request gets, `addresses` counted as refused. */
+  refusal?(addresses: number): ReadThroughLookupAnswer;
 }
 export type ReadThroughLookupAnswer = ReadThroughAnswer<WalletRecord>;
 
@@ -115,7 +121,10 @@ export function createWalletStatesHandler(wallOffset: () => number = () => 0): W
     addresses: readonly RequestedAddress[],
     readThrough: ReadThroughLookup,
   ): ServedResponse | Promise<ServedResponse> => {
-    const looked = readThrough.lookup(addresses.filter((a) => !request.watched.has(a.raw)).map((a) => a.raw));
+    const looked = readThrough.lookup(
+      addresses.filter((a) => !request.watched.has(a.raw)).map((a) => a.raw),
+      request.client,
+    );
     const finish = (answer: ReadThroughLookupAnswer): ServedResponse => {
       if (!answer.ok) return jsonResponse(answer.status, { error: answer.error }, { 'retry-after': String(answer.retryAfterSeconds) });
       const built = build(snapshot, request, addresses, answer.records);
@@ -141,7 +150,10 @@ export function createWalletStatesHandler(wallOffset: () => number = () => 0): W
       const readThrough = request.readThrough ?? null;
       let answer = answers.get(request.query);
       if (!answer || request.now >= answer.validUntil) {
-        const parsed = parseWalletQuery(request.query);
+        // A client read-through would refuse anyway is refused at its first unwatched address, the rest unparsed.
+        const refused = readThrough !== null && readThrough.admits?.(request.client ?? '') === false;
+        const parsed = parseWalletQuery(request.query, refused ? (raw) => !request.watched.has(raw) : undefined);
+        if (parsed.ok === 'stopped') return refusalResponse(readThrough, parsed.values);
         if (!parsed.ok) return jsonResponse(422, { error: parsed.error });
         if (readThrough !== null && parsed.addresses.some((a) => !request.watched.has(a.raw))) {
           return withReadThrough(snapshot, request, parsed.addresses, readThrough);
@@ -153,6 +165,13 @@ export function createWalletStatesHandler(wallOffset: () => number = () => 0): W
       return respond(answer.body, fetchedAt, request.now, request.nextPollDueAt);
     },
   };
+}
+
+/** The answer to a request read-through refuses before parsing it. */
+function refusalResponse(readThrough: ReadThroughLookup | null, addresses: number): ServedResponse {
+  const answer = readThrough?.refusal?.(addresses) ?? { ok: false, status: 503, error: 'read-through is busy; retry shortly', retryAfterSeconds: 1 };
+  if (answer.ok) throw new Error('a refusal must refuse');
+  return jsonResponse(answer.status, { error: answer.error }, { 'retry-after': String(answer.retryAfterSeconds) });
 }
 
 interface CachedAnswer {

@@ -7,9 +7,10 @@ import { basename, dirname, join } from 'node:path';
  * folder. A crash at any instant leaves the previous or the new content, never a mix.
  * `content` may come in parts, written in order; an iterable that encodes each part as it
  * is asked for (a large file, piece by piece) holds one part at a time; an async one may
- * let the event loop turn between parts.
+ * let the event loop turn between parts. Files are the owner's alone by default (0600):
+ * snapshots hold names, addresses and balances.
  */
-export async function writeAtomically(file: string, content: string | Iterable<Uint8Array> | AsyncIterable<Uint8Array>, mode = 0o644): Promise<void> {
+export async function writeAtomically(file: string, content: string | Iterable<Uint8Array> | AsyncIterable<Uint8Array>, mode = 0o600): Promise<void> {
   const folder = dirname(file);
   // A file only its owner may read gets a folder only its owner may enter, when the folder is made here.
   await mkdir(folder, { recursive: true, mode: (mode & 0o077) === 0 ? 0o700 : 0o755 });

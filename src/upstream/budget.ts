@@ -28,6 +28,8 @@ export function burstOf(rps: number): number {
 export function createRequestBudget(options: { rps: number; now: () => number }): RequestBudget {
   const { rps, now } = options;
   const capacity = burstOf(rps);
+  /** Half the burst is the polls': read-through outside its turn leaves it in the bucket for their next cycle. */
+  const keptForPolls = Math.floor(capacity / 2);
   let tokens = capacity;
   let refilledAt = now();
   let heldUntil = 0;
@@ -46,12 +48,10 @@ export function createRequestBudget(options: { rps: number; now: () => number })
       timer = undefined;
     }
     refill();
-    while (waiters.length > 0 && tokens >= 1 && now() >= heldUntil) {
-      tokens -= 1;
-      waiters.release();
-    }
+    while (waiters.length > 0 && tokens >= 1 && now() >= heldUntil && waiters.release(tokens - 1 >= keptForPolls)) tokens -= 1;
     if (waiters.length === 0) return;
-    const untilToken = tokens >= 1 ? 0 : ((1 - tokens) / rps) * 1000;
+    // A token left unserved: only read-through waits, outside its turn, until the bucket holds more than the polls' half.
+    const untilToken = (((tokens >= 1 ? keptForPolls + 1 : 1) - tokens) / rps) * 1000;
     const delay = Math.max(untilToken, heldUntil - now(), 1);
     timer = setTimeout(pump, Math.ceil(delay));
     timer.unref();

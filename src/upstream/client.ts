@@ -15,7 +15,8 @@ import { createHttpUpstream } from './http-upstream.js';
  * its kind's (http-upstream.ts, liteserver/upstream.ts).
  */
 
-export { QUEUE_SIZES_PATHS, walletStatesRequestLineBytes } from './http-upstream.js';
+export { QUEUE_SIZES_PATHS } from './http-upstream.js';
+export { walletStatesRequestLineBytes } from './http-urls.js';
 
 export interface UpstreamClientDeps {
   readonly upstreams: readonly UpstreamSettings[];

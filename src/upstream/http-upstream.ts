@@ -17,6 +17,7 @@ import {
   outMsgQueueSizesEnvelopeSchema,
 } from './schemas.js';
 import { walletStatesDecoder } from './wallet-states.js';
+import { requestUrl, urlScrubber, WALLET_STATES_PATH } from './http-urls.js';
 
 /**
  * A `kind: http` upstream: toncenter's HTTP API through undici, one request per call inside
@@ -26,21 +27,10 @@ import { walletStatesDecoder } from './wallet-states.js';
 
 /** Both spellings of the v2 path: the Python server answers the plural, the C++ server the singular. */
 export const QUEUE_SIZES_PATHS = ['/api/v2/getOutMsgQueueSizes', '/api/v2/getOutMsgQueueSize'] as const;
-const WALLET_STATES_PATH = '/api/v3/walletStates';
 const JETTON_WALLETS_PATH = JETTON_WALLETS_API_PATH;
 const JETTON_MASTERS_PATH = '/api/v3/jetton/masters';
 const MASTERCHAIN_INFO_PATH = '/api/v2/getMasterchainInfo';
 const INDEXER_MASTERCHAIN_INFO_PATH = '/api/v3/masterchainInfo';
-/**
- * The request line of a walletStates request of `count` addresses to the upstream at
- * `baseUrl`, in bytes: `GET <path>/api/v3/walletStates?address=<48 characters a
- * compact form, comma-separated> HTTP/1.1`, what a proxy's header buffer has to hold.
- */
-export function walletStatesRequestLineBytes(baseUrl: string, count: number): number {
-  const prefix = new URL(baseUrl).pathname.replace(/\/+$/, '');
-  return `GET ${prefix}${WALLET_STATES_PATH}?address=`.length + 49 * count - 1 + ' HTTP/1.1\r\n'.length;
-}
-
 /** No answer we expect comes near this; a bigger one is a broken or hostile upstream. */
 const MAX_BODY_BYTES = 32 * 1024 * 1024;
 
@@ -64,6 +54,8 @@ export interface HttpUpstreamDeps extends UpstreamCallsDeps<HttpUpstreamSettings
 
 export function createHttpUpstream(deps: HttpUpstreamDeps): UpstreamCalls {
   const { settings: upstream, budget, observer, logger, now } = deps;
+  // Every error message this upstream makes goes through it: an error page may echo its URL.
+  const sending = { ...deps, scrub: urlScrubber(upstream.url) };
   /** Index into QUEUE_SIZES_PATHS that this upstream answers, learned from 404s. */
   let queuePathIndex = 0;
 
@@ -82,7 +74,7 @@ export function createHttpUpstream(deps: HttpUpstreamDeps): UpstreamCalls {
       };
     }
     const started = now();
-    const sent = await send(deps, spec, signal);
+    const sent = await send(sending, spec, signal);
     observer.request(upstream.name, spec.query, sent.ok ? String(sent.status) : sent.error.metricCode, (now() - started) / 1000);
     return sent;
   }
@@ -162,18 +154,17 @@ export function createHttpUpstream(deps: HttpUpstreamDeps): UpstreamCalls {
  * class of its status, body or failure (a 429 also holds the upstream's budget).
  */
 async function send<T>(
-  deps: HttpUpstreamDeps,
+  deps: HttpUpstreamDeps & { readonly scrub: (text: string) => string },
   spec: Attempt<T>,
   signal: AbortSignal | undefined,
 ): Promise<{ readonly ok: true; readonly value: T; readonly status: number } | { readonly ok: false; readonly error: UpstreamError }> {
-  const { settings: upstream, budget, now, wall, userAgent, dispatcher } = deps;
+  const { settings: upstream, budget, now, wall, userAgent, dispatcher, scrub } = deps;
   const fail = (
     code: ConstructorParameters<typeof UpstreamError>[0],
     message: string,
     extra: { status?: number; retryAfterMs?: number | undefined; cause?: unknown } = {},
-  ) => ({ ok: false, error: new UpstreamError(code, message, { upstream: upstream.name, query: spec.query, ...extra }) }) as const;
-  const url = new URL(upstream.url.replace(/\/+$/, '') + spec.path);
-  if (spec.search !== undefined) url.search = spec.search;
+  ) => ({ ok: false, error: new UpstreamError(code, scrub(message), { upstream: upstream.name, query: spec.query, ...extra }) }) as const;
+  const url = requestUrl(upstream.url, spec.path, spec.search);
   const timeout = new AbortController();
   const timer = setTimeout(() => timeout.abort(new Error(`timed out after ${upstream.timeoutMs} ms`)), upstream.timeoutMs);
   const combined = signal ? AbortSignal.any([signal, timeout.signal]) : timeout.signal;

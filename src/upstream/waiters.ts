@@ -4,16 +4,24 @@ import type { RequestPriority } from './budget.js';
  * The requests waiting for an upstream's budget, in the order they are to be served:
  * `high` waiters (the queue-size poll, the lag check) first, in arrival order; below them
  * the polls (the wallet cycle, `low`, before the jetton cycle, `jetton`) and read-through
- * batches (`read`) take turns, so neither side can starve the other. A waiter whose
+ * batches (`read`). Read-through spends what the polls leave: a token no poll waits for
+ * when the bucket holds more than half its burst (the rest is kept for the polls' next
+ * cycle), and one turn after every POLL_TURNS_PER_READ of the polls' while both wait. So a
+ * read-through flood slows a wallet cycle by a sixteenth and half a burst at most, and
+ * neither side is ever starved. A waiter whose
  * signal aborts leaves the queue and its promise rejects with the signal's reason.
  */
 export interface WaiterQueue {
   /** Resolves when release() reaches it. `added` is called once it is queued. */
   wait(priority: RequestPriority, signal: AbortSignal | undefined, added: () => void): Promise<void>;
-  /** The priority of the waiter release() would serve; undefined when none waits. */
+  /** The priority of the waiter release() would serve (the bucket full); undefined when none waits. */
   peek(): RequestPriority | undefined;
-  /** Serves the next waiter. */
-  release(): void;
+  /**
+   * Serves the next waiter, if any may be served: `spare` says whether read-through may take
+   * a token outside its turn (the bucket holds more than the polls keep; default true).
+   * False when none was served.
+   */
+  release(spare?: boolean): boolean;
   readonly length: number;
 }
 
@@ -24,23 +32,23 @@ interface Waiter {
   readonly onAbort: () => void;
 }
 
+/** Poll turns between two read-through turns, while both wait. */
+export const POLL_TURNS_PER_READ = 16;
+
 export function createWaiterQueue(): WaiterQueue {
   const waiters: Waiter[] = [];
-  /** Which of the two classes below `high` was served last: the other goes next when both wait. */
-  let lastShared: RequestPriority = 'read';
+  /** Poll turns since read-through's last turn. */
+  let pollTurns = 0;
 
-  /** The waiter to serve next: the first high one, else the first of the side whose turn it is (polls: wallets before jettons). */
-  const nextIndex = (): number => {
+  /** The waiter to serve next (-1: none may be): the first high one, else a poll (wallets before jettons) or read-through, as above. */
+  const nextIndex = (spare: boolean): number => {
     if (waiters[0]?.priority === 'high') return 0;
-    if (lastShared === 'read') {
-      const wallets = waiters.findIndex((w) => w.priority === 'low');
-      const polls = wallets === -1 ? waiters.findIndex((w) => w.priority === 'jetton') : wallets;
-      if (polls !== -1) return polls;
-    }
-    const reads = waiters.findIndex((w) => w.priority === 'read');
-    if (reads !== -1) return reads;
     const wallets = waiters.findIndex((w) => w.priority === 'low');
-    return wallets === -1 ? 0 : wallets;
+    const poll = wallets === -1 ? waiters.findIndex((w) => w.priority === 'jetton') : wallets;
+    const read = waiters.findIndex((w) => w.priority === 'read');
+    const readsTurn = pollTurns >= POLL_TURNS_PER_READ;
+    if (poll === -1) return read !== -1 && (spare || readsTurn) ? read : -1;
+    return read !== -1 && readsTurn ? read : poll;
   };
 
   return {
@@ -68,14 +76,17 @@ export function createWaiterQueue(): WaiterQueue {
         added();
       });
     },
-    peek: () => waiters[waiters.length === 0 ? 0 : nextIndex()]?.priority,
-    release() {
-      if (waiters.length === 0) return;
-      const [waiter] = waiters.splice(nextIndex(), 1);
-      if (waiter === undefined) return;
-      if (waiter.priority !== 'high') lastShared = waiter.priority === 'read' ? 'read' : 'low';
+    peek: () => waiters[waiters.length === 0 ? 0 : nextIndex(true)]?.priority,
+    release(spare = true) {
+      const index = nextIndex(spare);
+      if (index === -1) return false;
+      const [waiter] = waiters.splice(index, 1);
+      if (waiter === undefined) return false;
+      if (waiter.priority === 'read') pollTurns = 0;
+      else if (waiter.priority !== 'high') pollTurns += 1;
       waiter.signal?.removeEventListener('abort', waiter.onAbort);
       waiter.resolve();
+      return true;
     },
     get length() {
       return waiters.length;

@@ -9,7 +9,15 @@ const A_RAW = '0:29023DEB1272494B112310754AAC7DD0660B68FCC40C3A693C97BD9ACDA5E56
 describe('loadConfig', () => {
   it('applies the documented defaults to an empty file', async () => {
     const config = await configFrom('');
-    expect(config.listen).toEqual({ host: '0.0.0.0', port: 10384, maxMetricsRequests: 40, maxConnections: 1000, sendTimeoutSeconds: 60 });
+    expect(config.listen).toEqual({
+      host: '0.0.0.0',
+      port: 10384,
+      maxMetricsRequests: 40,
+      maxConnections: 1000,
+      tlsHandshakeTimeoutSeconds: 10,
+      allowedHosts: [],
+      sendTimeoutSeconds: 60,
+    });
     expect(config.web).toBeNull();
     expect(config.upstreams).toEqual([{ kind: 'http', name: 'toncenter', url: 'https://toncenter.com', rps: 1, timeoutMs: 10_000 }]);
     expect(config.schedule).toEqual({ queueSizes: '*/5 * * * * *', wallets: '*/30 * * * * *' });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createBasicAuth, MAX_WAITING_CHECKS, parseBasic } from '../../src/serve/basic-auth.js';
+import { CACHED_FAILURES, createBasicAuth, FAILURE_BURST, FAILURE_REFILL_MS, MAX_WAITING_CHECKS, parseBasic } from '../../src/serve/basic-auth.js';
 import { basicAuth, testHash } from '../helpers/certs.js';
 
 /** Basic auth against bcrypt hashes: cached outcomes, unknown users paying bcrypt too, a bounded queue. */
@@ -63,7 +63,7 @@ describe('basic auth', () => {
     expect(counted.calls).toEqual([]);
   });
 
-  it('runs one bcrypt at a time and answers "busy" beyond the queue bound', async () => {
+  it('runs one bcrypt at a time and answers "busy" beyond the queue bound, however many addresses the checks come from', async () => {
     let running = 0;
     let most = 0;
     const releases: (() => void)[] = [];
@@ -74,8 +74,8 @@ describe('basic auth', () => {
       running--;
       return false;
     });
-    const pending = Array.from({ length: MAX_WAITING_CHECKS }, (_, i) => auth.check(USERS, basicAuth('prometheus', `guess-${i}`)));
-    expect(auth.check(USERS, basicAuth('prometheus', 'one-too-many'))).toBe('busy');
+    const pending = Array.from({ length: MAX_WAITING_CHECKS }, (_, i) => auth.check(USERS, basicAuth('prometheus', `guess-${i}`), `192.0.2.${i}`));
+    expect(auth.check(USERS, basicAuth('prometheus', 'one-too-many'), '198.51.100.1')).toBe('busy');
     let settled = 0;
     for (const p of pending) void Promise.resolve(p).then(() => settled++);
     while (settled < pending.length) {
@@ -84,6 +84,48 @@ describe('basic auth', () => {
     }
     expect(await Promise.all(pending.map((p) => Promise.resolve(p)))).toEqual(pending.map(() => false));
     expect(most).toBe(1);
+  });
+
+  it('keeps a credential that succeeded through any number of wrong guesses', async () => {
+    let checks = 0;
+    const auth = createBasicAuth(async (password, hash) => {
+      checks += 1;
+      return password === 's3cret' && hash === USERS.prometheus;
+    });
+    expect(await auth.check(USERS, basicAuth('prometheus', 's3cret'), '192.0.2.1')).toBe(true);
+    // Three times as many distinct failures as are remembered, each from an address of its own (none throttled).
+    for (let i = 0; i < 3 * CACHED_FAILURES; i += 1) {
+      expect(await auth.check(USERS, basicAuth('prometheus', `guess-${i}`), `10.${i >> 16}.${(i >> 8) & 255}.${i & 255}`)).toBe(false);
+    }
+    // Still remembered: answered at once, no check run.
+    expect(checks).toBe(1 + 3 * CACHED_FAILURES);
+    expect(auth.check(USERS, basicAuth('prometheus', 's3cret'), '192.0.2.1')).toBe(true);
+    expect(checks).toBe(1 + 3 * CACHED_FAILURES);
+  });
+
+  it('throttles the uncached checks of an address that keeps failing, and no other address, nor its cached success', async () => {
+    let now = 0;
+    let checks = 0;
+    const auth = createBasicAuth(
+      async (password) => {
+        checks += 1;
+        return password === 's3cret';
+      },
+      () => now,
+    );
+    expect(await auth.check(USERS, basicAuth('prometheus', 's3cret'), '192.0.2.7')).toBe(true);
+    for (let i = 0; i < FAILURE_BURST; i += 1) expect(await auth.check(USERS, basicAuth('prometheus', `guess-${i}`), '192.0.2.7')).toBe(false);
+    const before = checks;
+    // Past its burst: throttled, no check run, told when to come back.
+    expect(auth.check(USERS, basicAuth('prometheus', 'one-more'), '192.0.2.7')).toEqual({ throttled: 1 });
+    expect(checks).toBe(before);
+    // Its cached success passes; another address is checked as usual.
+    expect(auth.check(USERS, basicAuth('prometheus', 's3cret'), '192.0.2.7')).toBe(true);
+    expect(await auth.check(USERS, basicAuth('prometheus', 'other-guess'), '192.0.2.8')).toBe(false);
+    // One more check a second.
+    now += FAILURE_REFILL_MS;
+    expect(await auth.check(USERS, basicAuth('prometheus', 'one-more'), '192.0.2.7')).toBe(false);
+    expect(auth.check(USERS, basicAuth('prometheus', 'again'), '192.0.2.7')).toEqual({ throttled: 1 });
   });
 
   it('parses user and password, a password with colons included, the scheme in any case', () => {

@@ -102,6 +102,13 @@ describe('JSON-RPC route', () => {
     expect(answer.json).toEqual({ ok: false, error: expect.stringMatching(/^Validation error: .+/) as unknown, code: 422 });
   });
 
+  it('answers a body that is not JSON with a fixed message, quoting none of it', async () => {
+    const answer = await post('{"method": <script>alert(1)</script>');
+    expect(answer.status).toBe(422);
+    expect(answer.json).toEqual({ ok: false, error: 'Validation error: the body is not valid JSON', code: 422 });
+    expect(answer.headers.get('x-content-type-options')).toBe('nosniff');
+  });
+
   it('answers GET 405 in the v2 envelope, with Allow: POST', async () => {
     const response = await fetch(`${url}/api/v2/jsonRPC`);
     expect(response.status).toBe(405);

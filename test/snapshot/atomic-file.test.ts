@@ -33,6 +33,17 @@ describe('writeAtomically with content in parts', () => {
     expect(await readdir(dir)).toEqual(['w.json']);
   });
 
+  it('makes files only their owner may read (they hold names, addresses and balances), in a folder only the owner enters when it makes one, and a file that was readable by others is not after it is written', async () => {
+    const file = join(dir, 'private', 'snapshot.json');
+    await writeAtomically(file, 'x\n');
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(statSync(join(dir, 'private')).mode & 0o777).toBe(0o700);
+    const shared = join(dir, 'shared.json');
+    await writeFile(shared, 'old\n', { mode: 0o644 });
+    await writeAtomically(shared, 'new\n');
+    expect(statSync(shared).mode & 0o777).toBe(0o600);
+  });
+
   it('leaves the previous file and no temp file when making a part fails', async () => {
     const file = join(dir, 'w.json');
     await writeFile(file, 'previous\n');

@@ -34,21 +34,39 @@ describe('request budget', () => {
     expect(order).toEqual(['high', 'low1', 'low2', 'low3']);
   });
 
-  it('lets wallet batches and read-through batches take turns below high priority, neither starving the other', async () => {
+  it('gives read-through one turn after every sixteen of the wallet batches below high priority, neither starving the other', async () => {
     const budget = createRequestBudget({ rps: 1, now: () => Date.now() });
     const order: string[] = [];
     await budget.acquire('low');
     const waiting = [
-      ...[1, 2, 3, 4].map((i) => budget.acquire('low').then(() => order.push(`low${i}`))),
+      ...Array.from({ length: 20 }, (_, i) => budget.acquire('low').then(() => order.push(`low${i + 1}`))),
       ...[1, 2].map((i) => budget.acquire('read').then(() => order.push(`read${i}`))),
     ];
     const high = budget.acquire('high').then(() => order.push('high'));
-    await vi.advanceTimersByTimeAsync(8_000);
+    await vi.advanceTimersByTimeAsync(24_000);
     await Promise.all([...waiting, high]);
-    expect(order).toEqual(['high', 'read1', 'low1', 'read2', 'low2', 'low3', 'low4']);
+    // The first wallet batch above was a poll turn too.
+    const lows = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => `low${from + i}`);
+    expect(order).toEqual(['high', ...lows(1, 15), 'read1', ...lows(16, 20), 'read2']);
   });
 
-  it("serves jetton batches after wallet batches on the polls' turns, polls still taking turns with read-through", async () => {
+  it('keeps half the burst for the polls: read-through takes a token no poll waits for only while the bucket holds more', async () => {
+    const budget = createRequestBudget({ rps: 8, now: () => Date.now() });
+    const served: number[] = [];
+    const started = Date.now();
+    const reads = Array.from({ length: 4 }, () => budget.acquire('read').then(() => served.push(Date.now() - started)));
+    await vi.advanceTimersByTimeAsync(1_000);
+    await Promise.all(reads);
+    // A bucket of 4, 2 of them the polls': two at once, each next once the bucket holds 3 again (1/8 s).
+    expect(served).toEqual([0, 0, 125, 250]);
+    // The polls' burst is there when they come: four at once.
+    const polls = Array.from({ length: 4 }, () => budget.acquire('low').then(() => served.push(Date.now() - started)));
+    await vi.advanceTimersByTimeAsync(0);
+    await Promise.all(polls);
+    expect(served.slice(4)).toEqual([1000, 1000, 1000, 1000]);
+  });
+
+  it("serves jetton batches after wallet batches on the polls' turns, read-through's turn coming after sixteen of them", async () => {
     const budget = createRequestBudget({ rps: 1, now: () => Date.now() });
     const order: string[] = [];
     await budget.acquire('low');
@@ -60,8 +78,8 @@ describe('request budget', () => {
     const high = budget.acquire('high').then(() => order.push('high'));
     await vi.advanceTimersByTimeAsync(10_000);
     await Promise.all([...waiting, high]);
-    // Polls and read-through alternate; on the polls' turns the wallet batches go before the jetton batches that came first.
-    expect(order).toEqual(['high', 'read1', 'low1', 'read2', 'low2', 'read3', 'jetton1', 'jetton2']);
+    // On the polls' turns the wallet batches go before the jetton batches that came first.
+    expect(order).toEqual(['high', 'low1', 'low2', 'jetton1', 'jetton2', 'read1', 'read2', 'read3']);
   });
 
   it('holds every request until a Retry-After passes', async () => {

@@ -1,0 +1,147 @@
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import type { ConnectionDrop } from '../domain/connections.js';
+
+/**
+ * Who holds the server's connections, and who makes room when they run out:
+ * - at `maxConnections`, a new connection closes the connection that has been idle longest
+ *   (no request in flight: between keep-alive requests, or still sending its first
+ *   headers) and takes its place; it is refused only when every slot is mid-request;
+ * - one client address holds at most `maxConnectionsPerClient`, past which its own
+ *   longest-idle connection makes room, or the new one is refused;
+ * - a TLS handshake not finished within `tlsHandshakeTimeoutMs` is destroyed, with nothing
+ *   written to it.
+ * So idle connections, however many, never lock a scrape out.
+ */
+
+/** Bounds read for each new connection, so a reload applies them. */
+export interface SlotLimits {
+  readonly maxConnections: number;
+  readonly maxConnectionsPerClient: number;
+  /** 0 on a plain HTTP server. */
+  readonly tlsHandshakeTimeoutMs: number;
+}
+
+export interface ConnectionSlots {
+  /** Whether a TLS socket has finished its handshake (a socket that has not must be destroyed, never written to). */
+  established(socket: Socket): boolean;
+}
+
+interface Slot {
+  readonly key: string;
+  readonly client: string;
+  /** Its slot given up: evicted (its socket closes a moment later) or closed. */
+  released: boolean;
+  /** What to destroy: the raw socket, then the TLS socket once its handshake is done. */
+  outer: Socket;
+  inFlight: number;
+  handshake: NodeJS.Timeout | null;
+}
+
+/** A connection's key, the same for its raw socket and its TLS socket. */
+const keyOf = (socket: Socket): string => `${socket.remoteAddress ?? ''}|${socket.remotePort ?? ''}`;
+
+export function createConnectionSlots(
+  server: Server,
+  limits: () => SlotLimits,
+  onConnection: (event: 'opened' | 'closed' | ConnectionDrop) => void,
+): ConnectionSlots {
+  const slots = new Map<string, Slot>();
+  /** Slots with no request in flight, longest idle first (re-added at the end when they go idle again). */
+  const idle = new Set<Slot>();
+  const perClient = new Map<string, number>();
+  const established = new WeakSet<Socket>();
+
+  /** The longest-idle slot, of `client` when given. */
+  const longestIdle = (client?: string): Slot | undefined => {
+    for (const slot of idle) if (client === undefined || slot.client === client) return slot;
+    return undefined;
+  };
+
+  /** Gives the slot up, at once: an evicted socket closes only at a later turn of the event loop. */
+  const release = (slot: Slot): void => {
+    if (slot.released) return;
+    slot.released = true;
+    if (slot.handshake !== null) clearTimeout(slot.handshake);
+    slots.delete(slot.key);
+    idle.delete(slot);
+    const left = (perClient.get(slot.client) ?? 1) - 1;
+    if (left === 0) perClient.delete(slot.client);
+    else perClient.set(slot.client, left);
+  };
+
+  const evict = (slot: Slot): void => {
+    release(slot);
+    onConnection('idle_evicted');
+    slot.outer.destroy();
+  };
+
+  /** Makes room for a connection of `client`; the reason it is refused when there is none. */
+  const makeRoom = (client: string, bounds: SlotLimits): ConnectionDrop | null => {
+    if ((perClient.get(client) ?? 0) >= bounds.maxConnectionsPerClient) {
+      const own = longestIdle(client);
+      if (own === undefined) return 'max_connections_per_client';
+      evict(own);
+    }
+    if (slots.size >= bounds.maxConnections) {
+      const any = longestIdle();
+      if (any === undefined) return 'max_connections';
+      evict(any);
+    }
+    return null;
+  };
+
+  server.on('connection', (socket: Socket) => {
+    const client = socket.remoteAddress;
+    if (client === undefined) {
+      socket.destroy();
+      return;
+    }
+    const bounds = limits();
+    const refused = makeRoom(client, bounds);
+    if (refused !== null) {
+      onConnection(refused);
+      socket.destroy();
+      return;
+    }
+    const key = keyOf(socket);
+    const slot: Slot = { key, client, released: false, outer: socket, inFlight: 0, handshake: null };
+    slots.set(key, slot);
+    idle.add(slot);
+    perClient.set(client, (perClient.get(client) ?? 0) + 1);
+    onConnection('opened');
+    if (bounds.tlsHandshakeTimeoutMs > 0) {
+      slot.handshake = setTimeout(() => {
+        onConnection('tls_handshake_timeout');
+        socket.destroy();
+      }, bounds.tlsHandshakeTimeoutMs);
+      slot.handshake.unref();
+    }
+    socket.once('close', () => {
+      release(slot);
+      onConnection('closed');
+    });
+  });
+
+  server.on('secureConnection', (socket: Socket) => {
+    const slot = slots.get(keyOf(socket));
+    if (slot === undefined) return;
+    established.add(socket);
+    if (slot.handshake !== null) clearTimeout(slot.handshake);
+    slot.handshake = null;
+    slot.outer = socket;
+  });
+
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const slot = slots.get(keyOf(req.socket));
+    if (slot === undefined) return;
+    slot.inFlight += 1;
+    idle.delete(slot);
+    res.once('close', () => {
+      slot.inFlight -= 1;
+      if (slot.inFlight === 0 && !slot.released) idle.add(slot);
+    });
+  });
+
+  return { established: (socket) => established.has(socket) };
+}
