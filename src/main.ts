@@ -10,10 +10,10 @@
 import { performance } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { runCli } from './cli.js';
+import { runCli } from './app/cli.js';
 import { createProcessClock } from './domain/clock.js';
-import { EXIT_FAILURE } from './exit-codes.js';
-import { keepTickObject } from './tick-object.js';
+import { EXIT_FAILURE } from './app/exit-codes.js';
+import { keepTickObject } from './app/tick-object.js';
 
 /**
  * One of Node's tick objects, kept for the life of the process before anything can run a

@@ -10,7 +10,7 @@ import type { ReadThroughLookup } from '../serve/v3-wallet-states.js';
 import type { SnapshotStore } from '../snapshot/store.js';
 import type { QueueSizesSnapshot } from '../snapshot/types.js';
 import type { StatusSources } from '../status/model.js';
-import type { Generation } from '../generation.js';
+import type { Generation } from '../app/generation.js';
 import type { ClusterLink } from '../cluster/link.js';
 
 /**

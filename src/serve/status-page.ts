@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { Logger } from 'pino';
-import { STATUS_SCRIPTS } from '../assets.js';
+import { STATUS_SCRIPTS } from '../app/assets.js';
 import { createStatusModel, type StatusSources } from '../status/model.js';
 import { escapeHtml, renderStatus } from '../status/render.js';
 import { STATUS_CSS } from '../status/style.js';

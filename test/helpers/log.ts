@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { pino, type Logger } from 'pino';
-import { REDACTED_PATHS } from '../../src/logger.js';
+import { REDACTED_PATHS } from '../../src/log/logger.js';
 
 /** A logger writing JSON lines into memory, with the production redaction rules. */
 export function createLogSink(level = 'debug'): { logger: Logger; lines: () => Record<string, unknown>[]; text: () => string } {

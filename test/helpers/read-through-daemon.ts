@@ -1,7 +1,7 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createDaemon } from '../../src/daemon.js';
+import { createDaemon } from '../../src/app/daemon.js';
 import { configFrom } from './config.js';
 import { createLogSink } from './log.js';
 

@@ -2,7 +2,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createDaemon, type Daemon } from '../../src/daemon.js';
+import { createDaemon, type Daemon } from '../../src/app/daemon.js';
 import { configFrom } from '../helpers/config.js';
 import { createLogSink } from '../helpers/log.js';
 import { omissionProblems } from '../helpers/indexer-schema.js';

@@ -2,7 +2,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createDaemon } from '../../src/daemon.js';
+import { createDaemon } from '../../src/app/daemon.js';
 import { createLagState, lagsFrom } from '../../src/poll/lag.js';
 import { createUpstreamClient } from '../../src/upstream/client.js';
 import { configFrom } from '../helpers/config.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { DEMO_CONFIG } from './assets.js';
-import { DEFAULT_SIMULATOR_OPTIONS, createSimulator, type Simulator } from './sim/simulator.js';
+import { DEFAULT_SIMULATOR_OPTIONS, createSimulator, type Simulator } from '../sim/simulator.js';
 
 /**
  * `tonwatch demo`: the simulator on loopback and the docker-compose demo config

@@ -1,10 +1,10 @@
-import type { PolledQuery } from './features/feature.js';
-import type { QueryName } from './domain/queries.js';
+import type { PolledQuery } from '../features/feature.js';
+import type { QueryName } from '../domain/queries.js';
 import type { Generation } from './generation.js';
-import type { HealthSource } from './metrics/registry.js';
-import type { PollStatus } from './poll/status.js';
-import { ageSeconds, isFresh } from './snapshot/freshness.js';
-import type { SnapshotStore } from './snapshot/store.js';
+import type { HealthSource } from '../metrics/registry.js';
+import type { PollStatus } from '../poll/status.js';
+import { ageSeconds, isFresh } from '../snapshot/freshness.js';
+import type { SnapshotStore } from '../snapshot/store.js';
 
 /** The self metrics' readings that are the daemon's own (the features add theirs; `polled`: the queries features keep themselves). */
 export function coreHealth(

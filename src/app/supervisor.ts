@@ -1,11 +1,11 @@
 import type { DestinationStream, Logger } from 'pino';
-import type { Config } from './domain/config.js';
-import { createConfigSource, type ConfigSource } from './config/source.js';
-import type { ConfigOverrides, LoadedConfig } from './config/load.js';
-import { ConfigError, formatProblems } from './config/problems.js';
+import type { Config } from '../domain/config.js';
+import { createConfigSource, type ConfigSource } from '../config/source.js';
+import type { ConfigOverrides, LoadedConfig } from '../config/load.js';
+import { ConfigError, formatProblems } from '../config/problems.js';
 import { createDaemon, type Daemon } from './daemon.js';
 import { EXIT_CONFIG, EXIT_FAILURE, EXIT_OK } from './exit-codes.js';
-import { createLogger } from './logger.js';
+import { createLogger } from '../log/logger.js';
 import { VERSION } from './version.js';
 
 /** What the process gives the commands; only main.ts builds this. */

@@ -1,13 +1,13 @@
-import { watchlistKeys } from './config/watchlist.js';
-import { upstreamLocation, type Config } from './domain/config.js';
-import type { UpstreamClient, UpstreamObserver } from './domain/upstream.js';
-import type { FeatureContext, GenerationParts, UpstreamLagView } from './features/feature.js';
-import { createBatchSize, type BatchSize } from './poll/batches.js';
-import { createScheduler, type ScheduledJob, type Scheduler } from './poll/scheduler.js';
-import type { ServeSettings } from './serve/routes.js';
-import type { ConnectionLimits } from './serve/server.js';
-import { createSnapshotPersister, type SnapshotPersister } from './snapshot/persist.js';
-import { createUpstreamClient, walletStatesRequestLineBytes, type UpstreamClientDeps } from './upstream/client.js';
+import { watchlistKeys } from '../config/watchlist.js';
+import { upstreamLocation, type Config } from '../domain/config.js';
+import type { UpstreamClient, UpstreamObserver } from '../domain/upstream.js';
+import type { FeatureContext, GenerationParts, UpstreamLagView } from '../features/feature.js';
+import { createBatchSize, type BatchSize } from '../poll/batches.js';
+import { createScheduler, type ScheduledJob, type Scheduler } from '../poll/scheduler.js';
+import type { ServeSettings } from '../serve/routes.js';
+import type { ConnectionLimits } from '../serve/server.js';
+import { createSnapshotPersister, type SnapshotPersister } from '../snapshot/persist.js';
+import { createUpstreamClient, walletStatesRequestLineBytes, type UpstreamClientDeps } from '../upstream/client.js';
 
 /**
  * Everything that follows from one configuration. applyConfig builds the next one and

@@ -1,11 +1,11 @@
 import { parseArgs } from 'node:util';
-import { describeConfig } from './config/load.js';
-import { loadOrReport, runDaemon, type ProcessDeps } from './run.js';
+import { describeConfig } from '../config/load.js';
+import { loadOrReport, runDaemon, type ProcessDeps } from './supervisor.js';
 import { EXIT_CONFIG, EXIT_FAILURE, EXIT_OK } from './exit-codes.js';
-import { isScenario, SCENARIOS } from './sim/scenarios.js';
-import { DEFAULT_SIMULATOR_OPTIONS } from './sim/options.js';
+import { isScenario, SCENARIOS } from '../sim/scenarios.js';
+import { DEFAULT_SIMULATOR_OPTIONS } from '../sim/options.js';
 import { VERSION } from './version.js';
-import { DEFAULT_LISTEN_PORT, DEFAULT_SIMULATOR_PORT } from './domain/config.js';
+import { DEFAULT_LISTEN_PORT, DEFAULT_SIMULATOR_PORT } from '../domain/config.js';
 import { OPTIONS } from './cli-options.js';
 
 const HELP = `tonwatch ${VERSION}: Prometheus exporter and caching query service for TON
@@ -111,7 +111,7 @@ async function simulate(values: { [K in keyof typeof OPTIONS]?: string | boolean
   const style = (values.style as string | undefined) ?? 'python';
   if (style !== 'python' && style !== 'cpp' && style !== 'both') throw new UsageError('--style must be python, cpp or both');
   const rps = values.rps === undefined ? null : intOption(values.rps as string, 'rps', 1, 1);
-  const { createSimulator } = await import('./sim/simulator.js');
+  const { createSimulator } = await import('../sim/simulator.js');
   const simulator = createSimulator({
     ...DEFAULT_SIMULATOR_OPTIONS,
     now: deps.now,

@@ -1,22 +1,22 @@
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import type { Config } from './domain/config.js';
+import type { Config } from '../domain/config.js';
 import { coreHealth } from './core-health.js';
-import type { Feature, FeatureContext, FeatureServes, UpstreamLagView } from './features/feature.js';
-import { createFeatures } from './features/index.js';
-import { createClusterLink } from './cluster/link.js';
+import type { Feature, FeatureContext, FeatureServes, UpstreamLagView } from '../features/feature.js';
+import { createFeatures } from '../features/index.js';
+import { createClusterLink } from '../cluster/link.js';
 import { createGenerations, type Generation } from './generation.js';
-import { createEpisodeLog } from './log/episodes.js';
-import { createMetricsExposition } from './metrics/exposition.js';
-import { createCompressor } from './metrics/gzip-members.js';
-import { createSelfMetrics, type HealthSource, type SelfMetrics } from './metrics/registry.js';
-import { createWalletSeriesRenderer } from './metrics/wallet-series.js';
-import { createPollStatus } from './poll/status.js';
-import { closeServer, listen } from './serve/lifecycle.js';
-import { createRoutes } from './serve/routes.js';
-import { createHttpServer } from './serve/server.js';
-import { createTlsServer } from './serve/tls.js';
-import { createSnapshotStore, type SnapshotStore } from './snapshot/store.js';
+import { createEpisodeLog } from '../log/episodes.js';
+import { createMetricsExposition } from '../metrics/exposition.js';
+import { createCompressor } from '../metrics/gzip-members.js';
+import { createSelfMetrics, type HealthSource, type SelfMetrics } from '../metrics/registry.js';
+import { createWalletSeriesRenderer } from '../metrics/wallet-series.js';
+import { createPollStatus } from '../poll/status.js';
+import { closeServer, listen } from '../serve/lifecycle.js';
+import { createRoutes } from '../serve/routes.js';
+import { createHttpServer } from '../serve/server.js';
+import { createTlsServer } from '../serve/tls.js';
+import { createSnapshotStore, type SnapshotStore } from '../snapshot/store.js';
 
 export interface DaemonDeps {
   readonly config: Config;

@@ -1,6 +1,6 @@
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import type { Config } from './domain/config.js';
+import type { Config } from '../domain/config.js';
 
 /**
  * `tonwatch healthcheck`: the container's liveness check, with no curl in the image. It
