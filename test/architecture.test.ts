@@ -89,8 +89,15 @@ describe('architecture', () => {
     expect(link).not.toMatch(/^import (?!type )[^;]*'\.\/runtime\.js'/m);
   });
 
-  it('features/ reach the upstream only through the domain interface and never load the config', () => {
-    expect(violations((from, to) => roomOf(from) === 'features' && (roomOf(to) === 'upstream' || roomOf(to) === 'config'))).toEqual([]);
+  it('features/ reach the upstream only through the domain interface and the list of kinds, and never load the config', () => {
+    expect(
+      violations((from, to) => roomOf(from) === 'features' && ((roomOf(to) === 'upstream' && to !== 'upstream/kinds.ts') || roomOf(to) === 'config')),
+    ).toEqual([]);
+  });
+
+  it("one module knows the upstream kinds: no file but a kind's own compares a kind", () => {
+    const comparing = sourceFiles(SRC).filter((file) => /\.kind [!=]== '(http|liteserver)'/.test(readFileSync(file, 'utf8')));
+    expect(comparing.map((file) => relative(SRC, file))).toEqual([]);
   });
 
   it('the daemon knows its features only through their list (features/index.ts) and their shape (features/feature.ts)', () => {

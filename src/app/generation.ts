@@ -1,5 +1,5 @@
 import { watchlistKeys } from '../config/watchlist.js';
-import { upstreamLocation, type Config } from '../domain/config.js';
+import type { Config } from '../domain/config.js';
 import type { UpstreamClient, UpstreamObserver } from '../domain/upstream.js';
 import type { FeatureContext, GenerationParts, UpstreamLagView } from '../features/feature.js';
 import { createBatchSize, type BatchSize } from '../poll/batches.js';
@@ -7,7 +7,8 @@ import { createScheduler, type ScheduledJob, type Scheduler } from '../poll/sche
 import type { ServeSettings } from '../serve/routes.js';
 import type { ConnectionLimits } from '../serve/server.js';
 import { createSnapshotPersister, type SnapshotPersister } from '../snapshot/persist.js';
-import { createUpstreamClient, walletStatesRequestLineBytes, type UpstreamClientDeps } from '../upstream/client.js';
+import { createUpstreamClient, type UpstreamClientDeps } from '../upstream/client.js';
+import { upstreamLocation, urlBoundOf } from '../upstream/kinds.js';
 
 /**
  * Everything that follows from one configuration. applyConfig builds the next one and
@@ -44,16 +45,15 @@ export interface GenerationDeps extends Pick<FeatureContext, 'logger' | 'now' | 
   readonly jobsFor: (parts: GenerationParts) => readonly ScheduledJob[];
 }
 
-/** What the batch size learnt depends on: the primary upstream's URL (an upstream's proxy sets the request-line limit). */
+/** What the batch size learnt depends on: the primary upstream's URL when it carries addresses (its proxy sets the request-line limit). */
 function batchingKey(config: Config): string {
-  const primary = config.upstreams[0];
-  return primary?.kind === 'http' ? primary.url : '';
+  return urlBoundOf(config.upstreams[0])?.key ?? '';
 }
 
 /** The request line of a batch of walletStates to the primary upstream, when it carries the addresses in its URL. */
 function requestLineOf(config: Config): ((count: number) => number) | undefined {
-  const primary = config.upstreams[0];
-  return primary?.kind === 'http' ? (count) => walletStatesRequestLineBytes(primary.url, count) : undefined;
+  const bound = urlBoundOf(config.upstreams[0]);
+  return bound === undefined ? undefined : (count) => bound.walletStatesLine(count);
 }
 
 /**

@@ -4,8 +4,8 @@ import { interpolateEnv } from './interpolate.js';
 import { ConfigError, type ConfigProblem } from './problems.js';
 import { configSchema } from './schema.js';
 import { shownUrl, type Config, type UpstreamSettings } from '../domain/config.js';
-import { parseGlobalConfig } from './global-config.js';
 import { describeWebConfig, loadWebConfig } from './web-config.js';
+import { kindOf } from '../upstream/kinds.js';
 import { parseAddress } from '../ton/address.js';
 import { buildWatchlist, parseWatchlistFile, type WatchlistSource } from './watchlist.js';
 import { parse as parseYaml, stringify as toYaml, YAMLParseError } from 'yaml';
@@ -93,21 +93,14 @@ export async function loadConfig(path: string | null, deps: ConfigLoadDeps, over
   }
   const upstreams: UpstreamSettings[] = [];
   for (const [i, upstream] of file.upstreams.entries()) {
-    if (upstream.kind !== 'liteserver' || upstream.globalConfig === undefined) {
+    const kind = kindOf(upstream);
+    if (kind.resolve === undefined) {
       upstreams.push(upstream);
       continue;
     }
-    const globalFile = isAbsolute(upstream.globalConfig) ? upstream.globalConfig : resolve(base, upstream.globalConfig);
-    let text: string;
-    try {
-      text = await deps.readFile(globalFile);
-    } catch (cause) {
-      problems.push({ path: `upstreams.${i}.globalConfig`, message: `cannot read ${globalFile}: ${errorMessage(cause)}` });
-      continue;
-    }
-    const read = parseGlobalConfig(text, `upstreams.${i}.globalConfig`, globalFile);
-    problems.push(...read.problems);
-    upstreams.push({ ...upstream, globalConfig: globalFile, liteservers: read.liteservers });
+    const resolved = await kind.resolve(upstream, { base, readFile: deps.readFile, path: `upstreams.${i}` });
+    problems.push(...resolved.problems);
+    upstreams.push(resolved.settings);
   }
   if (problems.length > 0) throw new ConfigError(source, problems);
 
@@ -147,9 +140,7 @@ export async function describeConfig(config: Config): Promise<string> {
   const printable = {
     ...rest,
     web: web === null ? 'none (plain HTTP, no authentication)' : describeWebConfig(web),
-    upstreams: config.upstreams.map((u) =>
-      u.kind === 'http' ? { ...u, url: shownUrl(u.url), ...(u.apiKey === undefined ? {} : { apiKey: '<redacted>' }) } : u,
-    ),
+    upstreams: config.upstreams.map((u) => kindOf(u).printable(u)),
     watchlist: watchlistEntries,
     jettons: config.jettons.map((j) => ({ ...j, decimals: j.decimals ?? "read from the master's metadata (TEP-64) at the first jetton poll" })),
     cluster: config.cluster === null ? 'none (one process)' : { ...config.cluster, redis: shownUrl(config.cluster.redis) },

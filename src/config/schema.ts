@@ -7,8 +7,7 @@ import {
   type LagCheckSettings,
   type ReadThroughSettings,
   type RetryPolicy,
-  type HttpUpstreamSettings,
-  type LiteserverUpstreamSettings,
+  type UpstreamSettings,
   type WatchlistEntry,
   type WatchlistFileSettings,
 } from '../domain/config.js';
@@ -17,24 +16,14 @@ import { addressString } from './address-schema.js';
 import { labelNameProblem } from './labels.js';
 import { clusterSchema } from './cluster-schema.js';
 import { checkJettonNames, jettonName, jettonNames, jettonSchema, watchlistFileSchema } from './jetton-schema.js';
+import { UPSTREAM_KINDS } from '../upstream/kinds.js';
 
 /**
  * The configuration file's schema: the one place every key, default and limit lives.
  * Objects are strict: an unknown key is an error, not silently ignored.
  */
 
-/** An ed25519 public key: 32 bytes in standard or URL-safe base64 (normalised to standard). */
-export const liteserverPublicKey = z
-  .string()
-  .regex(/^[A-Za-z0-9+/_-]{43}=?$/, 'must be a 32-byte ed25519 public key in base64 (44 characters)')
-  .transform((key) => Buffer.from(key, 'base64').toString('base64'))
-  .refine((key) => Buffer.from(key, 'base64').length === 32, 'must decode to 32 bytes');
-
-/**
- * Builds the config file's schema: once, on the first config a process checks (a restart
- * whose config is unchanged takes the check's result from the start cache and builds none
- * of it; the schema takes ~20 ms to build).
- */
+/** Builds the config file's schema: once, on the first config a process checks (~20 ms). */
 function buildConfigSchema() {
   const cronExpression = z.string().refine((expr) => isValidCron(expr), { message: 'not a valid cron expression (node-cron syntax, seconds field allowed)' });
 
@@ -54,42 +43,12 @@ function buildConfigSchema() {
     timeoutMs: z.number().int().min(100).max(300_000).default(10_000),
   };
 
-  const httpUpstreamSchema = z.strictObject({
-    ...upstreamCommon,
-    kind: z.literal('http'),
-    /** Base URL; the API paths are appended to it. */
-    url: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }),
-    /** Sent as the X-API-Key header; never logged. Empty means none (`${KEY:-}` with KEY unset). */
-    apiKey: z.string().optional(),
-  });
-
-  const liteserverEndpointSchema = z.strictObject({
-    host: z.string().min(1),
-    port: z.number().int().min(1).max(65_535),
-    publicKey: liteserverPublicKey,
-  });
-
-  const liteserverUpstreamSchema = z
-    .strictObject({
-      ...upstreamCommon,
-      kind: z.literal('liteserver'),
-      /** A network global config file (global.config.json); relative to this file. */
-      globalConfig: z.string().min(1).optional(),
-      liteservers: z.array(liteserverEndpointSchema).min(1, 'at least one liteserver is needed').optional(),
-    })
-    .superRefine((u, ctx) => {
-      if ((u.globalConfig === undefined) === (u.liteservers === undefined)) {
-        ctx.addIssue({ code: 'custom', path: ['liteservers'], message: 'give either globalConfig or liteservers, not both and not neither' });
-      }
-    })
-    // The liteservers of a globalConfig are read by load.ts; until then the list is empty.
-    .transform((u) => ({ ...u, liteservers: u.liteservers ?? [] }));
-
-  /** `kind` defaults to http, so configs written before liteservers existed read as they did. */
+  /** `kind` defaults to the first kind (http), so configs written before liteservers existed read as they did. */
+  const [defaultKind] = UPSTREAM_KINDS;
   const upstreamSchema = z.preprocess(
-    (value) => (typeof value === 'object' && value !== null && !Array.isArray(value) && !('kind' in value) ? { ...value, kind: 'http' } : value),
-    z.discriminatedUnion('kind', [httpUpstreamSchema, liteserverUpstreamSchema]),
-  );
+    (value) => (typeof value === 'object' && value !== null && !Array.isArray(value) && !('kind' in value) ? { ...value, kind: defaultKind?.kind } : value),
+    z.discriminatedUnion('kind', UPSTREAM_KINDS.map((kind) => kind.schema(upstreamCommon)) as unknown as [z.ZodObject<{ kind: z.ZodLiteral<string> }>]),
+  ) as unknown as z.ZodType<UpstreamSettings>;
 
   const watchlistEntrySchema = z.strictObject({
     address: addressString,
@@ -229,8 +188,6 @@ type Assert<T extends true> = T;
 export type ConfigFileMatchesDomain = [
   Assert<SameKeys<ConfigFile, FilePart>>,
   Assert<ConfigFile extends FilePart ? true : false>,
-  Assert<SameKeys<Extract<ConfigFile['upstreams'][number], { kind: 'http' }>, Required<HttpUpstreamSettings>>>,
-  Assert<SameKeys<Extract<ConfigFile['upstreams'][number], { kind: 'liteserver' }>, Required<LiteserverUpstreamSettings>>>,
   Assert<SameKeys<ConfigFile['retry'], RetryPolicy>>,
   Assert<SameKeys<ConfigFile['lagCheck'], LagCheckSettings>>,
   Assert<SameKeys<ConfigFile['readThrough'], ReadThroughSettings>>,

@@ -2,6 +2,7 @@ import { access } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import type { Config } from '../domain/config.js';
 import { readWhole } from '../snapshot/atomic-file.js';
+import { kindOf } from '../upstream/kinds.js';
 import { loadConfig, resolveConfigPath, type ConfigLoadDeps, type ConfigOverrides, type LoadedConfig } from './load.js';
 import { watchFiles } from './watch.js';
 
@@ -62,6 +63,6 @@ function filesOf(config: Config): string[] {
     ...(config.configPath ? [config.configPath] : []),
     ...config.watchlistFiles,
     ...(config.web?.files ?? []),
-    ...config.upstreams.flatMap((u) => (u.kind === 'liteserver' && u.globalConfig !== undefined ? [u.globalConfig] : [])),
+    ...config.upstreams.flatMap((u) => kindOf(u).files(u)),
   ];
 }

@@ -8,7 +8,7 @@ import type { WebConfig } from './web-config.js';
  */
 
 /** What every upstream has, whatever its kind. */
-interface UpstreamCommon {
+export interface UpstreamCommon {
   /** `[a-z0-9_-]+`; used in logs and metric labels. */
   readonly name: string;
   /** Request budget in requests per second (token bucket); for a liteserver upstream, lite API calls. Default 1. */
@@ -17,41 +17,16 @@ interface UpstreamCommon {
   readonly timeoutMs: number;
 }
 
-/** A toncenter-compatible HTTP API. */
-export interface HttpUpstreamSettings extends UpstreamCommon {
-  readonly kind: 'http';
-  /** Base URL; the API paths are appended to it. */
-  readonly url: string;
-  /** Sent as the X-API-Key header; never logged. Empty means none. */
-  readonly apiKey?: string | undefined;
-}
-
-/** One liteserver: where it listens and its ed25519 public key (base64, 32 bytes). */
-export interface LiteserverEndpoint {
-  readonly host: string;
-  readonly port: number;
-  readonly publicKey: string;
-}
-
-/** TON liteservers spoken to directly over ADNL; queries go round-robin among them. */
-export interface LiteserverUpstreamSettings extends UpstreamCommon {
-  readonly kind: 'liteserver';
-  /** Absolute path of the network global config file, when the liteservers came from one (watched like the config). */
-  readonly globalConfig?: string | undefined;
-  /** Inline, or read from globalConfig. At least one. */
-  readonly liteservers: readonly LiteserverEndpoint[];
-}
-
-/** One upstream, in failover order. */
-export type UpstreamSettings = HttpUpstreamSettings | LiteserverUpstreamSettings;
-
 /**
- * Where an upstream is, wherever it is shown (status page, logs, check-config): its URL as
- * shownUrl gives it, or its liteservers' addresses. Its `name` says which it is.
+ * Each upstream kind's settings, by kind. Every kind adds its own from its module
+ * (upstream/<kind>/settings.ts, by declaration merging), so adding a kind is adding a
+ * module: nothing here changes.
  */
-export function upstreamLocation(upstream: UpstreamSettings): string {
-  return upstream.kind === 'http' ? shownUrl(upstream.url) : upstream.liteservers.map((l) => `adnl://${l.host}:${l.port}`).join(' ');
-}
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled in by the kinds' modules
+export interface UpstreamSettingsByKind {}
+
+/** One upstream, in failover order: the settings of one of the kinds. */
+export type UpstreamSettings = UpstreamSettingsByKind[keyof UpstreamSettingsByKind];
 
 /**
  * A URL as it may be shown: `scheme://host[:port]`, and `/…` when it had a path, a query

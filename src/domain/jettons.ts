@@ -39,18 +39,6 @@ export interface JettonWalletsAnswer {
 /** The indexer's path for jetton wallets. */
 export const JETTON_WALLETS_API_PATH = '/api/v3/jetton/wallets';
 
-/**
- * The request line of a jetton wallets request for `count` owners to the upstream at
- * `baseUrl`, in bytes: `GET <path>/api/v3/jetton/wallets?jetton_address=<48>&limit=1000&offset=<up to 7 digits>`
- * then `&owner_address=<48>` per owner (the indexer takes the parameter repeated).
- */
-export function jettonWalletsRequestLineBytes(baseUrl: string, count: number): number {
-  const base = new URL(baseUrl);
-  const prefix = base.pathname.replace(/\/+$/, '');
-  const fixed = `GET ${prefix}${JETTON_WALLETS_API_PATH}?jetton_address=${'x'.repeat(48)}&limit=1000&offset=1000000`.length + base.search.length;
-  return fixed + 63 * count + ' HTTP/1.1\r\n'.length;
-}
-
 /** Rows per page the indexer allows at most (`limit` above is an error). */
 export const JETTON_PAGE_LIMIT = 1000;
 

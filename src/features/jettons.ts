@@ -1,5 +1,6 @@
 import type { Config } from '../domain/config.js';
-import { jettonsSnapshotFor, jettonWalletsRequestLineBytes, type JettonsSnapshot } from '../domain/jettons.js';
+import { jettonsSnapshotFor, type JettonsSnapshot } from '../domain/jettons.js';
+import { firstUrlBound } from '../upstream/kinds.js';
 import { perObject } from '../domain/per-object.js';
 import { createJettonSeriesRenderer, type JettonSeriesInput } from '../metrics/jetton-series.js';
 import { createBatchSize, type BatchSize } from '../poll/batches.js';
@@ -30,9 +31,9 @@ export function createJettonsFeature(ctx: FeatureContext): Feature {
   const watchedJettons = perObject((config: Config) => ownersByJetton(config).size > 0);
   /** Owners per request, learnt per configuration (like the wallet batches). */
   const batchSizes = perObject((config: Config): BatchSize => {
-    const http = config.upstreams.find((u) => u.kind === 'http');
+    const bound = firstUrlBound(config.upstreams);
     const max = Math.min(config.walletBatchSize, 1000);
-    return createBatchSize(max, now, http === undefined ? undefined : (count) => jettonWalletsRequestLineBytes(http.url, count));
+    return createBatchSize(max, now, bound === undefined ? undefined : (count) => bound.jettonWalletsLine(count));
   });
   const handler = createJettonWalletsHandler(ctx.wallOffset);
   const renderSeries = createJettonSeriesRenderer();

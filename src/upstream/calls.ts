@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { Dispatcher } from 'undici';
 import type { JettonWalletsAnswer } from '../domain/jettons.js';
 import type { JettonPage, QueueSizesAnswer, Result, UpstreamObserver, UpstreamTip, WalletStatesAnswer } from '../domain/upstream.js';
 import type { RequestBudget, RequestPriority } from './budget.js';
@@ -30,11 +31,16 @@ export interface UpstreamCalls {
   close(): void;
 }
 
-/** What either kind is made with: its settings, its own budget, and the shared observer, logger and clock. */
-export interface UpstreamCallsDeps<Settings> {
-  readonly settings: Settings;
+/** What every kind is made with, beside its settings: its own budget, and the shared observer, logger and clocks. */
+export interface UpstreamCallsDeps {
   readonly budget: RequestBudget;
   readonly observer: UpstreamObserver;
   readonly logger: Logger;
+  /** The process clock (domain/clock.ts): budgets and durations. */
   readonly now: () => number;
+  /** The wall clock, for a Retry-After given as an HTTP date. */
+  readonly wall: () => number;
+  readonly userAgent: string;
+  /** HTTP: tests pass a MockAgent or a pool bound to the simulator. */
+  readonly dispatcher?: Dispatcher | undefined;
 }

@@ -7,16 +7,13 @@ import type { Fetched, QueueSizesAnswer, Result, UpstreamClient, UpstreamObserve
 import { createRequestBudget, type RequestBudget } from './budget.js';
 import type { UpstreamCalls } from './calls.js';
 import { UpstreamError } from './errors.js';
-import { createHttpUpstream } from './http-upstream.js';
+import { kindOf } from './kinds.js';
 
 /**
  * The upstream client the pollers call: each query goes to the upstreams in failover
  * order, whatever their kind, in rounds with backoff. What one upstream does for a query is
  * its kind's (http-upstream.ts, liteserver/upstream.ts).
  */
-
-export { QUEUE_SIZES_PATHS } from './http-upstream.js';
-export { walletStatesRequestLineBytes } from './http-urls.js';
 
 export interface UpstreamClientDeps {
   readonly upstreams: readonly UpstreamSettings[];
@@ -47,32 +44,14 @@ export function createUpstreamClient(deps: UpstreamClientDeps): UpstreamClient {
   const { logger, observer, now } = deps;
   const random = deps.random ?? Math.random;
 
-  /**
-   * Each upstream's calls, made on first use. A liteserver upstream's module (and @ton/core
-   * with it) is loaded then, not at start, as undici is for HTTP.
-   */
+  /** Each upstream's calls, made on first use by its kind's module (upstream/kinds.ts). */
   const upstreamCalls = new Map<string, Promise<UpstreamCalls>>();
   const callsOf = (upstream: UpstreamSettings): Promise<UpstreamCalls> => {
     let calls = upstreamCalls.get(upstream.name);
     if (calls === undefined) {
       const budget = deps.budgetFor?.(upstream) ?? createRequestBudget({ rps: upstream.rps, now });
-      calls =
-        upstream.kind === 'http'
-          ? Promise.resolve(
-              createHttpUpstream({
-                settings: upstream,
-                budget,
-                observer,
-                logger,
-                now,
-                wall: deps.wall ?? now,
-                userAgent: deps.userAgent,
-                dispatcher: deps.dispatcher,
-              }),
-            )
-          : import('./liteserver/upstream.js').then((m) =>
-              m.createLiteUpstream({ settings: upstream, budget, observer, logger: logger.child({ upstream: upstream.name }), now }),
-            );
+      const shared = { budget, observer, logger, now, wall: deps.wall ?? now, userAgent: deps.userAgent, dispatcher: deps.dispatcher };
+      calls = kindOf(upstream).create(upstream, shared);
       upstreamCalls.set(upstream.name, calls);
     }
     return calls;

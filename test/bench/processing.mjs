@@ -4,7 +4,7 @@
 import { createWalletSeriesRenderer } from '../../dist/metrics/wallet-series.js';
 import { assembleWalletsSnapshot, matchWalletAnswer } from '../../dist/poll/wallet-mapping.js';
 import { parseAddress } from '../../dist/ton/address.js';
-import { decodeWalletStates } from '../../dist/upstream/wallet-states.js';
+import { decodeWalletStates } from '../../dist/upstream/http/wallet-states.js';
 import { spawn } from 'node:child_process';
 import { rawAddress, walletStatesBody } from './fixtures.mjs';
 

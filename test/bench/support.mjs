@@ -9,7 +9,7 @@ import { pino } from 'pino';
 import { request } from 'undici';
 import { matchWalletAnswer } from '../../dist/poll/wallet-mapping.js';
 import { createSnapshotPersister } from '../../dist/snapshot/persist.js';
-import { decodeWalletStates } from '../../dist/upstream/wallet-states.js';
+import { decodeWalletStates } from '../../dist/upstream/http/wallet-states.js';
 import { queueSnapshot, rawAddress, rawWatchlist, realisticWatchlist, walletStatesBody } from './fixtures.mjs';
 
 export const MAIN = new URL('../../dist/main.js', import.meta.url).pathname;

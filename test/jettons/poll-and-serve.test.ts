@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Config, WatchedWallet } from '../../src/domain/config.js';
 import type { JettonsSnapshot, JettonSettings } from '../../src/domain/jettons.js';
-import { jettonWalletsRequestLineBytes } from '../../src/domain/jettons.js';
+import { jettonWalletsRequestLineBytes } from '../../src/upstream/http/urls.js';
 import { createJettonSeriesRenderer } from '../../src/metrics/jetton-series.js';
 import { createBatchSize } from '../../src/poll/batches.js';
 import { pollJettons } from '../../src/poll/jettons.js';

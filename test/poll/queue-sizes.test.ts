@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isOlderAnswer, queueSizesSnapshotFrom } from '../../src/poll/queue-sizes.js';
-import { outMsgQueueSizesEnvelopeSchema } from '../../src/upstream/schemas.js';
+import { outMsgQueueSizesEnvelopeSchema } from '../../src/upstream/http/schemas.js';
 import { fixture, queueSnapshot } from '../helpers/fixtures.js';
 
 describe('queue-size body → snapshot', () => {

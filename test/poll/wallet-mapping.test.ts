@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createInterning } from '../../src/domain/interning.js';
 import { assembleWalletsSnapshot, matchWalletAnswer } from '../../src/poll/wallet-mapping.js';
 import type { WalletRecord } from '../../src/snapshot/types.js';
-import { walletStatesResponseSchema } from '../../src/upstream/schemas.js';
+import { walletStatesResponseSchema } from '../../src/upstream/http/schemas.js';
 import { ADDR, record, walletState } from '../helpers/wallets.js';
 
 // The wallet poll's one copy of what repeats, for as long as it keeps states.

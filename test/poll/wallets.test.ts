@@ -5,10 +5,11 @@ import { pollWallets, walletConcurrency, type WalletPollDeps } from '../../src/p
 import type { UpstreamClient } from '../../src/domain/upstream.js';
 import type { WalletsSnapshot } from '../../src/snapshot/types.js';
 import { parseAddress } from '../../src/ton/address.js';
-import { createUpstreamClient, walletStatesRequestLineBytes } from '../../src/upstream/client.js';
+import { createUpstreamClient } from '../../src/upstream/client.js';
+import { walletStatesRequestLineBytes } from '../../src/upstream/http/urls.js';
 import { UpstreamError } from '../../src/upstream/errors.js';
 import { createEpisodeLog } from '../../src/log/episodes.js';
-import { walletStatesResponseSchema } from '../../src/upstream/schemas.js';
+import { walletStatesResponseSchema } from '../../src/upstream/http/schemas.js';
 import { createLogSink } from '../helpers/log.js';
 import { startSim, type RunningSim } from '../helpers/sim.js';
 import { rawAddress, rawAddresses } from '../helpers/addresses.js';

@@ -1,6 +1,7 @@
 import { MockAgent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { HttpUpstreamSettings, UpstreamSettings } from '../../src/domain/config.js';
+import type { UpstreamSettings } from '../../src/domain/config.js';
+import type { HttpUpstreamSettings } from '../../src/upstream/http/settings.js';
 import type { FailureKind } from '../../src/sim/failures.js';
 import { createUpstreamClient, type UpstreamClientDeps } from '../../src/upstream/client.js';
 import { createLogSink } from '../helpers/log.js';

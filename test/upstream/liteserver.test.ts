@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { LiteserverUpstreamSettings, UpstreamSettings } from '../../src/domain/config.js';
+import type { UpstreamSettings } from '../../src/domain/config.js';
+import type { LiteserverUpstreamSettings } from '../../src/upstream/liteserver/settings.js';
 import { createUpstreamClient, type UpstreamClientDeps } from '../../src/upstream/client.js';
 import { createLogSink } from '../helpers/log.js';
 import { stoppedAfterEach, type RunningSim } from '../helpers/sim.js';

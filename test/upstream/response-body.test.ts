@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import type { Dispatcher } from 'undici';
-import { readCapped } from '../../src/upstream/response-body.js';
+import { readCapped } from '../../src/upstream/http/response-body.js';
 
 const bodyOf = (chunks: Buffer[]) => Readable.from(chunks) as unknown as Dispatcher.ResponseData['body'];
 

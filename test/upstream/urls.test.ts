@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { shownUrl, upstreamLocation } from '../../src/domain/config.js';
-import { requestUrl, urlScrubber, walletStatesRequestLineBytes } from '../../src/upstream/http-urls.js';
+import { shownUrl } from '../../src/domain/config.js';
+import { upstreamLocation } from '../../src/upstream/kinds.js';
+import { requestUrl, urlScrubber, walletStatesRequestLineBytes } from '../../src/upstream/http/urls.js';
 
 /** Upstream URLs: what is shown of them (scheme, host, port, and that there was more), how a request's URL is made from one, and their secrets scrubbed from messages. */
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { WALLET_STATE_FIELDS } from '../../src/domain/wallet-state.js';
-import { walletStatesResponseSchema } from '../../src/upstream/schemas.js';
-import { decodeWalletStates, decodeWalletStatesQuickly } from '../../src/upstream/wallet-states.js';
+import { walletStatesResponseSchema } from '../../src/upstream/http/schemas.js';
+import { decodeWalletStates, decodeWalletStatesQuickly } from '../../src/upstream/http/wallet-states.js';
 import { fixture } from '../helpers/fixtures.js';
 import { clone, DELETE, expectAgreement, set, shown } from '../helpers/zod-agreement.js';
 

@@ -1,5 +1,5 @@
 import { TonParseError } from '../../ton/errors.js';
-import type { LiteserverUpstreamSettings } from '../../domain/config.js';
+import type { LiteserverUpstreamSettings } from './settings.js';
 import type { QueueSizesAnswer, Result, UpstreamQuery } from '../../domain/upstream.js';
 import {
   LiteServerError,
@@ -29,7 +29,9 @@ import { jettonMetadataOf, jettonWalletsOf } from './jettons.js';
 /** ext_msg_queue_size_limit when the per-block path is all a liteserver offers: the collator's constant. */
 export const DEFAULT_EXT_MSG_QUEUE_SIZE_LIMIT = 8000;
 
-export type LiteUpstreamDeps = UpstreamCallsDeps<LiteserverUpstreamSettings>;
+export interface LiteUpstreamDeps extends UpstreamCallsDeps {
+  readonly settings: LiteserverUpstreamSettings;
+}
 
 const base64 = (b: Buffer): string => b.toString('base64');
 const blockIdOf = (id: LiteBlockId) => ({

@@ -1,7 +1,8 @@
 import * as z from 'zod';
-import type { LiteserverEndpoint } from '../domain/config.js';
-import type { ConfigProblem } from './problems.js';
-import { liteserverPublicKey } from './schema.js';
+import type { LiteserverEndpoint } from './settings.js';
+import { liteserverPublicKey } from './public-key.js';
+
+type ConfigProblem = { readonly path: string; readonly message: string };
 
 /**
  * A TON network global config file (`global.config.json`, `testnet-global.config.json`):

@@ -1,6 +1,6 @@
 import type { ZodSafeParseResult } from 'zod';
-import { isObject, isPlainRecord, WALLET_FIELD_CHECKS } from '../domain/wallet-field-checks.js';
-import type { AddressBookEntry, ServedWalletState } from '../domain/wallet-state.js';
+import { isObject, isPlainRecord, WALLET_FIELD_CHECKS } from '../../domain/wallet-field-checks.js';
+import type { AddressBookEntry, ServedWalletState } from '../../domain/wallet-state.js';
 import { filledAddressBookEntry, servedWalletState, walletStatesResponseSchema, type UpstreamWalletFields, type WalletStatesResponse } from './schemas.js';
 
 /**

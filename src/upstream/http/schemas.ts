@@ -1,8 +1,8 @@
 import * as z from 'zod';
-import { parseAddress } from '../ton/address.js';
-import { walletFieldsShape } from '../domain/wallet-field-checks.js';
-import type { AddressBookEntry, RequiredWalletField, ServedWalletState, WalletFieldName } from '../domain/wallet-state.js';
-import { parseSignedShard } from '../ton/shard.js';
+import { parseAddress } from '../../ton/address.js';
+import { walletFieldsShape } from '../../domain/wallet-field-checks.js';
+import type { AddressBookEntry, RequiredWalletField, ServedWalletState, WalletFieldName } from '../../domain/wallet-state.js';
+import { parseSignedShard } from '../../ton/shard.js';
 
 /**
  * Bodies as real upstreams send them. Lenient exactly where deployments differ (block id

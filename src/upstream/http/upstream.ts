@@ -1,12 +1,11 @@
-import type { Dispatcher } from 'undici';
 import type { ZodSafeParseResult } from 'zod';
-import type { HttpUpstreamSettings } from '../domain/config.js';
-import { JETTON_WALLETS_API_PATH } from '../domain/jettons.js';
-import type { Result, UpstreamQuery } from '../domain/upstream.js';
-import { compactForm } from '../ton/address.js';
-import type { RequestPriority } from './budget.js';
-import type { UpstreamCalls, UpstreamCallsDeps } from './calls.js';
-import { classifyStatus, classifyThrown, parseRetryAfter, UpstreamError } from './errors.js';
+import type { HttpUpstreamSettings } from './settings.js';
+import { JETTON_WALLETS_API_PATH } from '../../domain/jettons.js';
+import type { Result, UpstreamQuery } from '../../domain/upstream.js';
+import { compactForm } from '../../ton/address.js';
+import type { RequestPriority } from '../budget.js';
+import type { UpstreamCalls, UpstreamCallsDeps } from '../calls.js';
+import { classifyStatus, classifyThrown, parseRetryAfter, UpstreamError } from '../errors.js';
 import { describeNonJson, isFailureEnvelope, readCapped, tryParseJson } from './response-body.js';
 import {
   errorMessageOf,
@@ -17,7 +16,7 @@ import {
   outMsgQueueSizesEnvelopeSchema,
 } from './schemas.js';
 import { walletStatesDecoder } from './wallet-states.js';
-import { requestUrl, urlScrubber, WALLET_STATES_PATH } from './http-urls.js';
+import { requestUrl, urlScrubber, WALLET_STATES_PATH } from './urls.js';
 
 /**
  * A `kind: http` upstream: toncenter's HTTP API through undici, one request per call inside
@@ -44,12 +43,8 @@ interface Attempt<T> {
   readonly schema: { safeParse(body: unknown): ZodSafeParseResult<T> };
 }
 
-export interface HttpUpstreamDeps extends UpstreamCallsDeps<HttpUpstreamSettings> {
-  readonly userAgent: string;
-  /** The wall clock, for a Retry-After given as an HTTP date. */
-  readonly wall: () => number;
-  /** Tests pass a MockAgent or a pool bound to the simulator. */
-  readonly dispatcher?: Dispatcher | undefined;
+export interface HttpUpstreamDeps extends UpstreamCallsDeps {
+  readonly settings: HttpUpstreamSettings;
 }
 
 export function createHttpUpstream(deps: HttpUpstreamDeps): UpstreamCalls {

@@ -4,6 +4,8 @@
  * show in a message.
  */
 
+import { JETTON_WALLETS_API_PATH } from '../../domain/jettons.js';
+
 export const WALLET_STATES_PATH = '/api/v3/walletStates';
 
 /**
@@ -50,4 +52,16 @@ function safeDecode(part: string): string {
   } catch {
     return part;
   }
+}
+
+/**
+ * The request line of a jetton wallets request for `count` owners to the upstream at
+ * `baseUrl`, in bytes: `GET <path>/api/v3/jetton/wallets?jetton_address=<48>&limit=1000&offset=<up to 7 digits>`
+ * then `&owner_address=<48>` per owner (the indexer takes the parameter repeated).
+ */
+export function jettonWalletsRequestLineBytes(baseUrl: string, count: number): number {
+  const base = new URL(baseUrl);
+  const prefix = base.pathname.replace(/\/+$/, '');
+  const fixed = `GET ${prefix}${JETTON_WALLETS_API_PATH}?jetton_address=${'x'.repeat(48)}&limit=1000&offset=1000000`.length + base.search.length;
+  return fixed + 63 * count + ' HTTP/1.1\r\n'.length;
 }
