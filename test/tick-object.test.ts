@@ -5,14 +5,14 @@ import { describe, expect, it } from 'vitest';
 
 /**
  * keepTickObject keeps process.nextTick on V8's fast path across full collections
- * (src/tick-object.ts says why). Checked on the inline caches themselves, not on time: in a
+ * (src/app/tick-object.ts says why). Checked on the inline caches themselves, not on time: in a
  * fresh Node process on the built code, nextTick runs, a full collection comes before
  * anything keeps its tick objects' maps, nextTick runs again, and V8 prints the state of the
  * caches of the literal that builds a tick object (%DebugPrint of the function lists each
  * feedback slot: MONOMORPHIC, or MEGAMORPHIC once it has seen two maps).
  */
 
-const MODULE = new URL('../dist/tick-object.js', import.meta.url).href;
+const MODULE = new URL('../dist/app/tick-object.js', import.meta.url).href;
 
 function literalCacheStates(keep: boolean): string[] {
   if (!existsSync(fileURLToPath(MODULE))) throw new Error('dist/ is missing: run "npm run build" (npm test does)');

@@ -2,7 +2,7 @@ import type { PolledQuery } from '../features/feature.js';
 import type { QueryName } from '../domain/queries.js';
 import type { Generation } from './generation.js';
 import type { HealthSource } from '../metrics/registry.js';
-import type { PollStatus } from '../poll/status.js';
+import type { PollStatus } from '../schedule/poll-status.js';
 import { ageSeconds, isFresh } from '../snapshot/freshness.js';
 import type { SnapshotStore } from '../snapshot/store.js';
 

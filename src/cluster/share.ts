@@ -5,7 +5,7 @@ import type { WatchedKeys, WatchedWallet } from '../domain/config.js';
 import type { SnapshotStore } from '../snapshot/store.js';
 import type { QueueSizesSnapshot, WalletRecord } from '../snapshot/types.js';
 import type { ClusterKeys } from './keys.js';
-import { isNewer, mergeWallets } from './merge.js';
+import { isNewer, mergeWallets } from '../features/wallets/merge.js';
 import { decodeQueueSizes, decodeRecords, encodeQueueSizes, encodeRecord } from './wire.js';
 
 /** Records per stream entry and per HSET. */

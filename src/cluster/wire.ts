@@ -1,7 +1,7 @@
-import { decodeQueueFile } from '../snapshot/file-format.js';
-import { FORMAT, QUEUE_FILE_VERSION } from '../snapshot/queue-file.js';
+import { decodeQueueFile } from '../features/wallets/file-format.js';
+import { FORMAT, QUEUE_FILE_VERSION } from '../features/queue-sizes/file-format.js';
 import type { QueueSizesSnapshot, WalletRecord } from '../snapshot/types.js';
-import { createRowExpander, createStringPool, createWalletRowWriter, decodeWalletRow, type StringPool } from '../snapshot/wallet-rows.js';
+import { createRowExpander, createStringPool, createWalletRowWriter, decodeWalletRow, type StringPool } from '../features/wallets/file-rows.js';
 
 /**
  * What replicas hand each other through Redis, in the snapshot files' own forms: a wallet

@@ -1,6 +1,6 @@
 import { validate as isValidCron } from 'node-cron';
 import * as z from 'zod';
-import { lagCheckCron } from '../domain/schedule.js';
+import { lagCheckCron } from '../schedule/cron.js';
 import {
   DEFAULT_LISTEN_PORT,
   type Config,
@@ -15,7 +15,7 @@ import { MAX_ADDRESSES_PER_REQUEST } from '../domain/wallet-state.js';
 import { addressString } from './address-schema.js';
 import { labelNameProblem } from './labels.js';
 import { clusterSchema } from './cluster-schema.js';
-import { checkJettonNames, jettonName, jettonNames, jettonSchema, watchlistFileSchema } from './jetton-schema.js';
+import { checkJettonNames, jettonName, jettonNames, jettonSchema, watchlistFileSchema } from '../features/jettons/config.js';
 import { UPSTREAM_KINDS } from '../upstream/kinds.js';
 
 /**

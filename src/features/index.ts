@@ -1,11 +1,11 @@
-import { createClusterFeature } from './cluster.js';
+import { createClusterFeature } from '../app/cluster-lifecycle.js';
 import type { Feature, FeatureContext } from './feature.js';
-import { createJettonsFeature } from './jettons.js';
-import { createLagCheckFeature } from './lag-check.js';
-import { createQueueSizesFeature } from './queue-sizes.js';
-import { createReadThroughFeature } from './read-through.js';
-import { createStatusPageFeature } from './status-page.js';
-import { createWalletsFeature } from './wallets.js';
+import { createJettonsFeature } from './jettons/index.js';
+import { createLagCheckFeature } from './lag-check/index.js';
+import { createQueueSizesFeature } from './queue-sizes/index.js';
+import { createReadThroughFeature } from './read-through/index.js';
+import { createStatusPageFeature } from './status-page/index.js';
+import { createWalletsFeature } from './wallets/index.js';
 
 /** The daemon's features, in the order they load, start and stop. Adding one: a module and a line. */
 export function createFeatures(ctx: FeatureContext): readonly Feature[] {

@@ -2,7 +2,7 @@ import { perObject } from '../domain/per-object.js';
 import { isFresh } from '../snapshot/freshness.js';
 import type { QueueSizesSnapshot, Snapshot } from '../snapshot/types.js';
 import { compressSmall, createGzipMembers, inflateParts, type Compressor, type GzipPart } from './gzip-members.js';
-import { renderQueueSeries } from './queue-series.js';
+import { renderQueueSeries } from '../features/queue-sizes/series.js';
 import type { SelfMetrics } from './registry.js';
 
 /**

@@ -4,14 +4,14 @@ import { METRICS_ENDPOINT } from '../metrics/registry.js';
 import type { Snapshot } from '../snapshot/types.js';
 import type { QueryName } from '../domain/queries.js';
 import { serveHealthz, serveReadyz } from './health.js';
-import { createStatusRoutes } from './status-page.js';
-import type { StatusSources } from '../status/model.js';
+import { createStatusRoutes } from '../features/status-page/routes.js';
+import type { StatusSources } from '../features/status-page/model.js';
 import type { Logger } from 'pino';
 import { jsonResponse } from './response.js';
 import { createJsonRpcRoute } from './json-rpc.js';
 import type { Route, ServedRequest } from './server.js';
-import { createQueueSizesHandler, QUEUE_SIZES_PATHS, queueSizesRoute } from './v2-queue-sizes.js';
-import { createWalletStatesHandler, type ReadThroughLookup } from './v3-wallet-states.js';
+import { createQueueSizesHandler, QUEUE_SIZES_PATHS, queueSizesRoute } from '../features/queue-sizes/v2.js';
+import { createWalletStatesHandler, type ReadThroughLookup } from '../features/wallets/v3.js';
 
 /** What the handlers need of the configuration; the composition root builds it once per config. */
 export interface ServeSettings {

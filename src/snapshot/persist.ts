@@ -1,11 +1,11 @@
 import type { Logger } from 'pino';
 import { createEpisodeLog } from '../log/episodes.js';
 import { readIfPresent, removeStaleTemps, setAside, writeAtomically } from './atomic-file.js';
-import { decodeQueueFile } from './file-format.js';
-import { FORMAT, QUEUE_FILE_VERSION } from './queue-file.js';
+import { decodeQueueFile } from '../features/wallets/file-format.js';
+import { FORMAT, QUEUE_FILE_VERSION } from '../features/queue-sizes/file-format.js';
 import { persistFailureReason, type PersistObserver } from './persist-faults.js';
 import type { QueueSizesSnapshot, Snapshot, WalletsSnapshot } from './types.js';
-import { decodeWalletsBytes, encodeWallets } from './wallets-file.js';
+import { decodeWalletsBytes, encodeWallets } from '../features/wallets/file.js';
 
 export { PERSIST_FAILURE_REASONS, persistFailureReason, type PersistFailureReason, type PersistObserver } from './persist-faults.js';
 

@@ -1,8 +1,8 @@
 // The poll-processing workload, shared by the in-process benchmark (run.mjs) and the
 // fresh-process one (first-cycle.mjs): what the daemon does per cycle once the
 // upstream's bodies have arrived.
-import { createWalletSeriesRenderer } from '../../dist/metrics/wallet-series.js';
-import { assembleWalletsSnapshot, matchWalletAnswer } from '../../dist/poll/wallet-mapping.js';
+import { createWalletSeriesRenderer } from '../../dist/features/wallets/series.js';
+import { assembleWalletsSnapshot, matchWalletAnswer } from '../../dist/accounts/wallet-mapping.js';
 import { parseAddress } from '../../dist/ton/address.js';
 import { decodeWalletStates } from '../../dist/upstream/http/wallet-states.js';
 import { spawn } from 'node:child_process';

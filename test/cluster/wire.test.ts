@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isNewer, mergeWallets } from '../../src/cluster/merge.js';
+import { isNewer, mergeWallets } from '../../src/features/wallets/merge.js';
 import { decodeQueueSizes, decodeRecords, encodeQueueSizes, encodeRecord } from '../../src/cluster/wire.js';
 import type { WalletRecord } from '../../src/snapshot/types.js';
 

@@ -14,7 +14,7 @@ import { dashboardFiles, generatedFiles } from '../../dashboards/generate.mjs';
 // @ts-expect-error: plain-JS generator without type declarations
 import { DEFAULT_RUNBOOK_BASE_URL } from '../../dashboards/rules.mjs';
 import { healthStub } from '../helpers/health.js';
-import { PRESSURE_CRITICAL, PRESSURE_WARNING } from '../../src/status/model.js';
+import { PRESSURE_CRITICAL, PRESSURE_WARNING } from '../../src/features/status-page/model.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const DASHBOARD_DIR = join(ROOT, 'dashboards/grafana/dashboards');

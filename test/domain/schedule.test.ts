@@ -1,6 +1,6 @@
 import { createTask } from 'node-cron';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { lagCheckCron, nextSecondsOnlyMatch } from '../../src/domain/schedule.js';
+import { lagCheckCron, nextSecondsOnlyMatch } from '../../src/schedule/cron.js';
 import { createRandom } from '../../src/sim/random.js';
 
 afterEach(() => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { jettonsSnapshotFor, type JettonsSnapshot } from '../../src/domain/jettons.js';
-import { decodeJettons, encodeJettons, jettonsFileOf } from '../../src/snapshot/jettons-file.js';
+import { decodeJettons, encodeJettons, jettonsFileOf } from '../../src/features/jettons/file.js';
 
 const record = (wallet: string | null, balance: string, fetchedAt: number) => ({
   wallet,

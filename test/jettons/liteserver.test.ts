@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { UpstreamSettings } from '../../src/domain/config.js';
 import type { JettonSettings, JettonsSnapshot } from '../../src/domain/jettons.js';
-import { createBatchSize } from '../../src/poll/batches.js';
-import { pollJettons } from '../../src/poll/jettons.js';
+import { createBatchSize } from '../../src/accounts/batches.js';
+import { pollJettons } from '../../src/features/jettons/poll.js';
 import { SIM_WHALE_BALANCE } from '../../src/sim/jettons.js';
 import { createUpstreamClient } from '../../src/upstream/client.js';
 import { createLogSink } from '../helpers/log.js';

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { WatchedWallet } from '../../src/domain/config.js';
 import type { JettonRecord, JettonSettings } from '../../src/domain/jettons.js';
-import { createQueueHistory } from '../../src/status/history.js';
-import { createStatusModel, type StatusSources } from '../../src/status/model.js';
-import { renderStatus } from '../../src/status/render.js';
-import { createUpstreamHealth } from '../../src/status/upstream-health.js';
+import { createQueueHistory } from '../../src/features/queue-sizes/history.js';
+import { createStatusModel, type StatusSources } from '../../src/features/status-page/model.js';
+import { renderStatus } from '../../src/features/status-page/render.js';
+import { createUpstreamHealth } from '../../src/features/status-page/upstream-health.js';
 
 const NOW = 1_800_000_000_000;
 const raw = (c: string) => `0:${c.repeat(64)}`;

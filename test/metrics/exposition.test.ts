@@ -2,7 +2,7 @@ import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { createMetricsExposition, type MetricsBody } from '../../src/metrics/exposition.js';
 import { createSelfMetrics } from '../../src/metrics/registry.js';
-import { createWalletSeriesRenderer } from '../../src/metrics/wallet-series.js';
+import { createWalletSeriesRenderer } from '../../src/features/wallets/series.js';
 import type { Snapshot } from '../../src/snapshot/types.js';
 import { rawAddress } from '../helpers/addresses.js';
 import { queueSnapshot } from '../helpers/fixtures.js';

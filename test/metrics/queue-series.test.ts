@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { renderQueueSeries } from '../../src/metrics/queue-series.js';
+import { renderQueueSeries } from '../../src/features/queue-sizes/series.js';
 import { queueSnapshot } from '../helpers/fixtures.js';
 
 describe('queue snapshot → metrics', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createBatchQueue, createBatchSize, DEFAULT_REQUEST_LINE_BYTES, PROBE_EVERY_MS } from '../../src/poll/batches.js';
+import { createBatchQueue, createBatchSize, DEFAULT_REQUEST_LINE_BYTES, PROBE_EVERY_MS } from '../../src/accounts/batches.js';
 
 /** Runs batches through an upstream that refuses more than `limit` addresses, until the size settles; returns the refusals it took. */
 function settle(size: ReturnType<typeof createBatchSize>, limit: number): number {

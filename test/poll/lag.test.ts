@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createDaemon } from '../../src/app/daemon.js';
-import { createLagState, lagsFrom } from '../../src/poll/lag.js';
+import { createLagState, lagsFrom } from '../../src/features/lag-check/lag.js';
 import { createUpstreamClient } from '../../src/upstream/client.js';
 import { configFrom } from '../helpers/config.js';
 import { createLogSink } from '../helpers/log.js';

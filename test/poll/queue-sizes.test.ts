@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isOlderAnswer, queueSizesSnapshotFrom } from '../../src/poll/queue-sizes.js';
+import { isOlderAnswer, queueSizesSnapshotFrom } from '../../src/features/queue-sizes/poll.js';
 import { outMsgQueueSizesEnvelopeSchema } from '../../src/upstream/http/schemas.js';
 import { fixture, queueSnapshot } from '../helpers/fixtures.js';
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { createClientQueues } from '../../src/poll/client-queues.js';
-import { shareOf } from '../../src/poll/read-through.js';
+import { createClientQueues } from '../../src/features/read-through/client-queues.js';
+import { shareOf } from '../../src/features/read-through/read-through.js';
 import type { ServedResponse } from '../../src/serve/response.js';
-import { createWalletStatesHandler, type ReadThroughLookup } from '../../src/serve/v3-wallet-states.js';
+import { createWalletStatesHandler, type ReadThroughLookup } from '../../src/features/wallets/v3.js';
 import { rawAddresses } from '../helpers/addresses.js';
 import { bodyText } from '../helpers/response.js';
 import { ADDR, record, walletState, walletsSnapshot } from '../helpers/wallets.js';

@@ -1,8 +1,8 @@
 import { Agent, fetch as undiciFetch } from 'undici';
 import { describe, expect, it } from 'vitest';
 import type { UpstreamClient } from '../../src/domain/upstream.js';
-import { createBatchSize } from '../../src/poll/batches.js';
-import { createReadThrough, type ReadThroughAnswer, type ReadThroughResult, type ReadThroughLimits } from '../../src/poll/read-through.js';
+import { createBatchSize } from '../../src/accounts/batches.js';
+import { createReadThrough, type ReadThroughAnswer, type ReadThroughResult, type ReadThroughLimits } from '../../src/features/read-through/read-through.js';
 import { createUpstreamClient } from '../../src/upstream/client.js';
 import { createLogSink } from '../helpers/log.js';
 import { startReadThroughDaemon } from '../helpers/read-through-daemon.js';

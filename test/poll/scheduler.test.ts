@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createProcessClock } from '../../src/domain/clock.js';
-import { createScheduler, type ScheduledJob } from '../../src/poll/scheduler.js';
+import { createScheduler, type ScheduledJob } from '../../src/schedule/scheduler.js';
 import { createLogSink } from '../helpers/log.js';
 
 /** A job whose runs last until the test releases them, counting how often it started. */

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { WatchedWallet } from '../../src/domain/config.js';
-import { createBatchSize } from '../../src/poll/batches.js';
-import { pollWallets, walletConcurrency, type WalletPollDeps } from '../../src/poll/wallets.js';
+import { createBatchSize } from '../../src/accounts/batches.js';
+import { pollWallets, walletConcurrency, type WalletPollDeps } from '../../src/features/wallets/poll.js';
 import type { UpstreamClient } from '../../src/domain/upstream.js';
 import type { WalletsSnapshot } from '../../src/snapshot/types.js';
 import { parseAddress } from '../../src/ton/address.js';

@@ -11,8 +11,8 @@ import { bodyText, readBody } from '../helpers/response.js';
 import { ADDR, record, walletState, walletsSnapshot } from '../helpers/wallets.js';
 import { healthStub } from '../helpers/health.js';
 import { createLogSink } from '../helpers/log.js';
-import { createQueueHistory } from '../../src/status/history.js';
-import { createUpstreamHealth } from '../../src/status/upstream-health.js';
+import { createQueueHistory } from '../../src/features/queue-sizes/history.js';
+import { createUpstreamHealth } from '../../src/features/status-page/upstream-health.js';
 
 /** The route table, called directly: which handler answers which path, with what it reads per request. */
 

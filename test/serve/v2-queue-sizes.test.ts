@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { bodyText } from '../helpers/response.js';
-import { createQueueSizesHandler } from '../../src/serve/v2-queue-sizes.js';
+import { createQueueSizesHandler } from '../../src/features/queue-sizes/v2.js';
 import { queueSnapshot } from '../helpers/fixtures.js';
 
 const handler = createQueueSizesHandler();

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { ServedWalletState } from '../../src/domain/wallet-state.js';
 import type { ServedResponse } from '../../src/serve/response.js';
 import { bodyText } from '../helpers/response.js';
-import { createWalletStatesHandler, type WalletStatesRequest } from '../../src/serve/v3-wallet-states.js';
+import { createWalletStatesHandler, type WalletStatesRequest } from '../../src/features/wallets/v3.js';
 import { userFriendly } from '../../src/ton/address.js';
 import { ADDR, record, walletState, walletsSnapshot } from '../helpers/wallets.js';
 import { rawAddresses } from '../helpers/addresses.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { decodeQueueFile, queueFileSchema } from '../../src/snapshot/file-format.js';
-import { FORMAT, QUEUE_FILE_VERSION, queueSizesOfFile } from '../../src/snapshot/queue-file.js';
+import { decodeQueueFile, queueFileSchema } from '../../src/features/wallets/file-format.js';
+import { FORMAT, QUEUE_FILE_VERSION, queueSizesOfFile } from '../../src/features/queue-sizes/file-format.js';
 import { clone, DELETE, expectAgreement, mutated, notAFile } from '../helpers/zod-agreement.js';
 
 type Json = Record<string, unknown>;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createUpstreamHealth } from '../../src/status/upstream-health.js';
+import { createUpstreamHealth } from '../../src/features/status-page/upstream-health.js';
 
 describe('upstream health for the status page', () => {
   it('takes a 2xx (HTTP) or ok (liteserver) as a success, any other code not, and counts codes over ten minutes', () => {

@@ -1,0 +1,176 @@
+import { isDeepStrictEqual } from 'node:util';
+import { isCanonicalRaw, parseAddress } from '../ton/address.js';
+import type { AddressBookEntry, ServedWalletState } from '../domain/wallet-state.js';
+import type { WalletRecord, WalletsSnapshot } from '../snapshot/types.js';
+import { sameAddressBookEntry, sameState } from './same-state.js';
+import type { WalletStatesAnswer } from '../domain/upstream.js';
+import type { Interning } from '../domain/interning.js';
+
+/** The canonical key of an address as an upstream printed it; null when unreadable. */
+export function rawKeyOf(address: string): string | null {
+  if (isCanonicalRaw(address)) return address; // the common case
+  const parsed = parseAddress(address);
+  return parsed.ok ? parsed.value.raw : null;
+}
+
+/**
+ * Matches one walletStates answer to the addresses asked, by address (real upstreams
+ * shuffle the order and leave unknown accounts out). Returns the records found and the
+ * raw keys the answer left out. A state equal to the previous one keeps the previous
+ * object, so everything derived from it (metric lines, served JSON) is reused.
+ *
+ * Never backwards: a state whose last transaction is older than that of a previous record
+ * fetched at or after `meta.heldFrom` (one still served) is not taken; the previous record
+ * stays, and `older` counts it. Pure.
+ */
+export function matchWalletAnswer(
+  asked: readonly string[],
+  answer: WalletStatesAnswer,
+  meta: { fetchedAt: number; upstream: string; heldFrom?: number | undefined; interning?: Interning | undefined },
+  previous?: ReadonlyMap<string, WalletRecord>,
+  /** Where found records go; a new map when not given. */
+  found: Map<string, WalletRecord> = new Map(),
+): { found: Map<string, WalletRecord>; missing: string[]; older: number } {
+  // Usually `{}` for plain wallets: then no lookups at all.
+  const metadata = hasKeys(answer.metadata) ? answer.metadata : null;
+  const heldFrom = meta.heldFrom ?? Infinity;
+  let older = 0;
+  const take = (raw: string, decoded: ServedWalletState): void => {
+    const key = decoded.address;
+    const before = previous?.get(raw);
+    if (before !== undefined && before.fetchedAt >= heldFrom && isOlderLt(decoded.last_transaction_lt, before.state?.last_transaction_lt)) {
+      found.set(raw, before);
+      older += 1;
+      return;
+    }
+    found.set(raw, {
+      raw,
+      state: keptState(decoded, raw, before?.state, meta.interning),
+      addressBook: keptEntry(answer.address_book[key] ?? (key === raw ? null : (answer.address_book[raw] ?? null)), before?.addressBook, meta.interning),
+      metadata: metadata === null ? undefined : keptMetadata(metadata[key] ?? metadata[raw], before?.metadata),
+      fetchedAt: meta.fetchedAt,
+      upstream: meta.upstream,
+    });
+  };
+  // First by the address as printed: toncenter prints the raw uppercase form, our key, so
+  // the common case reads no address at all. The decoded state has the served shape.
+  const asPrinted = new Map<string, ServedWalletState>();
+  for (const state of answer.wallets) asPrinted.set(state.address, state);
+  let matched = 0;
+  const notFound: string[] = [];
+  for (const raw of asked) {
+    const decoded = asPrinted.get(raw);
+    if (decoded === undefined) notFound.push(raw);
+    else {
+      // Counted once per account, should an address be asked twice (found grows only for
+      // a key it did not hold: no second lookup).
+      const before = found.size;
+      take(raw, decoded);
+      if (found.size > before) matched += 1;
+    }
+  }
+  // Then, only if the answer has accounts left over, by the raw form each one names (an
+  // upstream that prints lowercase or user-friendly forms).
+  if (notFound.length === 0 || matched === asPrinted.size) return { found, missing: notFound, older };
+  const byRaw = new Map<string, ServedWalletState>();
+  for (const state of answer.wallets) {
+    const raw = rawKeyOf(state.address);
+    if (raw !== null) byRaw.set(raw, state);
+  }
+  const missing: string[] = [];
+  for (const raw of notFound) {
+    const decoded = byRaw.get(raw);
+    if (decoded === undefined) missing.push(raw);
+    else take(raw, decoded);
+  }
+  return { found, missing, older };
+}
+
+/** Whether logical time `next` is before `held` (decimal strings without leading zeros; null is unknown, never older). */
+function isOlderLt(next: string | null, held: string | null | undefined): boolean {
+  if (next === null || held === null || held === undefined) return false;
+  return next.length < held.length || (next.length === held.length && next < held);
+}
+
+/**
+ * The previous state when the new one says the same (kept by identity: everything derived
+ * from it is reused). Otherwise the new one, served under the raw key (toncenter prints it
+ * that way, anything else is rewritten), and holding the watchlist's own copy of it: the
+ * parsed copy would be one more 67-character string per wallet for as long as it is kept.
+ */
+function keptState(decoded: ServedWalletState, raw: string, before: ServedWalletState | null | undefined, interning: Interning | undefined): ServedWalletState {
+  const printedRaw = decoded.address === raw;
+  const state = printedRaw ? decoded : { ...decoded, address: raw };
+  if (before && sameState(before, state)) return before;
+  if (interning === undefined) return printedRaw ? { ...decoded, address: raw } : state;
+  const { code_hash: code, status, wallet_type: type } = decoded;
+  return {
+    ...decoded,
+    address: raw,
+    code_hash: code === null ? null : interning.string(code),
+    status: interning.string(status),
+    wallet_type: type === null ? null : interning.string(type),
+  };
+}
+
+/**
+ * The previous address book entry when the new one says the same (it rarely changes), so
+ * the snapshot keeps one copy and the parsed one dies young. A new one has its lists of
+ * names (`interfaces`: `["wallet_v4r2"]` on every wallet of that kind) shared.
+ */
+function keptEntry(next: AddressBookEntry | null, before: AddressBookEntry | null | undefined, interning: Interning | undefined): AddressBookEntry | null {
+  if (next === null) return null;
+  return before && sameAddressBookEntry(next, before) ? before : withSharedLists(next, interning);
+}
+
+/** The previous metadata entry when the new one is deeply equal (it rarely changes); else the new one. */
+function keptMetadata(next: unknown, before: unknown): unknown {
+  return before !== undefined && next !== undefined && isDeepStrictEqual(next, before) ? before : next;
+}
+
+function withSharedLists(entry: AddressBookEntry, interning: Interning | undefined): AddressBookEntry {
+  if (interning === undefined) return entry;
+  let copy: Record<string, unknown> | null = null;
+  for (const key in entry) {
+    const value = entry[key];
+    if (!Array.isArray(value)) continue;
+    const shared = interning.list(value);
+    if (shared === value) continue;
+    copy ??= { ...entry };
+    copy[key] = shared;
+  }
+  return (copy as AddressBookEntry | null) ?? entry;
+}
+
+function hasKeys(object: object): boolean {
+  for (const key in object) if (Object.hasOwn(object, key)) return true;
+  return false;
+}
+
+/**
+ * The cycle's snapshot, in watchlist order: what this cycle found, else the last value (a
+ * failed batch keeps its wallets' last values); wallets that left the watchlist are gone. Pure.
+ */
+export function assembleWalletsSnapshot(
+  watchlist: readonly { readonly raw: string }[],
+  found: ReadonlyMap<string, WalletRecord>,
+  previous: ReadonlyMap<string, WalletRecord> | undefined,
+  fetchedAt: number,
+): WalletsSnapshot {
+  // The common case: every wallet answered, batch after batch in watchlist order. Then
+  // the map the cycle filled is the snapshot already.
+  if (found.size === watchlist.length) {
+    let index = 0;
+    for (const raw of found.keys()) {
+      if (raw !== watchlist[index]?.raw) break;
+      index += 1;
+    }
+    if (index === watchlist.length) return { wallets: found, fetchedAt };
+  }
+  const wallets = new Map<string, WalletRecord>();
+  for (const { raw } of watchlist) {
+    const record = found.get(raw) ?? previous?.get(raw);
+    if (record) wallets.set(raw, record);
+  }
+  return { wallets, fetchedAt };
+}

@@ -1,0 +1,70 @@
+import { jettonsOf, type WatchedWallet } from '../../domain/config.js';
+import { decimalsOf, jettonUnits, type JettonSettings, type JettonsSnapshot } from '../../domain/jettons.js';
+import { isFresh } from '../../snapshot/freshness.js';
+import { CHAIN_METRICS } from '../../metrics/catalogue.js';
+import { escapeLabelValue, familyHeader, formatValue } from '../../metrics/text-format.js';
+
+/** What the jetton series are rendered from. */
+export interface JettonSeriesInput {
+  readonly snapshot: JettonsSnapshot | null;
+  readonly jettons: readonly JettonSettings[];
+  readonly watchJettons: readonly string[];
+  readonly watchlist: readonly WatchedWallet[];
+  readonly maxAgeSeconds: number;
+}
+
+/**
+ * The jetton series as one block of exposition text: ton_jetton_balance for every watched
+ * (wallet, jetton) whose record is fresh, ton_jetton_min_balance where configured, and
+ * ton_jetton_info per configured jetton. The balance is written from the base-unit string
+ * with the decimal point moved (jettonUnits): exact digits, never a float in between.
+ * The same Buffer is returned while neither the input nor the set of fresh records
+ * changed, so its gzip member is made once (gzip-members.ts keys them by buffer).
+ */
+export function createJettonSeriesRenderer(): (input: () => JettonSeriesInput, now: number) => Buffer {
+  let last: { input: JettonSeriesInput | null; staleAt: number; text: Buffer } = { input: null, staleAt: Infinity, text: Buffer.alloc(0) };
+  return (read, now) => {
+    const input = read();
+    if (input === last.input && now < last.staleAt) return last.text;
+    const { text, staleAt } = render(input, now);
+    const changed = text !== last.text.toString();
+    last = { input, staleAt, text: changed ? Buffer.from(text) : last.text };
+    return last.text;
+  };
+}
+
+function labelsOf(wallet: WatchedWallet, jetton: string): string {
+  let out = `address="${wallet.raw}",name="${escapeLabelValue(wallet.name)}",jetton="${escapeLabelValue(jetton)}"`;
+  for (const name of Object.keys(wallet.labels).sort()) out += `,${name}="${escapeLabelValue(wallet.labels[name] ?? '')}"`;
+  return out;
+}
+
+function render(input: JettonSeriesInput, now: number): { text: string; staleAt: number } {
+  if (input.jettons.length === 0) return { text: '', staleAt: Infinity };
+  // A jetton whose decimals are not known yet (to be read from its master) has no balance series until they are.
+  const decimals = new Map(input.jettons.map((j) => [j.name, decimalsOf(j, input.snapshot)]));
+  const balances: string[] = [];
+  const minimums: string[] = [];
+  let staleAt = Infinity;
+  for (const wallet of input.watchlist) {
+    for (const jetton of jettonsOf(input, wallet)) {
+      const labels = labelsOf(wallet, jetton);
+      const min = wallet.minJettonBalance?.[jetton];
+      if (min !== undefined) minimums.push(`${CHAIN_METRICS.jettonMinBalance.name}{${labels}} ${formatValue(min)}\n`);
+      const record = input.snapshot?.jettons.get(jetton)?.get(wallet.raw);
+      const places = decimals.get(jetton) ?? null;
+      if (record === undefined || places === null || !isFresh(record.fetchedAt, now, input.maxAgeSeconds)) continue;
+      staleAt = Math.min(staleAt, record.fetchedAt + input.maxAgeSeconds * 1000);
+      balances.push(`${CHAIN_METRICS.jettonBalance.name}{${labels}} ${jettonUnits(record.balance, places)}\n`);
+    }
+  }
+  let text = '';
+  if (balances.length > 0) text += familyHeader(CHAIN_METRICS.jettonBalance) + balances.join('');
+  if (minimums.length > 0) text += familyHeader(CHAIN_METRICS.jettonMinBalance) + minimums.join('');
+  const infos = input.jettons.flatMap((j) => {
+    const places = decimals.get(j.name) ?? null;
+    return places === null ? [] : [`${CHAIN_METRICS.jettonInfo.name}{jetton="${escapeLabelValue(j.name)}",master="${j.master}",decimals="${places}"} 1\n`];
+  });
+  if (infos.length > 0) text += familyHeader(CHAIN_METRICS.jettonInfo) + infos.join('');
+  return { text, staleAt };
+}

@@ -1,0 +1,183 @@
+import * as z from 'zod';
+import type { ZodSafeParseResult } from 'zod';
+import { isObject, isPlainRecord, walletFieldsShape, WALLET_FIELD_CHECKS } from '../../domain/wallet-field-checks.js';
+import { WALLET_STATE_FIELDS, type WalletFieldName } from '../../domain/wallet-state.js';
+import { FORMAT, QUEUE_FILE_VERSION } from '../queue-sizes/file-format.js';
+
+/**
+ * The snapshot files' format (see persist.ts). The zod schemas are the reference; wallet
+ * records, 100,000 of them at start-up, are checked by hand first (isRecordAsParsed, which
+ * allocates nothing), and anything that check cannot vouch for goes to zod, which decides
+ * and words the error. A property test holds the two to agreeing.
+ *
+ * The queue-size file is version 2: one JSON document. The wallets file is version 5:
+ * JSON lines, a header line then one line per record, each record an array of columns
+ * (WALLET_COLUMNS; its state an array of the twelve fields): no key repeated 100,000
+ * times, and read a line at a time, so loading never holds the whole file as one string
+ * or the whole file's objects at once. Values that repeat across wallets (the upstream,
+ * code hash, status, wallet type, and the address book entry's fields beyond
+ * user_friendly and domain) are written in full once and then as the number of that
+ * first writing (references count up from 0 in file order); a state's address equal to
+ * the record's key is written as null. The last line lists what the references stand
+ * for (`{"references":[…]}`, in number order), so that any one record line can be read
+ * on its own: a start answers for the wallets asked before it has read all of them. It
+ * also gives each record line's length in bytes, newline included (`"lineBytes"`: base64
+ * of little-endian 32-bit numbers), so that a start finds a line without reading the
+ * lines before it; a file without them is read whole first (wallets-lines.ts).
+ * Versions 4 (without that line), 3 (without references) and 2 (one document of objects)
+ * are still read; each is rewritten as version 5 at the next wallet cycle. wallet-rows.ts
+ * writes and reads the record lines.
+ */
+
+export const WALLETS_VERSION = 5;
+/** Wallets file versions read as JSON lines. */
+const LINE_VERSIONS = [3, 4, 5] as const;
+/** A record line's columns, in order; `metadata` is left off when there is none. */
+export const WALLET_COLUMNS = ['raw', 'fetchedAt', 'upstream', 'state', 'addressBook', 'metadata'] as const;
+
+const shardQueueSchema = z.object({
+  workchain: z.number().int(),
+  shard: z.string(),
+  seqno: z.number().int(),
+  rootHash: z.string(),
+  fileHash: z.string(),
+  size: z.number().int().nonnegative(),
+});
+
+/** A served wallet state as persisted: all twelve fields present, those that may be left out upstream null. */
+const persistedWalletStateSchema = z.object(walletFieldsShape((schema) => schema.nullable()));
+
+export const walletRecordSchema = z.object({
+  raw: z.string(),
+  state: persistedWalletStateSchema.nullable(),
+  addressBook: z.looseObject({ user_friendly: z.string().nullable(), domain: z.string().nullable() }).nullable(),
+  metadata: z.unknown().optional(),
+  fetchedAt: z.number(),
+  upstream: z.string(),
+});
+
+export const queueFileSchema = z.object({
+  format: z.literal(FORMAT),
+  version: z.literal(QUEUE_FILE_VERSION),
+  part: z.literal('queue_sizes'),
+  queueSizes: z.object({
+    fetchedAt: z.number(),
+    upstream: z.string(),
+    extMsgQueueSizeLimit: z.number().int().nonnegative(),
+    shards: z.array(shardQueueSchema),
+  }),
+});
+
+export const walletsFileSchema = z.object({
+  format: z.literal(FORMAT),
+  version: z.literal(QUEUE_FILE_VERSION),
+  part: z.literal('wallets'),
+  wallets: z.object({ fetchedAt: z.number(), records: z.array(walletRecordSchema) }),
+});
+
+export type WalletsFile = z.output<typeof walletsFileSchema>;
+type WalletRecordInFile = WalletsFile['wallets']['records'][number];
+
+export const decodeQueueFile = (value: unknown): ZodSafeParseResult<z.output<typeof queueFileSchema>> => queueFileSchema.safeParse(value);
+
+export function decodeWalletsFile(value: unknown): ZodSafeParseResult<WalletsFile> {
+  const quick = decodeWalletsFileQuickly(value);
+  return quick !== null ? { success: true, data: quick } : walletsFileSchema.safeParse(value);
+}
+
+export const STATE_KEYS: readonly string[] = WALLET_STATE_FIELDS.map((field) => field.name);
+/** Each state field's column in a record line's state array. */
+export const COLUMN = Object.fromEntries(STATE_KEYS.map((name, i) => [name, i])) as Record<WalletFieldName, number>;
+
+/** The header line of a version 3, 4 or 5 wallets file: what follows it, and how many records. */
+const walletsHeaderSchema = z.object({
+  format: z.literal(FORMAT),
+  version: z.literal(LINE_VERSIONS),
+  part: z.literal('wallets'),
+  fetchedAt: z.number(),
+  records: z.number().int().nonnegative(),
+  columns: z.array(z.string()).refine((columns) => sameList(columns, WALLET_COLUMNS), 'columns written by another version'),
+  stateColumns: z.array(z.string()).refine((columns) => sameList(columns, STATE_KEYS), 'state columns written by another version'),
+});
+export type WalletsHeader = z.output<typeof walletsHeaderSchema>;
+
+export function walletsHeaderLine(fetchedAt: number, records: number): string {
+  return JSON.stringify({ format: FORMAT, version: WALLETS_VERSION, part: 'wallets', fetchedAt, records, columns: WALLET_COLUMNS, stateColumns: STATE_KEYS });
+}
+
+/**
+ * The first line of a wallets file, parsed: a version 3, 4 or 5 header, or a whole version 2 file
+ * (written on one line). Throws on a line that is not JSON.
+ */
+export function decodeWalletsFirstLine(
+  value: unknown,
+): { version: 3 | 4 | 5; header: WalletsHeader } | { version: 2; file: WalletsFile } | { problem: string } {
+  if (isObject(value) && (value as { version?: unknown }).version === QUEUE_FILE_VERSION) {
+    const v2 = decodeWalletsFile(value);
+    return v2.success ? { version: 2, file: v2.data } : { problem: issueText(v2.error.issues[0]) };
+  }
+  const header = walletsHeaderSchema.safeParse(value);
+  return header.success ? { version: header.data.version, header: header.data } : { problem: issueText(header.error.issues[0]) };
+}
+
+/** A zod issue as one line: its path, then its message. */
+export function issueText(issue: { path: PropertyKey[]; message: string } | undefined): string {
+  return issue === undefined ? 'invalid' : `${issue.path.map(String).join('.')} ${issue.message}`.trim();
+}
+const RECORD_KEYS = ['raw', 'state', 'addressBook', 'metadata', 'fetchedAt', 'upstream'];
+const RECORD_KEYS_WITHOUT_METADATA = RECORD_KEYS.filter((key) => key !== 'metadata');
+
+/**
+ * The wallets file as walletsFileSchema would parse it; null when not sure it would. The
+ * records are the parsed objects themselves, so each must already be exactly what zod
+ * would make of it: its keys and no others, in the schema's order.
+ */
+export function decodeWalletsFileQuickly(value: unknown): WalletsFile | null {
+  if (!isObject(value)) return null;
+  const { format, version, part, wallets } = value as Record<string, unknown>;
+  if (format !== FORMAT || version !== QUEUE_FILE_VERSION || part !== 'wallets' || !isObject(wallets)) return null;
+  const { fetchedAt, records } = wallets as Record<string, unknown>;
+  if (!isNumber(fetchedAt) || !Array.isArray(records)) return null;
+  for (const record of records as unknown[]) if (!isRecordAsParsed(record)) return null;
+  return { format, version, part, wallets: { fetchedAt, records: records as WalletRecordInFile[] } };
+}
+
+function isRecordAsParsed(value: unknown): boolean {
+  if (!isPlainRecord(value)) return false;
+  const keys = Object.keys(value);
+  if (!sameList(keys, RECORD_KEYS) && !sameList(keys, RECORD_KEYS_WITHOUT_METADATA)) return false;
+  const { raw, state, addressBook, fetchedAt, upstream } = value;
+  return (
+    typeof raw === 'string' &&
+    isNumber(fetchedAt) &&
+    typeof upstream === 'string' &&
+    (state === null || isStateAsParsed(state)) &&
+    (addressBook === null || isBookAsParsed(addressBook))
+  );
+}
+
+function isStateAsParsed(value: unknown): boolean {
+  if (!isPlainRecord(value) || !sameList(Object.keys(value), STATE_KEYS)) return false;
+  for (const { name, required, check } of WALLET_FIELD_CHECKS) {
+    const field = value[name];
+    if (!(required ? check(field) : field === null || check(field))) return false;
+  }
+  return true;
+}
+
+/** zod's looseObject puts the known keys first: user_friendly, domain, then the rest. */
+export function isBookAsParsed(value: unknown): boolean {
+  if (!isPlainRecord(value)) return false;
+  const keys = Object.keys(value);
+  const { user_friendly: friendly, domain } = value;
+  return keys[0] === 'user_friendly' && keys[1] === 'domain' && stringOrNull(friendly) && stringOrNull(domain);
+}
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i += 1) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+export const isNumber = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
+const stringOrNull = (value: unknown): boolean => value === null || typeof value === 'string';

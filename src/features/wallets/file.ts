@@ -1,0 +1,120 @@
+import { performance } from 'node:perf_hooks';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { decodeWalletsFirstLine, walletsHeaderLine } from './file-format.js';
+import { FORMAT } from '../queue-sizes/file-format.js';
+import type { WalletRecord, WalletsSnapshot } from '../../snapshot/types.js';
+import { createRowExpander, createStringPool, createWalletRowWriter, decodeWalletRow } from './file-rows.js';
+
+/** Records per encoded piece of the wallets file. */
+const RECORDS_PER_PART = 1000;
+/**
+ * Milliseconds of decoding between two turns of the event loop while the wallets file
+ * loads: a served request waits at most about this long (the clock is read every
+ * ROWS_PER_CLOCK_READ lines). By time, not by lines: the first lines after a start run
+ * on code not compiled yet, many times slower than the rest.
+ */
+const SLICE_MS = 4;
+const ROWS_PER_CLOCK_READ = 32;
+
+/**
+ * The wallets file, encoded a thousand records at a time as the writer asks for each
+ * part: it runs to tens of megabytes, and neither one string of all of it nor all of its
+ * parts are held at once (the snapshot it is encoded from does not change). The last line
+ * gives, beside the references, each record line's length in bytes (wallets-lines.ts).
+ */
+export function* encodeWallets(wallets: WalletsSnapshot, wallOffset: number): Generator<Buffer> {
+  yield Buffer.from(`${walletsHeaderLine(wallets.fetchedAt + wallOffset, wallets.wallets.size)}\n`);
+  const rowLine = createWalletRowWriter(wallOffset);
+  const lineBytes = Buffer.alloc(4 * wallets.wallets.size);
+  let row = 0;
+  let lines: string[] = [];
+  const part = (): Buffer => {
+    const text = `${lines.join('\n')}\n`;
+    const bytes = Buffer.from(text);
+    // All ASCII (as records mostly are): a line's bytes are its characters.
+    const ascii = bytes.length === text.length;
+    for (const line of lines) lineBytes.writeUInt32LE((ascii ? line.length : Buffer.byteLength(line)) + 1, 4 * row++);
+    lines = [];
+    return bytes;
+  };
+  for (const record of wallets.wallets.values()) {
+    lines.push(rowLine(record));
+    if (lines.length === RECORDS_PER_PART) yield part();
+  }
+  if (lines.length > 0) yield part();
+  yield Buffer.from(`${JSON.stringify({ references: rowLine.references(), lineBytes: lineBytes.toString('base64') })}\n`);
+}
+
+/**
+ * The records of a wallets file's bytes, or why not. A version 5, 4 or 3 file is decoded a line at
+ * a time, letting the event loop turn every SLICE_MS, so that served requests are answered
+ * while 100,000 records load; a version 2 file (one document) in one go.
+ */
+export async function decodeWalletsBytes(
+  bytes: Buffer,
+  toProcess: (wall: number) => number,
+  signal?: AbortSignal,
+): Promise<{ ok: true; wallets: WalletsSnapshot } | { ok: false; problem: string; aborted?: true }> {
+  let end = bytes.indexOf(10);
+  if (end === -1) end = bytes.length;
+  let first: ReturnType<typeof decodeWalletsFirstLine>;
+  try {
+    first = decodeWalletsFirstLine(JSON.parse(bytes.toString('utf8', 0, end)));
+  } catch (err) {
+    return { ok: false, problem: `not valid JSON on line 1: ${(err as Error).message}` };
+  }
+  if ('problem' in first) return { ok: false, problem: `not a ${FORMAT} wallets file: ${first.problem}` };
+  if (first.version === 2) {
+    const { fetchedAt, records } = first.file.wallets;
+    return {
+      ok: true,
+      wallets: { fetchedAt: toProcess(fetchedAt), wallets: new Map(records.map((r) => [r.raw, inProcessTime(r as WalletRecord, toProcess)])) },
+    };
+  }
+  const records = new Map<string, WalletRecord>();
+  const pool = createStringPool();
+  const expand = first.version === 3 ? null : createRowExpander();
+  let line = 1;
+  let rows = 0;
+  /** Whether a version 5 file's last line, the list of its references, was met (the lines before made the same list). */
+  let referencesLine = false;
+  let sliceStarted = performance.now();
+  for (let start = end + 1; start < bytes.length; start = end + 1) {
+    end = bytes.indexOf(10, start);
+    if (end === -1) end = bytes.length;
+    line += 1;
+    if (end === start) continue;
+    if (referencesLine) return { ok: false, problem: `line ${line}: a line after the references` };
+    if (first.version === 5 && bytes[start] === 0x7b) {
+      referencesLine = true;
+      continue;
+    }
+    let row: unknown;
+    try {
+      row = JSON.parse(bytes.toString('utf8', start, end));
+    } catch (err) {
+      return { ok: false, problem: `not valid JSON on line ${line}: ${(err as Error).message}` };
+    }
+    const wrong = expand?.(row) ?? null;
+    if (wrong !== null) return { ok: false, problem: `line ${line}: ${wrong}` };
+    const decoded = decodeWalletRow(row, pool);
+    if (!decoded.ok) return { ok: false, problem: `line ${line}: ${decoded.problem}` };
+    records.set(decoded.record.raw, inProcessTime(decoded.record, toProcess));
+    rows += 1;
+    if (rows % ROWS_PER_CLOCK_READ === 0 && performance.now() - sliceStarted >= SLICE_MS) {
+      await nextTurn();
+      // A stop while the file loads: what was read is dropped, the file stays as it is.
+      if (signal?.aborted === true) return { ok: false, problem: 'stopped before the file was read', aborted: true };
+      sliceStarted = performance.now();
+    }
+  }
+  if (rows !== first.header.records) return { ok: false, problem: `the header announces ${first.header.records} records, the file holds ${rows}` };
+  if (first.version === 5 && !referencesLine) return { ok: false, problem: 'the file ends before the line of its references' };
+  return { ok: true, wallets: { fetchedAt: toProcess(first.header.fetchedAt), wallets: records } };
+}
+
+/** A record read from the file with its fetch time on the process clock; the same object when that changes nothing. */
+export function inProcessTime(record: WalletRecord, toProcess: (wall: number) => number): WalletRecord {
+  const fetchedAt = toProcess(record.fetchedAt);
+  return fetchedAt === record.fetchedAt ? record : { ...record, fetchedAt };
+}

@@ -1,0 +1,212 @@
+import { perObject } from '../../domain/per-object.js';
+import type { ReadThroughAnswer } from '../../domain/read-through.js';
+import type { WatchedKeys } from '../../domain/config.js';
+import { addressBookEntry } from '../../accounts/address-book.js';
+import { isFresh, staleFrom } from '../../snapshot/freshness.js';
+import type { WalletRecord, WalletsLookup } from '../../snapshot/types.js';
+import { createSnapshotResponder, jsonResponse, unavailableResponse, type ServedResponse, type SnapshotQueryRequest } from '../../serve/response.js';
+import { indexerWalletJson } from './wallet-json.js';
+import { parseWalletQuery, type RequestedAddress } from './wallet-query.js';
+
+/**
+ * `GET /api/v3/walletStates?address=…` from the snapshot, in toncenter's v3 format:
+ * `wallets` (watched, known, fresh; request order; duplicates once), `address_book` (every
+ * valid requested address), `metadata` (the upstream's, for those addresses). Errors in
+ * toncenter v3's form `{"error": …}`.
+ *
+ * Bodies are assembled from per-wallet JSON serialised once per record, and a bounded
+ * cache keeps whole answers to repeated queries until the snapshot, the watchlist or a
+ * served record's freshness changes.
+ */
+
+export interface WalletStatesRequest extends SnapshotQueryRequest {
+  /** Raw keys of the watchlist; new ones per config. */
+  readonly watched: WatchedKeys;
+  /** The persisted wallets file is still being read. */
+  readonly loading?: boolean;
+  /** With readThrough.enabled: where addresses that are not watched are looked up. */
+  readonly readThrough?: ReadThroughLookup | null;
+  /** readThrough.ttlSeconds: how long a read-through record is served. */
+  readonly readThroughTtlSeconds?: number;
+  /** The client's address: read-through shares its budget between clients. */
+  readonly client?: string;
+}
+
+/** Read-through as the handler needs it (poll/read-through.ts implements it). */
+export interface ReadThroughLookup {
+  lookup(raws: readonly string[], client?: string): ReadThroughLookupAnswer | Promise<ReadThroughLookupAnswer>;
+  /** Whether `client` may have any address fetched now; a request from one it does not admit is refused at its first unwatched address. */
+  admits?(client: string): boolean;
+  /** The refusal such a request gets, `addresses` counted as refused. */
+  refusal?(addresses: number): ReadThroughLookupAnswer;
+}
+export type ReadThroughLookupAnswer = ReadThroughAnswer<WalletRecord>;
+
+export interface WalletStatesHandler {
+  serve(snapshot: WalletsLookup | null, request: WalletStatesRequest): ServedResponse | Promise<ServedResponse>;
+}
+
+/** Bounds of the answer cache. */
+const CACHE_ENTRIES = 512;
+const CACHE_BYTES = 64 * 1024 * 1024;
+
+interface Fragments {
+  readonly state: string | null;
+  readonly book: string;
+  readonly metadata: string | null;
+}
+
+export function createWalletStatesHandler(wallOffset: () => number = () => 0): WalletStatesHandler {
+  /** Each record's JSON pieces, made once per record and testnet flag. */
+  const fragments = perObject((_record: WalletRecord): { mainnet: Fragments | null; testnet: Fragments | null } => ({ mainnet: null, testnet: null }));
+  const respond = createSnapshotResponder(wallOffset);
+  const answers = createAnswerCache();
+
+  const fragmentsOf = (record: WalletRecord, key: string, testnet: boolean, make: () => ReturnType<typeof addressBookEntry>): Fragments => {
+    const kept = fragments(record);
+    const network = testnet ? 'testnet' : 'mainnet';
+    kept[network] ??= {
+      state: record.state ? indexerWalletJson(record.state) : null,
+      book: `${key}:${JSON.stringify(make())}`,
+      metadata: record.metadata === undefined ? null : `${key}:${JSON.stringify(record.metadata)}`,
+    };
+    return kept[network];
+  };
+
+  /**
+   * The answer for `addresses`: watched ones from the snapshot, others from `readThrough`
+   * records when given (else address book only).
+   */
+  const build = (
+    snapshot: WalletsLookup | null,
+    request: WalletStatesRequest,
+    addresses: readonly RequestedAddress[],
+    readThrough: ReadonlyMap<string, WalletRecord> | null,
+  ): { body: Buffer; validUntil: number } => {
+    let validUntil = snapshot ? staleFrom(snapshot.fetchedAt, request.maxAgeSeconds) : Infinity;
+    const wallets: string[] = [];
+    const book: string[] = [];
+    const metadata: string[] = [];
+    const readThroughMs = (request.readThroughTtlSeconds ?? 0) * 1000;
+    for (const requested of addresses) {
+      const watched = request.watched.has(requested.raw);
+      const record = watched ? snapshot?.wallets.get(requested.raw) : readThrough?.get(requested.raw);
+      const key = `"${requested.raw}"`;
+      if (record && !watched) {
+        validUntil = Math.min(validUntil, record.fetchedAt + readThroughMs);
+        const parts = fragmentsOf(record, key, request.testnet, () => addressBookEntry(record, requested.raw, request.testnet));
+        if (parts.state !== null) wallets.push(parts.state);
+        book.push(parts.book);
+        if (parts.metadata !== null) metadata.push(parts.metadata);
+      } else if (record && isFresh(record.fetchedAt, request.now, request.maxAgeSeconds)) {
+        validUntil = Math.min(validUntil, staleFrom(record.fetchedAt, request.maxAgeSeconds));
+        const parts = fragmentsOf(record, key, request.testnet, () => addressBookEntry(record, requested.raw, request.testnet));
+        if (parts.state !== null) wallets.push(parts.state);
+        book.push(parts.book);
+        if (parts.metadata !== null) metadata.push(parts.metadata);
+      } else {
+        book.push(`${key}:${JSON.stringify(addressBookEntry(undefined, requested.raw, request.testnet))}`);
+      }
+    }
+    return {
+      body: Buffer.from(`{"wallets":[${wallets.join(',')}],"address_book":{${book.join(',')}},"metadata":{${metadata.join(',')}}}`),
+      validUntil,
+    };
+  };
+
+  /** The answer with read-through: the unwatched addresses looked up, the rest from the snapshot. Not cached: the records are. */
+  const withReadThrough = (
+    snapshot: WalletsLookup | null,
+    request: WalletStatesRequest,
+    addresses: readonly RequestedAddress[],
+    readThrough: ReadThroughLookup,
+  ): ServedResponse | Promise<ServedResponse> => {
+    const looked = readThrough.lookup(
+      addresses.filter((a) => !request.watched.has(a.raw)).map((a) => a.raw),
+      request.client,
+    );
+    const finish = (answer: ReadThroughLookupAnswer): ServedResponse => {
+      if (!answer.ok) return jsonResponse(answer.status, { error: answer.error }, { 'retry-after': String(answer.retryAfterSeconds) });
+      const built = build(snapshot, request, addresses, answer.records);
+      const dueAt = request.nextPollDueAt === null ? built.validUntil : Math.min(request.nextPollDueAt, built.validUntil);
+      return respond(built.body, snapshot?.fetchedAt ?? request.now, request.now, Number.isFinite(dueAt) ? dueAt : null);
+    };
+    return looked instanceof Promise ? looked.then(finish) : finish(looked);
+  };
+
+  return {
+    serve(snapshot, request) {
+      if (request.method !== 'GET' && request.method !== 'HEAD') {
+        return jsonResponse(405, { error: `method ${request.method} not allowed; use GET` }, { allow: 'GET, HEAD' });
+      }
+      const stale = request.watched.size > 0 && (snapshot === null || !isFresh(snapshot.fetchedAt, request.now, request.maxAgeSeconds));
+      if (stale) {
+        // Request errors first: a bad request is the client's to fix, whatever our state.
+        const parsed = parseWalletQuery(request.query);
+        if (!parsed.ok) return jsonResponse(422, { error: parsed.error });
+        return unavailableResponse('wallet', snapshot === null, request.loading === true, request);
+      }
+      answers.keyedBy(snapshot, request);
+      const readThrough = request.readThrough ?? null;
+      let answer = answers.get(request.query);
+      if (!answer || request.now >= answer.validUntil) {
+        // A client read-through would refuse anyway is refused at its first unwatched address, the rest unparsed.
+        const refused = readThrough !== null && readThrough.admits?.(request.client ?? '') === false;
+        const parsed = parseWalletQuery(request.query, refused ? (raw) => !request.watched.has(raw) : undefined);
+        if (parsed.ok === 'stopped') return refusalResponse(readThrough, parsed.values);
+        if (!parsed.ok) return jsonResponse(422, { error: parsed.error });
+        if (readThrough !== null && parsed.addresses.some((a) => !request.watched.has(a.raw))) {
+          return withReadThrough(snapshot, request, parsed.addresses, readThrough);
+        }
+        answer = build(snapshot, request, parsed.addresses, null);
+        answers.set(request.query, answer);
+      }
+      const fetchedAt = snapshot?.fetchedAt ?? request.now;
+      return respond(answer.body, fetchedAt, request.now, request.nextPollDueAt);
+    },
+  };
+}
+
+/** The answer to a request read-through refuses before parsing it. */
+function refusalResponse(readThrough: ReadThroughLookup | null, addresses: number): ServedResponse {
+  const answer = readThrough?.refusal?.(addresses) ?? { ok: false, status: 503, error: 'read-through is busy; retry shortly', retryAfterSeconds: 1 };
+  if (answer.ok) throw new Error('a refusal must refuse');
+  return jsonResponse(answer.status, { error: answer.error }, { 'retry-after': String(answer.retryAfterSeconds) });
+}
+
+interface CachedAnswer {
+  readonly body: Buffer;
+  /** When a served record in it turns stale (process clock). */
+  readonly validUntil: number;
+}
+
+/**
+ * Whole answers to repeated queries, by query string: at most CACHE_ENTRIES and
+ * CACHE_BYTES (oldest out first), all dropped when the snapshot, the watchlist, the testnet
+ * flag or maxAgeSeconds changes.
+ */
+function createAnswerCache() {
+  let key: { snapshot: WalletsLookup | null; watched: WatchedKeys; testnet: boolean; maxAge: number } | null = null;
+  const answers = new Map<string, CachedAnswer>();
+  let bytes = 0;
+  return {
+    keyedBy(snapshot: WalletsLookup | null, request: WalletStatesRequest): void {
+      const { watched, testnet, maxAgeSeconds: maxAge } = request;
+      if (key?.snapshot === snapshot && key.watched === watched && key.testnet === testnet && key.maxAge === maxAge) return;
+      key = { snapshot, watched, testnet, maxAge };
+      answers.clear();
+      bytes = 0;
+    },
+    get: (query: string): CachedAnswer | undefined => answers.get(query),
+    set(query: string, answer: CachedAnswer): void {
+      if (answer.body.length > CACHE_BYTES / 8) return;
+      answers.set(query, answer);
+      bytes += answer.body.length;
+      for (const [oldest, entry] of answers) {
+        if (answers.size <= CACHE_ENTRIES && bytes <= CACHE_BYTES) break;
+        answers.delete(oldest);
+        bytes -= entry.body.length;
+      }
+    },
+  };
+}
