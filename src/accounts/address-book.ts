@@ -1,6 +1,6 @@
 import { friendlyForm } from '../ton/address.js';
 import type { AddressBookEntry, ServedWalletState } from '../domain/wallet-state.js';
-import type { WalletRecord } from '../snapshot/types.js';
+import type { WalletRecord } from './types.js';
 
 /**
  * The address book entry for an address: the upstream's when the snapshot has one, else

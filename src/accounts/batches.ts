@@ -145,3 +145,11 @@ export function createBatchQueue(addresses: readonly string[], batchSize: Pick<B
     },
   };
 }
+
+/**
+ * Batches to keep in flight for an upstream allowed `rps` requests per second: enough to
+ * spend the whole budget while answers take up to half a second, at most 8. One at 1-2 rps.
+ */
+export function walletConcurrency(rps: number): number {
+  return Math.min(8, Math.max(1, Math.ceil(rps / 2)));
+}

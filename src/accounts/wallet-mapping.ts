@@ -1,7 +1,8 @@
 import { isDeepStrictEqual } from 'node:util';
 import { isCanonicalRaw, parseAddress } from '../ton/address.js';
 import type { AddressBookEntry, ServedWalletState } from '../domain/wallet-state.js';
-import type { WalletRecord, WalletsSnapshot } from '../snapshot/types.js';
+import type { WalletRecord } from './types.js';
+import type { WalletsSnapshot } from '../features/wallets/types.js';
 import { sameAddressBookEntry, sameState } from './same-state.js';
 import type { WalletStatesAnswer } from '../domain/upstream.js';
 import type { Interning } from '../domain/interning.js';

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { describeConfig } from '../config/load.js';
+import { CONFIG_PIECES } from '../features/index.js';
 import { loadOrReport, runDaemon, type ProcessDeps } from './supervisor.js';
 import { EXIT_CONFIG, EXIT_FAILURE, EXIT_OK } from './exit-codes.js';
 import { isScenario, SCENARIOS } from '../sim/scenarios.js';
@@ -73,7 +74,7 @@ export async function runCli(argv: readonly string[], deps: ProcessDeps): Promis
         const loaded = await loadOrReport(values.config, deps, { webConfigFile: values['web.config.file'] });
         if (!loaded) return EXIT_CONFIG;
         for (const warning of loaded.warnings) deps.stderr.write(`warning: ${warning}\n`);
-        return print(deps, await describeConfig(loaded.config));
+        return print(deps, await describeConfig(loaded.config, CONFIG_PIECES));
       }
       case 'healthcheck': {
         // Docker reads 0 healthy, 1 unhealthy (2 is reserved): a bad config is unhealthy too.

@@ -1,48 +1,42 @@
+import type { Logger } from 'pino';
 import { watchlistKeys } from '../config/watchlist.js';
 import type { Config } from '../domain/config.js';
-import type { UpstreamClient, UpstreamObserver } from '../domain/upstream.js';
-import type { FeatureContext, GenerationParts, UpstreamLagView } from '../features/feature.js';
-import { createBatchSize, type BatchSize } from '../accounts/batches.js';
-import { createScheduler, type ScheduledJob, type Scheduler } from '../schedule/scheduler.js';
-import type { ServeSettings } from '../serve/routes.js';
+import type { UpstreamObserver } from '../domain/upstream.js';
+import type { Generation, GenerationParts } from '../features/feature.js';
+import type { UpstreamLagView } from '../features/provisions.js';
+import { createBatchSize } from '../accounts/batches.js';
+import { createScheduler, type ScheduledJob } from '../schedule/scheduler.js';
 import type { ConnectionLimits } from '../serve/server.js';
-import { createSnapshotPersister, type SnapshotPersister } from '../snapshot/persist.js';
 import { createUpstreamClient, type UpstreamClientDeps } from '../upstream/client.js';
-import { upstreamLocation, urlBoundOf } from '../upstream/kinds.js';
+import { urlBoundOf } from '../upstream/kinds.js';
 
 /**
- * Everything that follows from one configuration. applyConfig builds the next one and
- * replaces it whole; closures read it only through `current`, never a part of it kept aside.
+ * Everything that follows from one configuration: what the features are given (Generation)
+ * and what the server reads. A reload builds the next one and replaces it whole; closures
+ * read it only through `current`, never a part of it kept aside.
  */
-export interface Generation {
-  readonly config: Config;
-  readonly serve: ServeSettings;
-  readonly persister: SnapshotPersister;
-  /** Kept across reloads (a 414-shrunk size is remembered) unless walletBatchSize itself changes. */
-  readonly batchSize: BatchSize;
-  /** Built with the generation, started by start() (or by applyConfig once running). */
-  readonly scheduler: Scheduler;
-  /** The upstream client the polls use; read-through asks through it too. */
-  readonly client: UpstreamClient;
+export interface AppGeneration extends Generation {
   /** listen's connection bounds, as the server reads them. */
   readonly connectionLimits: ConnectionLimits;
   /** listen.allowedHosts, lowercase. */
   readonly allowedHosts: ReadonlySet<string>;
-  /** Each watched wallet's place in the watchlist (the snapshot's order). */
-  readonly places: ReadonlyMap<string, number>;
 }
 
-/** The daemon's shared parts a generation is built with (logger, clocks, self metrics), and: */
-export interface GenerationDeps extends Pick<FeatureContext, 'logger' | 'now' | 'wallOffset' | 'self'> {
+export interface GenerationDeps {
+  readonly logger: Logger;
+  /** The process clock (domain/clock.ts). */
+  readonly now: () => number;
+  /** Wall minus process time, ms. */
+  readonly wallOffset: () => number;
   readonly version: string;
-  /** Receives every upstream request (metrics and the status page's upstream health). */
+  /** Receives every upstream request (metrics, the status page's upstream health). */
   readonly observer: UpstreamObserver;
-  /** What the lag check found (kept across reloads); the client passes lagging upstreams over. */
-  readonly lag: UpstreamLagView;
+  /** Which upstreams are behind (what the features provide; kept across reloads): the client passes them over. */
+  readonly lag: () => readonly UpstreamLagView[];
   /** An upstream's budget shared by the replicas of a cluster; undefined: the process's own. */
   readonly budgetFor?: UpstreamClientDeps['budgetFor'];
-  /** The features' jobs for a configuration (features/). */
-  readonly jobsFor: (parts: GenerationParts) => readonly ScheduledJob[];
+  /** The features' jobs for a configuration. */
+  readonly jobsFor: (generation: GenerationParts) => readonly ScheduledJob[];
 }
 
 /** What the batch size learnt depends on: the primary upstream's URL when it carries addresses (its proxy sets the request-line limit). */
@@ -56,14 +50,38 @@ function requestLineOf(config: Config): ((count: number) => number) | undefined 
   return bound === undefined ? undefined : (count) => bound.walletStatesLine(count);
 }
 
+/** The connection bounds the server reads, from `listen`. */
+function connectionLimitsOf(config: Config): ConnectionLimits {
+  const { listen } = config;
+  return {
+    maxConnections: listen.maxConnections,
+    maxConnectionsPerClient: listen.maxConnectionsPerClient ?? Math.max(1, Math.ceil(listen.maxConnections / 2)),
+    // The server speaks TLS or not as the first config said; a plain server's timer would cut nothing.
+    tlsHandshakeTimeoutMs: config.web?.tls ? listen.tlsHandshakeTimeoutSeconds * 1000 : 0,
+    sendTimeoutMs: listen.sendTimeoutSeconds * 1000,
+  };
+}
+
 /**
- * Builds the Generation of a configuration: its upstream client, pollers and schedules,
- * persister and serve settings, keeping what it can of the previous generation.
+ * Builds the generation of a configuration: its upstream client, the features' jobs on one
+ * scheduler, the server's bounds, keeping what it can of the previous generation (the
+ * batch size learnt, unless what it depends on changed).
  */
-export function createGenerations(deps: GenerationDeps): (config: Config, previous: Generation | null) => Generation {
-  const { logger, now, wallOffset, self } = deps;
-  function buildClient(config: Config): UpstreamClient {
-    return createUpstreamClient({
+export function createGenerations(deps: GenerationDeps): (config: Config, previous: AppGeneration | null) => AppGeneration {
+  const { logger, now, wallOffset } = deps;
+  const lagging: NonNullable<UpstreamClientDeps['lagging']> = (upstream, query) => {
+    for (const view of deps.lag()) {
+      const reason = view.lagging(upstream, query);
+      if (reason !== null) return reason;
+    }
+    return null;
+  };
+  return (config, previous) => {
+    const batchSize =
+      previous !== null && previous.config.walletBatchSize === config.walletBatchSize && batchingKey(previous.config) === batchingKey(config)
+        ? previous.batchSize
+        : createBatchSize(config.walletBatchSize, now, requestLineOf(config));
+    const client = createUpstreamClient({
       upstreams: config.upstreams,
       retry: config.retry,
       logger: logger.child({ module: 'upstream' }),
@@ -71,46 +89,17 @@ export function createGenerations(deps: GenerationDeps): (config: Config, previo
       now,
       wall: () => now() + wallOffset(),
       userAgent: `tonwatch/${deps.version}`,
-      lagging: (upstream, query) => deps.lag.lagging(upstream, query),
-      lagBlocks: (upstream, query) => deps.lag.lagBlocks(upstream, query),
+      lagging,
+      lagBlocks: (upstream, query) => Math.max(0, ...deps.lag().map((view) => view.lagBlocks(upstream, query))),
       budgetFor: deps.budgetFor,
     });
-  }
-
-  /** The generation for `config`, keeping what it can of the previous one. */
-  function generationFor(config: Config, previous: Generation | null): Generation {
-    const persister =
-      previous !== null && previous.config.snapshot.file === config.snapshot.file
-        ? previous.persister
-        : createSnapshotPersister({ file: config.snapshot.file, logger: logger.child({ module: 'snapshot' }), now, wallOffset, observer: self.persist });
-    const batchSize =
-      previous !== null && previous.config.walletBatchSize === config.walletBatchSize && batchingKey(previous.config) === batchingKey(config)
-        ? previous.batchSize
-        : createBatchSize(config.walletBatchSize, now, requestLineOf(config));
-    const serve: ServeSettings = {
-      maxAgeSeconds: config.snapshot.maxAgeSeconds,
-      testnet: config.testnet,
-      watched: watchlistKeys(config.watchlist),
-      upstreams: config.upstreams.map((u) => ({ name: u.name, url: upstreamLocation(u) })),
-      maxMetricsRequests: config.listen.maxMetricsRequests,
-      readThrough: { enabled: config.readThrough.enabled, ttlSeconds: config.readThrough.ttlSeconds },
+    const parts: GenerationParts = { config, client, batchSize, watched: watchlistKeys(config.watchlist) };
+    const scheduler = createScheduler(deps.jobsFor(parts), logger.child({ module: 'scheduler' }), { now, wall: () => now() + wallOffset() });
+    return {
+      ...parts,
+      scheduler,
+      connectionLimits: connectionLimitsOf(config),
+      allowedHosts: new Set(config.listen.allowedHosts.map((host) => host.toLowerCase())),
     };
-    const client = buildClient(config);
-    const { listen } = config;
-    const connectionLimits: ConnectionLimits = {
-      maxConnections: listen.maxConnections,
-      maxConnectionsPerClient: listen.maxConnectionsPerClient ?? Math.max(1, Math.ceil(listen.maxConnections / 2)),
-      // The server speaks TLS or not as the first config said; a plain server's timer would cut nothing.
-      tlsHandshakeTimeoutMs: config.web?.tls ? listen.tlsHandshakeTimeoutSeconds * 1000 : 0,
-      sendTimeoutMs: listen.sendTimeoutSeconds * 1000,
-    };
-    const allowedHosts: ReadonlySet<string> = new Set(listen.allowedHosts.map((host) => host.toLowerCase()));
-    const scheduler = createScheduler(deps.jobsFor({ config, client, persister, batchSize }), logger.child({ module: 'scheduler' }), {
-      now,
-      wall: () => now() + wallOffset(),
-    });
-    return { config, serve, persister, batchSize, client, connectionLimits, allowedHosts, scheduler, places: watchlistKeys(config.watchlist) };
-  }
-
-  return generationFor;
+  };
 }

@@ -1,6 +1,7 @@
 import type { DestinationStream, Logger } from 'pino';
 import type { Config } from '../domain/config.js';
 import { createConfigSource, type ConfigSource } from '../config/source.js';
+import { CONFIG_PIECES } from '../features/index.js';
 import type { ConfigOverrides, LoadedConfig } from '../config/load.js';
 import { ConfigError, formatProblems } from '../config/problems.js';
 import { createDaemon, type Daemon } from './daemon.js';
@@ -29,7 +30,7 @@ export interface ProcessDeps {
 
 /** The config, or every problem printed and null. */
 export async function loadOrReport(explicitPath: string | undefined, deps: ProcessDeps, overrides: ConfigOverrides = {}): Promise<LoadedConfig | null> {
-  return loadFrom(await createConfigSource(explicitPath, overrides, deps), deps);
+  return loadFrom(await createConfigSource(explicitPath, overrides, { env: deps.env, cwd: deps.cwd, pieces: CONFIG_PIECES }), deps);
 }
 
 async function loadFrom(source: ConfigSource, deps: Pick<ProcessDeps, 'stderr'>): Promise<LoadedConfig | null> {
@@ -54,7 +55,7 @@ export async function runDaemon(
   onStarted?: (daemon: Daemon, url: string, logger: Logger) => void,
   overrides: ConfigOverrides = {},
 ): Promise<number> {
-  const source = await createConfigSource(explicitPath, overrides, deps);
+  const source = await createConfigSource(explicitPath, overrides, { env: deps.env, cwd: deps.cwd, pieces: CONFIG_PIECES });
   const loaded = await loadFrom(source, deps);
   if (!loaded) return EXIT_CONFIG;
   const { config } = loaded;

@@ -7,15 +7,13 @@ export interface ClusterKeys {
   readonly members: string;
   /** String with a TTL: the member's heartbeat (what it is: version, started). */
   member(id: string): string;
-  /** String with a TTL: the id of the replica that polls the queue sizes and jettons. */
+  /** String with a TTL: the id of the replica that leads (polls what one replica polls for all). */
   readonly leader: string;
   /** Hash: an upstream's shared token bucket. */
   bucket(upstream: string): string;
-  /** Hash: raw address → the wallet's last record (a wallets-file record line). */
-  readonly wallets: string;
-  /** String: the last queue sizes (the queue file's document). */
-  readonly queue: string;
-  /** Stream: every record and queue-size snapshot as it is polled. */
+  /** Hash: a channel's records (share.ts), by key: a feature's records as its spec encodes them. */
+  channel(name: string): string;
+  /** Stream: every record, as it is published. */
   readonly updates: string;
 }
 
@@ -26,8 +24,7 @@ export function clusterKeys(name: string): ClusterKeys {
     member: (id) => `${prefix}member:${id}`,
     leader: `${prefix}leader`,
     bucket: (upstream) => `${prefix}budget:${upstream}`,
-    wallets: `${prefix}wallets`,
-    queue: `${prefix}queue`,
+    channel: (name) => `${prefix}part:${name}`,
     updates: `${prefix}updates`,
   };
 }

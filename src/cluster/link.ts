@@ -1,10 +1,9 @@
 import { hostname } from 'node:os';
 import type { ClusterSettings } from '../domain/config.js';
-import type { WalletRecord } from '../snapshot/types.js';
 import { burstOf } from '../upstream/budget.js';
 import { createClusterBudget } from './budget.js';
 import type { ClusterRuntime } from './runtime.js';
-import { SINGLE_PROCESS, type ClusterDaemonParts, type ClusterReading, type ClusterView } from './view.js';
+import { SINGLE_PROCESS, type ChannelSpec, type ClusterDaemonParts, type ClusterReading, type ClusterView } from './view.js';
 
 /** The cluster as the daemon holds it: the view the features read, and its lifecycle. */
 export interface ClusterLink extends ClusterView {
@@ -40,6 +39,9 @@ export function createClusterLink(deps: ClusterLinkDeps): ClusterLink {
   const logger = deps.logger.child({ module: 'cluster', member: self });
   let runtime: ClusterRuntime | null = null;
   const gainedListeners: (() => void)[] = [];
+  /** The features' channels, added to the runtime's share when it is made (they are declared before it loads). */
+  const channels: [string, ChannelSpec<unknown>][] = [];
+  const publishers = new Map<string, { publish(records: Iterable<unknown>): void }>();
   /** The share at the last look: what a change gained is what was not in it. */
   let lastShare = new Set<string>();
 
@@ -51,23 +53,18 @@ export function createClusterLink(deps: ClusterLinkDeps): ClusterLink {
     const gained = owned.some((w) => !lastShare.has(w.raw));
     lastShare = share;
     if (gained) for (const listener of gainedListeners) listener();
-    const held = deps.store.current().wallets?.wallets;
-    if (held === undefined) return;
-    const records: WalletRecord[] = [];
-    for (const { raw } of owned) {
-      const record = held.get(raw);
-      if (record !== undefined) records.push(record);
-    }
-    runtime.share.wallets(records);
+    runtime.share.publishHeld();
   };
 
   return {
     enabled: true,
     owned: (watchlist) => runtime?.membership.owned(watchlist) ?? [],
     leads: () => runtime?.membership.leads() ?? false,
-    shareWallets: (records) => runtime?.share.wallets(records),
-    shareQueueSizes: (queueSizes) => runtime?.share.queueSizes(queueSizes),
     onGained: (listener) => void gainedListeners.push(listener),
+    channel<R>(name: string, spec: ChannelSpec<R>) {
+      channels.push([name, spec as ChannelSpec<unknown>]);
+      return { publish: (records: Iterable<R>) => publishers.get(name)?.publish(records) };
+    },
     budgetFor: ({ name, rps }) =>
       createClusterBudget({
         rps,
@@ -89,6 +86,7 @@ export function createClusterLink(deps: ClusterLinkDeps): ClusterLink {
     async load() {
       const { createClusterRuntime } = await import('./runtime.js');
       runtime = createClusterRuntime({ ...deps, settings, self, logger, reshare });
+      for (const [name, spec] of channels) publishers.set(name, runtime.share.channel(name, spec));
       logger.info({ cluster: settings.name, memberTtlSeconds: settings.memberTtlSeconds }, 'cluster mode: joining');
       // Joined before the first poll when Redis answers; else the replica starts and keeps trying.
       await runtime.connect(CONNECT_WAIT_MS);

@@ -68,7 +68,16 @@ export function createClusterRuntime(deps: ClusterRuntimeDeps): ClusterRuntime {
   main.defineCommand('tonwatchTake', { numberOfKeys: 1, lua: TAKE_TOKENS });
   const scripts = main as unknown as Scripts;
   const membership = createMembership({ self, heartbeatMs, now: deps.now });
-  const share = createShare({ ...deps, main, reader, keys, incarnation: randomBytes(6).toString('hex'), logger });
+  const share = createShare({
+    main,
+    reader,
+    keys,
+    self,
+    incarnation: randomBytes(6).toString('hex'),
+    logger,
+    wallOffset: deps.wallOffset,
+    records: () => deps.watchlist().length,
+  });
   const info = JSON.stringify({ version: deps.version, startedAt: new Date(deps.now() + deps.wallOffset()).toISOString() });
   let lastHeard = -Infinity;
   let led = false;

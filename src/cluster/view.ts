@@ -1,8 +1,6 @@
 import type { Logger } from 'pino';
-import type { WatchedKeys, WatchedWallet } from '../domain/config.js';
+import type { WatchedWallet } from '../domain/config.js';
 import type { EpisodeLog } from '../log/episodes.js';
-import type { SnapshotStore } from '../snapshot/store.js';
-import type { QueueSizesSnapshot, WalletRecord } from '../snapshot/types.js';
 import type { RequestBudget } from '../upstream/budget.js';
 
 /**
@@ -13,27 +11,46 @@ export interface ClusterView {
   /** Whether this process is a replica of a cluster (a `cluster` section). */
   readonly enabled: boolean;
   /** The wallets of `watchlist` this replica polls and exports: the same array while nothing changes. */
-  owned(watchlist: readonly WatchedWallet[]): readonly WatchedWallet[];
-  /** Whether this replica polls and exports the queue sizes and the jettons. */
+  owned<W extends { readonly raw: string }>(watchlist: readonly W[]): readonly W[];
+  /** Whether this replica polls and exports what one replica polls for all (the queue sizes, the jettons). */
   leads(): boolean;
-  /** Hands what this replica polled to the others. */
-  shareWallets(records: Iterable<WalletRecord>): void;
-  shareQueueSizes(snapshot: QueueSizesSnapshot): void;
   /** Calls `listener` whenever this replica's share gains wallets (a member left, or it has just joined): they are polled at once. */
   onGained(listener: () => void): void;
   /** The budget of an upstream shared by the replicas; undefined: the process's own. */
   budgetFor(upstream: { readonly name: string; readonly rps: number }): RequestBudget | undefined;
+  /** A stream of records shared between the replicas (share.ts), under `name`: what one replica polls, every replica holds. */
+  channel<R>(name: string, spec: ChannelSpec<R>): Channel<R>;
 }
+
+/** How a feature's records go between replicas. */
+export interface ChannelSpec<R> {
+  /** A record's key: the field of the channel's hash it is kept under (a wallet's raw address). */
+  keyOf(record: R): string;
+  /** One line, times as wall time (`wallOffset`: wall minus process time now). */
+  encode(record: R, wallOffset: number): string;
+  /** A line back, times on the process clock; null when it cannot be read (skipped). */
+  decode(line: string, toProcess: (wall: number) => number): R | null;
+  /** Records other replicas published, or all the channel holds when loaded whole; the feature applies what is newer. */
+  receive(records: readonly R[]): void;
+  /** What this replica holds of its share: published again after a reconnect, or when its share changed. */
+  held(): Iterable<R>;
+}
+
+/** Hands records to the other replicas. */
+export interface Channel<R> {
+  publish(records: Iterable<R>): void;
+}
+
+const NO_CHANNEL: Channel<never> = Object.freeze({ publish: () => undefined });
 
 /** One tonwatch, no cluster. */
 export const SINGLE_PROCESS: ClusterView = Object.freeze({
   enabled: false,
-  owned: (watchlist: readonly WatchedWallet[]) => watchlist,
+  owned: <W extends { readonly raw: string }>(watchlist: readonly W[]) => watchlist,
   leads: () => true,
-  shareWallets: () => undefined,
-  shareQueueSizes: () => undefined,
   onGained: () => undefined,
   budgetFor: () => undefined,
+  channel: <R>() => NO_CHANNEL as Channel<R>,
 });
 
 /** What a replica says of the cluster in its metrics. */
@@ -44,14 +61,12 @@ export interface ClusterReading {
   readonly redisUp: boolean;
 }
 
-/** What cluster mode takes from the daemon: its logger, clocks, store and watchlist. */
+/** What cluster mode takes from the daemon: its logger, clocks and watchlist. */
 export interface ClusterDaemonParts {
   readonly version: string;
   readonly logger: Logger;
   readonly episodes: EpisodeLog;
   readonly now: () => number;
   readonly wallOffset: () => number;
-  readonly store: SnapshotStore;
   readonly watchlist: () => readonly WatchedWallet[];
-  readonly watched: () => WatchedKeys;
 }

@@ -6,7 +6,7 @@ import { configSchema } from './schema.js';
 import { shownUrl, type Config, type UpstreamSettings } from '../domain/config.js';
 import { describeWebConfig, loadWebConfig } from './web-config.js';
 import { kindOf } from '../upstream/kinds.js';
-import { parseAddress } from '../ton/address.js';
+import type { ConfigPiece } from './piece.js';
 import { buildWatchlist, parseWatchlistFile, type WatchlistSource } from './watchlist.js';
 import { parse as parseYaml, stringify as toYaml, YAMLParseError } from 'yaml';
 
@@ -23,6 +23,8 @@ export interface ConfigLoadDeps {
   /** The file's bytes (watchlist files are parsed from them); default: readFile's text, encoded. */
   readonly readBytes?: (path: string) => Promise<Uint8Array>;
   readonly fileExists: (path: string) => Promise<boolean>;
+  /** The features' keys of the file (features/index.ts gives them to the composition). */
+  readonly pieces: readonly ConfigPiece[];
 }
 
 /** What the command line says over the file. */
@@ -68,7 +70,7 @@ export async function loadConfig(path: string | null, deps: ConfigLoadDeps, over
   }
   const problems: ConfigProblem[] = [];
   const interpolated = interpolateEnv(document, deps.env, problems);
-  const parsed = configSchema().safeParse(interpolated);
+  const parsed = configSchema(deps.pieces).safeParse(interpolated);
   if (!parsed.success) problems.push(...zodProblems(parsed.error));
   const base = path === null ? deps.cwd : dirname(path);
   // The web config is read even when the main file has problems: all of them are listed at once.
@@ -78,7 +80,7 @@ export async function loadConfig(path: string | null, deps: ConfigLoadDeps, over
   if (!parsed.success || problems.length > 0) throw new ConfigError(source, problems);
 
   const file = parsed.data;
-  const fileSettings = file.watchlistFiles.map((f) => (typeof f === 'string' ? { file: f, jettons: [] } : f));
+  const fileSettings = file.watchlistFiles.map((f) => (typeof f === 'string' ? { file: f } : f));
   const watchlistFiles = fileSettings.map(({ file: f }) => (isAbsolute(f) ? f : resolve(base, f)));
   const sources: WatchlistSource[] = file.watchlist.map((entry, i) => ({ entry, origin: `watchlist.${i}` }));
   for (const [i, listFile] of watchlistFiles.entries()) {
@@ -89,7 +91,8 @@ export async function loadConfig(path: string | null, deps: ConfigLoadDeps, over
       problems.push({ path: `watchlistFiles.${i}`, message: `cannot read ${listFile}: ${errorMessage(cause)}` });
       continue;
     }
-    sources.push(parseWatchlistFile(listFile, bytes, problems, fileSettings[i]?.jettons ?? []));
+    const { file: _file, ...extras } = fileSettings[i] ?? { file: listFile };
+    sources.push(parseWatchlistFile(listFile, bytes, problems, extras));
   }
   const upstreams: UpstreamSettings[] = [];
   for (const [i, upstream] of file.upstreams.entries()) {
@@ -107,34 +110,22 @@ export async function loadConfig(path: string | null, deps: ConfigLoadDeps, over
   const warnings: string[] = [];
   // Each watched wallet is frozen as it is made: only the list itself is left to freeze (100,000 entries need no walk).
   const watchlist = Object.freeze(buildWatchlist(sources, warnings));
-  const config: Config = deepFreeze({
+  // The features' keys and schedules are in `file` too (the schema was composed of their pieces); its static type knows the core's only.
+  const config = deepFreeze({
     ...file,
     upstreams,
     snapshot: { ...file.snapshot, file: isAbsolute(file.snapshot.file) ? file.snapshot.file : resolve(base, file.snapshot.file) },
     watchlistFiles,
-    jettons: Object.entries(file.jettons).map(([name, jetton]) => ({
-      name,
-      master: rawOf(jetton.master),
-      masterAsWritten: jetton.master,
-      decimals: jetton.decimals ?? null,
-    })),
     configPath: path,
     watchlistEntries: file.watchlist,
     watchlist,
     web: web.web,
-  });
+  } as unknown as Config);
   return { config, warnings };
 }
 
-/** The canonical key of an address the schema has already accepted. */
-function rawOf(address: string): string {
-  const parsed = parseAddress(address);
-  if (!parsed.ok) throw new Error(`unreachable: "${address}" passed the schema`);
-  return parsed.value.raw;
-}
-
-/** The effective config as YAML, with secrets redacted, for `check-config`. */
-export async function describeConfig(config: Config): Promise<string> {
+/** The effective config as YAML, with secrets redacted, for `check-config`; each feature's keys as its piece prints them. */
+export async function describeConfig(config: Config, pieces: readonly ConfigPiece[]): Promise<string> {
   await Promise.resolve();
   const { watchlist, watchlistEntries, configPath, web, ...rest } = config;
   const printable = {
@@ -142,8 +133,8 @@ export async function describeConfig(config: Config): Promise<string> {
     web: web === null ? 'none (plain HTTP, no authentication)' : describeWebConfig(web),
     upstreams: config.upstreams.map((u) => kindOf(u).printable(u)),
     watchlist: watchlistEntries,
-    jettons: config.jettons.map((j) => ({ ...j, decimals: j.decimals ?? "read from the master's metadata (TEP-64) at the first jetton poll" })),
     cluster: config.cluster === null ? 'none (one process)' : { ...config.cluster, redis: shownUrl(config.cluster.redis) },
+    ...Object.assign({}, ...pieces.map((piece) => piece.printable?.(config) ?? {})),
   };
   return `# source: ${configPath ?? '(built-in defaults)'}\n# watched wallets after merging files and duplicates: ${watchlist.length}\n${toYaml(printable)}`;
 }

@@ -1,31 +1,28 @@
 import { validate as isValidCron } from 'node-cron';
 import * as z from 'zod';
-import { lagCheckCron } from '../schedule/cron.js';
-import {
-  DEFAULT_LISTEN_PORT,
-  type Config,
-  type LagCheckSettings,
-  type ReadThroughSettings,
-  type RetryPolicy,
-  type UpstreamSettings,
-  type WatchlistEntry,
-  type WatchlistFileSettings,
-} from '../domain/config.js';
+import { DEFAULT_LISTEN_PORT, type UpstreamSettings } from '../domain/config.js';
+import { perObject } from '../domain/per-object.js';
 import { MAX_ADDRESSES_PER_REQUEST } from '../domain/wallet-state.js';
-import { addressString } from './address-schema.js';
-import { labelNameProblem } from './labels.js';
-import { clusterSchema } from './cluster-schema.js';
-import { checkJettonNames, jettonName, jettonNames, jettonSchema, watchlistFileSchema } from '../features/jettons/config.js';
 import { UPSTREAM_KINDS } from '../upstream/kinds.js';
+import { addressString } from './address-schema.js';
+import { clusterSchema } from './cluster-schema.js';
+import { labelNameProblem } from './labels.js';
+import type { ConfigPiece } from './piece.js';
 
 /**
- * The configuration file's schema: the one place every key, default and limit lives.
- * Objects are strict: an unknown key is an error, not silently ignored.
+ * The configuration file's schema: the core's keys (listen, upstreams, retry, the watchlist,
+ * the snapshot, cluster, log) and the features' (config/piece.ts), put together. Objects
+ * are strict: an unknown key is an error, not silently ignored.
  */
 
-/** Builds the config file's schema: once, on the first config a process checks (~20 ms). */
-function buildConfigSchema() {
-  const cronExpression = z.string().refine((expr) => isValidCron(expr), { message: 'not a valid cron expression (node-cron syntax, seconds field allowed)' });
+/** A node-cron expression, seconds field allowed. */
+export const cronExpression = z.string().refine((expr) => isValidCron(expr), { message: 'not a valid cron expression (node-cron syntax, seconds field allowed)' });
+
+/** Builds the config file's schema with the features' pieces (~20 ms; once per list of pieces). */
+function buildConfigSchema(pieces: readonly ConfigPiece[]) {
+  const merged = <K extends 'keys' | 'watchlistKeys' | 'watchlistFileKeys'>(key: K): Record<string, z.ZodType> =>
+    Object.assign({}, ...pieces.map((piece) => piece[key] ?? {})) as Record<string, z.ZodType>;
+  const schedules = Object.fromEntries(pieces.flatMap((piece) => Object.entries(piece.schedules ?? {})).map(([key, cron]) => [key, cronExpression.default(cron)]));
 
   const labels = z.record(z.string(), z.string().max(1024)).superRefine((record, ctx) => {
     for (const name of Object.keys(record)) {
@@ -56,11 +53,10 @@ function buildConfigSchema() {
     labels: labels.default({}),
     /** Alert threshold in TON; exported as ton_wallet_min_balance_tons. */
     minBalanceTons: z.number().nonnegative().optional(),
-    /** Jettons watched for this wallet, besides watchJettons. */
-    jettons: jettonNames.optional(),
-    /** Alert thresholds in jetton units by jetton name; exported as ton_jetton_min_balance. */
-    minJettonBalance: z.record(jettonName, z.number().nonnegative()).optional(),
+    ...merged('watchlistKeys'),
   });
+  /** A watchlist file: a path, or a path with the features' keys for each of its addresses. */
+  const watchlistFileSchema = z.union([z.string().min(1), z.strictObject({ file: z.string().min(1), ...merged('watchlistFileKeys') })]);
 
   return z
     .strictObject({
@@ -89,12 +85,7 @@ function buildConfigSchema() {
         .array(upstreamSchema)
         .min(1, 'at least one upstream is needed')
         .default([{ kind: 'http', name: 'toncenter', url: 'https://toncenter.com', rps: 1, timeoutMs: 10_000 }]),
-      schedule: z
-        .strictObject({
-          queueSizes: cronExpression.default('*/5 * * * * *'),
-          wallets: cronExpression.default('*/30 * * * * *'),
-        })
-        .prefault({}),
+      schedule: z.strictObject(schedules).prefault({}),
       retry: z
         .strictObject({
           /** Rounds through every upstream before a poll counts as failed. */
@@ -103,27 +94,6 @@ function buildConfigSchema() {
           baseDelayMs: z.number().int().min(0).max(60_000).default(500),
           /** Upper bound for one backoff delay, Retry-After included. */
           maxDelayMs: z.number().int().min(0).max(300_000).default(10_000),
-        })
-        .prefault({}),
-      lagCheck: z
-        .strictObject({
-          /** Seconds between two checks of every upstream's tip; must divide a minute or an hour (a cron step). 0: no check. */
-          everySeconds: z
-            .number()
-            .int()
-            .min(0)
-            .max(3600)
-            .default(60)
-            .refine((n) => lagCheckCron(n) !== undefined, { message: 'must be 0 or divide a minute (1-30, 60) or an hour (120, 180, …, 1800, 3600)' }),
-          /** Blocks behind the most advanced upstream past which an upstream is skipped. */
-          maxLagBlocks: z.number().int().min(1).max(1_000_000).default(10),
-        })
-        .prefault({}),
-      readThrough: z
-        .strictObject({
-          enabled: z.boolean().default(false),
-          ttlSeconds: z.number().int().min(1).max(86_400).default(10),
-          maxPendingAddresses: z.number().int().min(1).max(1_000_000).default(10_000),
         })
         .prefault({}),
       /** Addresses per walletStates request; shrinks by itself on 414/431. */
@@ -140,19 +110,16 @@ function buildConfigSchema() {
       watchlist: z.array(watchlistEntrySchema).default([]),
       /** Files of one address per line, optional ",name"; '#' starts a comment. */
       watchlistFiles: z.array(watchlistFileSchema).default([]),
-      /** Jettons by the operator's name: master address and decimals. */
-      jettons: z.record(jettonName, jettonSchema).default({}),
-      /** Jettons watched for every wallet on the watchlist. */
-      watchJettons: jettonNames.default([]),
       cluster: clusterSchema,
       log: z
         .strictObject({
           level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
         })
         .prefault({}),
+      ...merged('keys'),
     })
     .superRefine((config, ctx) => {
-      checkJettonNames(config, ctx);
+      for (const piece of pieces) piece.refine?.(config, ctx);
       const seen = new Map<string, number>();
       config.upstreams.forEach((upstream, index) => {
         const first = seen.get(upstream.name);
@@ -164,32 +131,8 @@ function buildConfigSchema() {
     });
 }
 
-let built: ReturnType<typeof buildConfigSchema> | null = null;
-
-/** The config file's schema, built on first use. */
-export function configSchema(): ReturnType<typeof buildConfigSchema> {
-  return (built ??= buildConfigSchema());
-}
+/** The config file's schema for the features' pieces, built on first use. */
+export const configSchema = perObject((pieces: readonly ConfigPiece[]) => buildConfigSchema(pieces));
 
 /** The config file as parsed, defaults applied. */
-export type ConfigFile = z.output<ReturnType<typeof configSchema>>;
-
-/**
- * The parsed file is the file part of domain/config.ts's Config: the same keys, each of a
- * type Config accepts. A key added to one and not the other fails to compile here.
- */
-type FilePart = Omit<Config, 'watchlist' | 'watchlistEntries' | 'watchlistFiles' | 'configPath' | 'web' | 'jettons'> & {
-  readonly watchlist: readonly WatchlistEntry[];
-  readonly watchlistFiles: readonly (string | WatchlistFileSettings)[];
-  readonly jettons: Readonly<Record<string, { readonly master: string; readonly decimals?: number | undefined }>>;
-};
-type SameKeys<A, B> = [Exclude<keyof A, keyof B>, Exclude<keyof B, keyof A>] extends [never, never] ? true : false;
-type Assert<T extends true> = T;
-export type ConfigFileMatchesDomain = [
-  Assert<SameKeys<ConfigFile, FilePart>>,
-  Assert<ConfigFile extends FilePart ? true : false>,
-  Assert<SameKeys<ConfigFile['retry'], RetryPolicy>>,
-  Assert<SameKeys<ConfigFile['lagCheck'], LagCheckSettings>>,
-  Assert<SameKeys<ConfigFile['readThrough'], ReadThroughSettings>>,
-  Assert<SameKeys<ConfigFile['watchlist'][number], Required<WatchlistEntry>>>,
-];
+export type ConfigFile = z.output<ReturnType<typeof buildConfigSchema>>;

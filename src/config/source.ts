@@ -4,6 +4,7 @@ import type { Config } from '../domain/config.js';
 import { readWhole } from '../snapshot/atomic-file.js';
 import { kindOf } from '../upstream/kinds.js';
 import { loadConfig, resolveConfigPath, type ConfigLoadDeps, type ConfigOverrides, type LoadedConfig } from './load.js';
+import type { ConfigPiece } from './piece.js';
 import { watchFiles } from './watch.js';
 
 /**
@@ -23,12 +24,15 @@ export interface ConfigSource {
 export interface SourceDeps {
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly cwd: string;
+  /** The features' keys of the file. */
+  readonly pieces: readonly ConfigPiece[];
 }
 
 export function configLoadDeps(deps: SourceDeps): ConfigLoadDeps {
   return {
     env: deps.env,
     cwd: deps.cwd,
+    pieces: deps.pieces,
     readFile: async (path) => (await readWhole(path)).toString('utf8'),
     readBytes: readWhole,
     fileExists: (path) =>

@@ -15,6 +15,11 @@ export interface ListedSource {
   readonly origin: string;
 }
 
+/** The features' values for a watched wallet (config/piece.ts: watchlistKeys), by key; frozen. */
+export type WalletExtras = Readonly<Record<string, unknown>>;
+
+const NO_EXTRAS: WalletExtras = Object.freeze({});
+
 /**
  * A watchlist file, parsed: its wallets already made (and frozen) in file order, with the
  * line each came from and whether the line named it. A file may hold 100,000 lines: one
@@ -52,8 +57,8 @@ const COMMA = 0x2c;
  * nothing is split, matched by a regex or copied again. A file may hold 100,000 lines,
  * read at every start and reload.
  */
-export function parseWatchlistFile(file: string, content: string | Uint8Array, problems: ConfigProblem[], jettons: readonly string[] = []): FileSource {
-  const fileJettons = jettons.length === 0 ? undefined : Object.freeze([...jettons]);
+export function parseWatchlistFile(file: string, content: string | Uint8Array, problems: ConfigProblem[], extras: WalletExtras = NO_EXTRAS): FileSource {
+  const fileExtras = extrasOf(extras);
   const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : Buffer.from(content.buffer, content.byteOffset, content.byteLength);
   const wallets: WatchedWallet[] = [];
   const lines: number[] = [];
@@ -85,48 +90,52 @@ export function parseWatchlistFile(file: string, content: string | Uint8Array, p
       }
       raw = parsed.value.raw;
     }
-    wallets.push(watchedWallet(raw, name !== '' ? name : raw === address ? raw : address, NO_LABELS, undefined, fileJettons, undefined));
+    wallets.push(watchedWallet(raw, name !== '' ? name : raw === address ? raw : address, NO_LABELS, undefined, fileExtras));
     lines.push(line);
     named.push(name === '' ? 0 : 1);
   }
   return { file, wallets, lines: Uint32Array.from(lines), named: Uint8Array.from(named) };
 }
 
-/** A parsed watchlist file as columns of plain values: what the start cache keeps of it. */
-export interface FileColumns {
-  readonly raws: readonly string[];
-  readonly names: readonly string[];
-  readonly lines: ArrayLike<number>;
-  readonly named: Uint8Array;
+/** A watched wallet, frozen; its labels and extras must be frozen already. Every one is made here, so all of one watchlist share one shape. */
+function watchedWallet(raw: string, name: string, labels: Readonly<Record<string, string>>, minBalanceTons: number | undefined, extras: WalletExtras): WatchedWallet {
+  return Object.freeze({ raw, name, labels, minBalanceTons, ...extras }) as WatchedWallet;
 }
 
-/** The file source parseWatchlistFile gives for the columns it was kept as, with the file's jettons. */
-export function fileSourceOf(file: string, columns: FileColumns, jettons: readonly string[]): FileSource {
-  const fileJettons = jettons.length === 0 ? undefined : Object.freeze([...jettons]);
-  const { raws, names } = columns;
-  const wallets: WatchedWallet[] = new Array<WatchedWallet>(raws.length);
-  for (let i = 0; i < raws.length; i += 1) wallets[i] = watchedWallet(raws[i] as string, names[i] as string, NO_LABELS, undefined, fileJettons, undefined);
-  return { file, wallets, lines: columns.lines, named: columns.named };
+/**
+ * The features' values as a wallet keeps them: lists without duplicates (none when empty),
+ * records and lists frozen; keys without a value left out. The same object when nothing
+ * is given.
+ */
+export function extrasOf(values: Readonly<Record<string, unknown>>): WalletExtras {
+  const kept: Record<string, unknown> = {};
+  let any = false;
+  for (const [key, value] of Object.entries(values)) {
+    if (value === undefined || (Array.isArray(value) && value.length === 0)) continue;
+    kept[key] = Array.isArray(value) ? Object.freeze([...new Set(value)]) : typeof value === 'object' && value !== null ? Object.freeze({ ...value }) : value;
+    any = true;
+  }
+  return any ? Object.freeze(kept) : NO_EXTRAS;
 }
 
-/** A watched wallet, frozen; its labels, jettons and thresholds must be frozen already. Every one is made here, so all share one shape. */
-function watchedWallet(
-  raw: string,
-  name: string,
-  labels: Readonly<Record<string, string>>,
-  minBalanceTons: number | undefined,
-  jettons: readonly string[] | undefined,
-  minJettonBalance: Readonly<Record<string, number>> | undefined,
-): WatchedWallet {
-  return Object.freeze({ raw, name, labels, minBalanceTons, jettons, minJettonBalance });
+/** Two wallets' values of the features' keys as one: lists united, records joined (the first's keys winning), other values the first's. */
+function unitedExtras(first: WalletExtras, other: WalletExtras): WalletExtras {
+  if (other === NO_EXTRAS) return first;
+  const united: Record<string, unknown> = { ...first };
+  for (const [key, value] of Object.entries(other)) {
+    const held = first[key];
+    if (held === undefined) united[key] = value;
+    else if (Array.isArray(held) && Array.isArray(value)) united[key] = value.every((item) => held.includes(item)) ? held : Object.freeze([...new Set([...held, ...value])]);
+    else if (typeof held === 'object' && held !== null && typeof value === 'object' && value !== null) united[key] = Object.freeze({ ...value, ...held });
+  }
+  return Object.freeze(united);
 }
 
-/** Two frozen lists of jetton names as one (either when the other adds nothing). */
-function unitedJettons(a: readonly string[] | undefined, b: readonly string[] | undefined): readonly string[] | undefined {
-  if (b === undefined || b.every((name) => a?.includes(name))) return a;
-  if (a === undefined) return b;
-  return Object.freeze([...new Set([...a, ...b])]);
-}
+/** The features' values of a watched wallet, as it was made. */
+const extrasOfWallet = (wallet: WatchedWallet): WalletExtras => {
+  const { raw: _raw, name: _name, labels: _labels, minBalanceTons: _min, ...extras } = wallet as WatchedWallet & Record<string, unknown>;
+  return extras;
+};
 
 /**
  * Merges the watchlist sources into one list keyed by canonical address, in first-seen
@@ -171,14 +180,12 @@ export function buildWatchlist(sources: readonly WatchlistSource[], warnings: st
     const keptNamed = namedByMerge.get(at) ?? sourceNamed(at);
     const takeName = !keptNamed && hasName;
     if (takeName) namedByMerge.set(at, true);
-    const thresholds = wallet.minJettonBalance === undefined ? kept.minJettonBalance : Object.freeze({ ...wallet.minJettonBalance, ...kept.minJettonBalance });
     wallets[at] = watchedWallet(
       kept.raw,
       takeName ? wallet.name : kept.name,
       Object.freeze({ ...wallet.labels, ...kept.labels }),
       kept.minBalanceTons ?? wallet.minBalanceTons,
-      unitedJettons(kept.jettons, wallet.jettons),
-      thresholds,
+      unitedExtras(extrasOfWallet(kept), extrasOfWallet(wallet)),
     );
   };
   for (const [sourceIndex, source] of sources.entries()) {
@@ -186,15 +193,9 @@ export function buildWatchlist(sources: readonly WatchlistSource[], warnings: st
       const { entry } = source;
       const parsed = parseAddress(entry.address);
       if (!parsed.ok) continue; // reported by the schema
-      const labels = Object.isFrozen(entry.labels) ? entry.labels : Object.freeze({ ...entry.labels });
-      const jettons = entry.jettons === undefined || entry.jettons.length === 0 ? undefined : Object.freeze([...new Set(entry.jettons)]);
-      const thresholds = entry.minJettonBalance === undefined ? undefined : Object.freeze({ ...entry.minJettonBalance });
-      add(
-        watchedWallet(parsed.value.raw, entry.name ?? entry.address.trim(), labels, entry.minBalanceTons, jettons, thresholds),
-        entry.name !== undefined,
-        sourceIndex,
-        0,
-      );
+      const { address, name, labels: written, minBalanceTons, ...values } = entry as WatchlistEntry & Record<string, unknown>;
+      const labels = Object.isFrozen(written) ? written : Object.freeze({ ...written });
+      add(watchedWallet(parsed.value.raw, name ?? address.trim(), labels, minBalanceTons, extrasOf(values)), name !== undefined, sourceIndex, 0);
     } else {
       const { wallets: fileWallets, named: fileNamed } = source;
       for (let i = 0; i < fileWallets.length; i += 1) add(fileWallets[i] as WatchedWallet, fileNamed[i] === 1, sourceIndex, i);

@@ -1,4 +1,3 @@
-import type { JettonSettings } from './jettons.js';
 import type { WebConfig } from './web-config.js';
 
 /**
@@ -53,24 +52,6 @@ export interface RetryPolicy {
   readonly maxDelayMs: number;
 }
 
-/** Which upstreams are behind the chain tip (lagCheck). */
-export interface LagCheckSettings {
-  /** How often each upstream's masterchain tip is asked, in seconds; divides a minute or an hour. 0: never. Default 60. */
-  readonly everySeconds: number;
-  /** Masterchain blocks behind the most advanced upstream (or, for wallets, an indexer behind its own v2 tip) past which an upstream is skipped. Default 10. */
-  readonly maxLagBlocks: number;
-}
-
-/** walletStates for addresses that are not on the watchlist (opt-in). */
-export interface ReadThroughSettings {
-  /** Default false: unwatched addresses get an address book entry only. */
-  readonly enabled: boolean;
-  /** How long a state fetched for a client is served again, seconds (unknown accounts too). Default 10. */
-  readonly ttlSeconds: number;
-  /** Addresses queued or in flight at most; a request that would pass it gets 503 with Retry-After. Default 10,000. */
-  readonly maxPendingAddresses: number;
-}
-
 /** A watchlist entry as written in the config file. */
 export interface WatchlistEntry {
   /** Any accepted address form. */
@@ -79,16 +60,12 @@ export interface WatchlistEntry {
   readonly labels: Readonly<Record<string, string>>;
   /** Alert threshold in TON; exported as ton_wallet_min_balance_tons. */
   readonly minBalanceTons?: number | undefined;
-  /** Names of `jettons` whose balances to watch, besides `watchJettons`. */
-  readonly jettons?: readonly string[] | undefined;
-  /** Alert thresholds in jetton units, by jetton name; exported as ton_jetton_min_balance. */
-  readonly minJettonBalance?: Readonly<Record<string, number>> | undefined;
+  // The features' keys (config/piece.ts: watchlistKeys) join this interface from their config modules.
 }
 
-/** A watchlist file: its path, and the jettons watched for each of its addresses (besides `watchJettons`). */
+/** A watchlist file with the features' keys for each of its addresses (config/piece.ts: watchlistFileKeys). */
 export interface WatchlistFileSettings {
   readonly file: string;
-  readonly jettons: readonly string[];
 }
 
 /** One wallet on the watchlist, address already canonical. */
@@ -100,10 +77,7 @@ export interface WatchedWallet {
   /** Extra labels put on every series of this wallet. */
   readonly labels: Readonly<Record<string, string>>;
   readonly minBalanceTons: number | undefined;
-  /** Jetton names watched for this wallet beyond `watchJettons` (its entry's or file's); frozen; absent: none. */
-  readonly jettons?: readonly string[] | undefined;
-  /** Thresholds in jetton units by jetton name; absent when none. Frozen. */
-  readonly minJettonBalance?: Readonly<Record<string, number>> | undefined;
+  // The features' watchlist keys (config/piece.ts) join this interface from their config modules, each a frozen value or undefined.
 }
 
 /**
@@ -149,21 +123,31 @@ export interface ListenSettings {
   readonly webConfigFile?: string | undefined;
 }
 
-/** The effective configuration: defaults applied, paths absolute, watchlist resolved. Frozen. */
+/**
+ * The schedules of `schedule:`, by key: each feature adds its own from its config module
+ * (`declare module '…/domain/config.js' { interface Schedules { wallets: string } }`), as
+ * it adds its keys to Config itself. The core names none of them.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled in by the features' config modules
+export interface Schedules {}
+
+/**
+ * The effective configuration: defaults applied, paths absolute, watchlist resolved. Frozen.
+ * The core's keys are here; each feature adds its own to this interface from its config
+ * module (features/<name>/config.ts, by declaration merging).
+ */
 export interface Config {
   /** Where the HTTP server listens (default 0.0.0.0:10384); a change needs a restart. */
   readonly listen: ListenSettings;
   /** In priority order; a failing upstream fails over to the next. */
   readonly upstreams: readonly UpstreamSettings[];
   /** node-cron expressions, seconds field allowed. */
-  readonly schedule: { readonly queueSizes: string; readonly wallets: string };
+  readonly schedule: Schedules;
   readonly retry: RetryPolicy;
-  readonly lagCheck: LagCheckSettings;
-  readonly readThrough: ReadThroughSettings;
   /** Addresses per walletStates request, 1..1024 (default 1000); shrinks by itself on 414/431. */
   readonly walletBatchSize: number;
   readonly snapshot: {
-    /** Absolute path of the queue-size file; the wallets go to `<name>.wallets.json` beside it. */
+    /** Absolute path of the first part's file; the other parts go beside it, `<name>.<part>.json` (snapshot/persisted-file.ts). */
     readonly file: string;
     /** Older data is neither served nor exported. Default 300. */
     readonly maxAgeSeconds: number;
@@ -176,10 +160,6 @@ export interface Config {
   readonly watchlistEntries: readonly WatchlistEntry[];
   /** Absolute paths of the address files. */
   readonly watchlistFiles: readonly string[];
-  /** Jettons by the operator's name, in config order. */
-  readonly jettons: readonly JettonSettings[];
-  /** Jetton names watched for every wallet on the watchlist. */
-  readonly watchJettons: readonly string[];
   readonly log: { readonly level: LogLevel };
   /** The file this came from, or null for built-in defaults. */
   readonly configPath: string | null;
@@ -204,12 +184,4 @@ export interface ClusterSettings {
 export interface WatchedKeys {
   has(raw: string): boolean;
   readonly size: number;
-}
-
-/** The jettons watched for a wallet: `watchJettons`, then its own, each once, in that order. */
-export function jettonsOf(config: Pick<Config, 'watchJettons'>, wallet: WatchedWallet): readonly string[] {
-  const own = wallet.jettons ?? [];
-  if (own.length === 0) return config.watchJettons;
-  if (config.watchJettons.length === 0) return own;
-  return [...new Set([...config.watchJettons, ...own])];
 }

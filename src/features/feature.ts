@@ -1,127 +1,116 @@
 import type { Logger } from 'pino';
-import type { QueryName } from '../domain/queries.js';
+import type { ClusterView } from '../cluster/view.js';
+import type { ConfigPiece } from '../config/piece.js';
+import type { Config, WatchedKeys } from '../domain/config.js';
+import type { UpstreamClient } from '../domain/upstream.js';
 import type { EpisodeLog } from '../log/episodes.js';
-import type { HealthSource, SelfMetrics } from '../metrics/registry.js';
-import type { LagState } from './lag-check/lag.js';
-import type { ScheduledJob } from '../schedule/scheduler.js';
+import type { MetricBlock } from '../metrics/exposition.js';
+import type { MetricFamily } from '../metrics/catalogue.js';
+import type { OwnMetrics } from '../metrics/registry.js';
+import type { BatchSize } from '../accounts/batches.js';
 import type { PollStatus } from '../schedule/poll-status.js';
+import type { ScheduledJob, Scheduler } from '../schedule/scheduler.js';
 import type { Route } from '../serve/server.js';
-import type { ReadThroughLookup } from './wallets/v3.js';
-import type { SnapshotStore } from '../snapshot/store.js';
-import type { QueueSizesSnapshot } from '../snapshot/types.js';
-import type { StatusSources } from './status-page/model.js';
-import type { Generation } from '../app/generation.js';
-import type { ClusterLink } from '../cluster/link.js';
+import type { PersistObserver } from '../snapshot/persist-faults.js';
+import type { Provided, Provisions } from './provisions.js';
 
 /**
- * A feature of the daemon as one module: what it schedules, what it reports, what it
- * adds to the served routes, and what it does at start, reload and stop. The daemon builds
- * the shared parts (FeatureContext), then loops over the features (features/index.ts).
+ * A feature, as node_exporter has collectors: one folder under features/ that declares,
+ * once, everything that exists because of it (its piece of the config, what it polls and
+ * how it applies an answer, its persisted file, its metric families, its routes, its status
+ * page sections and its health readings), and one line in features/index.ts. The daemon
+ * (app/daemon.ts) hands each the core's parts (FeatureContext) and adds what it declares
+ * to the core's registries, refusing a bad declaration (a route or a metric name taken
+ * twice) at start. A feature imports the core and domain/, never another feature's folder:
+ * what one offers another goes through `provides` (provisions.ts).
  */
 export interface Feature {
+  /** Its name in logs and shutdown steps: lowercase with underscores. */
   readonly name: string;
-  /** Jobs for the scheduler of a configuration; asked once per generation. */
+  /** Its keys of the config file. */
+  readonly config?: ConfigPiece;
+  /** Its chain series' families (ton_*), for the dashboards' and rules' checks; a name two features declare is refused at start. */
+  readonly families?: readonly MetricFamily[];
+  /** Its parts, made once with the daemon. */
+  create(ctx: FeatureContext): FeatureParts;
+}
+
+/** What a feature adds to each of the core's registries. Every part is optional. */
+export interface FeatureParts {
+  /** Its scheduled jobs for one configuration, asked once per generation (schedule/poll-job.ts makes poll jobs). */
   jobs?(generation: GenerationParts): readonly ScheduledJob[];
-  /** Self-metric readings it owns; the rest of HealthSource is the daemon's. */
-  readonly health?: Partial<HealthSource>;
-  /** What the served routes take from it. */
-  readonly serves?: FeatureServes;
+  /** Its routes (path → route). */
+  readonly routes?: readonly (readonly [string, Route])[];
+  /** Its chain series on /metrics, in the order they come. */
+  readonly series?: readonly MetricBlock[];
+  /** The queries it polls, for tonwatch_up, tonwatch_last_success_timestamp_seconds and tonwatch_snapshot_age_seconds. */
+  readonly polls?: readonly PolledQuery[];
+  /** Why it is not ready to serve (each `<query>: <reason>`); empty when it is. */
+  readiness?(): readonly string[];
+  /** What it offers the other features. */
+  readonly provides?: Partial<Provisions>;
   /** Before the server listens: what must be served from the first request. */
   load?(): Promise<void>;
   /** Once the server listens. */
   start?(): void;
-  /** At shutdown, before the snapshot is persisted; each step is awaited in turn. */
+  /** At shutdown, in the features' order: stops its work and persists what it holds. */
   stop?(): Promise<void> | void;
-  /** Hears every queue-size snapshot, polled or loaded. */
-  onQueueSizes?(snapshot: QueueSizesSnapshot): void;
   /** Hears every upstream request's outcome. */
   onUpstreamRequest?(upstream: string, code: string, at: number): void;
-  /** Which upstreams the client passes over, and how far behind they are (the lag check). */
-  readonly upstreams?: UpstreamLagView;
-  /** Chain series it renders itself (one block of exposition text, the same Buffer while unchanged). */
-  series?(now: number): Buffer;
-  /** For a query it polls beyond the two the store holds: whether it is polled now, and when its data was fetched. */
-  readonly polled?: PolledQuery;
 }
 
-/** A query a feature polls and keeps itself (jetton_wallets). */
+/** A query a feature polls. */
 export interface PolledQuery {
-  readonly query: QueryName;
+  readonly query: string;
   /** False when the configuration gives it nothing to poll: then it has no tonwatch_up series. */
   active(): boolean;
   /** When the data it serves was fetched (process clock); undefined when it has none. */
   fetchedAt(): number | undefined;
+  /** Whether its poll-duration series exists from the start, at zero, whatever the config. */
+  readonly alwaysExported?: boolean;
 }
 
-/** Why an upstream is passed over for a query (null: it is not), and its lag in blocks (0 when not known). */
-export type UpstreamLagView = Pick<LagState, 'lagging' | 'lagBlocks'>;
-
-export interface FeatureServes {
-  /** Queries whose persisted part is still being read (503 with Retry-After: 1 meanwhile). */
-  readonly loading?: () => readonly QueryName[];
-  /** walletStates for unwatched addresses. */
-  readonly readThrough?: ReadThroughLookup;
-  /** The status page's sources beyond the snapshot and the config. */
-  readonly status?: () => Partial<Pick<StatusSources, 'upstreamHealth' | 'history' | 'jettons'>>;
-  /** Routes of its own (path → route). */
-  readonly routes?: readonly (readonly [string, Route])[];
+/** What one configuration gives the features; a reload builds the next and replaces it whole. */
+export interface Generation {
+  readonly config: Config;
+  /** The upstream client of this config: failover, budgets, retries. */
+  readonly client: UpstreamClient;
+  /** Its jobs' schedules, started once the daemon is running. */
+  readonly scheduler: Scheduler;
+  /** Addresses per walletStates batch, learnt from 414s, shared by whoever sends walletStates batches. */
+  readonly batchSize: BatchSize;
+  /** The watchlist's raw keys. */
+  readonly watched: WatchedKeys;
 }
 
-/** What a generation gives the jobs it schedules. */
-export type GenerationParts = Pick<Generation, 'config' | 'client' | 'persister' | 'batchSize'>;
+/** What a generation's jobs are made with: all of it but the scheduler they go to. */
+export type GenerationParts = Omit<Generation, 'scheduler'>;
 
-/** The parts every feature shares, built once by the daemon. */
+/** The core's parts every feature is given, built once by the daemon. */
 export interface FeatureContext {
+  /** tonwatch's version. */
+  readonly version: string;
   readonly logger: Logger;
-  /** The process clock (domain/clock.ts). */
+  /** The process clock (domain/clock.ts): ms, monotonic. */
   readonly now: () => number;
-  /** Wall minus process time, ms (domain/clock.ts). */
+  /** Wall minus process time, ms (domain/clock.ts): for what leaves the process. */
   readonly wallOffset: () => number;
-  readonly store: SnapshotStore;
-  readonly status: PollStatus;
-  readonly self: SelfMetrics;
-  /** Poll failures logged once per episode (kept across reloads). */
-  readonly episodes: EpisodeLog;
-  /** The generation in force: its config, client, scheduler, persister. */
+  /** The generation in force. Read it when needed, never keep a part of it aside: a reload replaces it. */
   readonly current: () => Generation;
-  /** False until the daemon has started its schedules; a reload polls at once after that. */
+  /** False until the daemon has started its schedules. */
   readonly running: () => boolean;
-  /** The replicas this process is one of (cluster/), or one process alone: what it owns, whether it leads. */
-  readonly cluster: ClusterLink;
-  /** Told once the daemon's start-up work is done (DaemonDeps.startedUp). */
+  /** Its own metrics (counters and gauges), and the core's counters it feeds. */
+  readonly metrics: OwnMetrics;
+  /** How writes of its persisted files go (tonwatch_snapshot_persist_*). */
+  readonly persisted: PersistObserver;
+  /** Failures logged once per episode (kept across reloads). */
+  readonly episodes: EpisodeLog;
+  /** Each query's last poll outcome (schedule/poll-job.ts records it). */
+  readonly polls: PollStatus;
+  /** The replicas this process is one of (cluster/), or one process alone. */
+  readonly cluster: ClusterView;
+  /** What the other features offer (provisions.ts): read when needed. */
+  readonly provided: Provided;
+  /** Told once the daemon's start-up work is done (app/daemon.ts: DaemonDeps.startedUp). */
   readonly startedUp?: (() => void) | undefined;
-}
-
-/**
- * A scheduled poll of `query`: timed, its outcome recorded in the poll status and logged
- * once per episode of failures (unless it was cut short by a stop, or `due` said it was
- * not due).
- */
-export function pollJob(
-  ctx: FeatureContext,
-  query: QueryName,
-  cron: string,
-  options: { runAtStart?: () => boolean; due?: (signal: AbortSignal) => Promise<boolean> },
-  poll: (signal: AbortSignal) => Promise<{ ok: true } | { ok: false; error: string }>,
-): ScheduledJob {
-  const { now, self, status, episodes } = ctx;
-  return {
-    name: query,
-    cron,
-    ...(options.runAtStart === undefined ? {} : { runAtStart: options.runAtStart }),
-    async run(signal) {
-      if (options.due !== undefined && !(await options.due(signal))) return;
-      const started = now();
-      const outcome = await poll(signal);
-      self.observePoll(query, (now() - started) / 1000);
-      if (signal.aborted) return;
-      if (!outcome.ok) {
-        status.failed(query);
-        episodes.failed(query, { query, err: outcome.error }, 'poll failing; keeping the last snapshot');
-        return;
-      }
-      episodes.ok(query, { query }, 'poll recovered');
-      status.succeeded(query, now());
-    },
-  };
 }

@@ -1,21 +1,17 @@
-import { createClusterFeature } from '../app/cluster-lifecycle.js';
-import type { Feature, FeatureContext } from './feature.js';
-import { createJettonsFeature } from './jettons/index.js';
-import { createLagCheckFeature } from './lag-check/index.js';
-import { createQueueSizesFeature } from './queue-sizes/index.js';
-import { createReadThroughFeature } from './read-through/index.js';
-import { createStatusPageFeature } from './status-page/index.js';
-import { createWalletsFeature } from './wallets/index.js';
+import type { ConfigPiece } from '../config/piece.js';
+import type { Feature } from './feature.js';
+import { jettons } from './jettons/index.js';
+import { lagCheck } from './lag-check/index.js';
+import { queueSizes } from './queue-sizes/index.js';
+import { readThrough } from './read-through/index.js';
+import { statusPage } from './status-page/index.js';
+import { wallets } from './wallets/index.js';
 
-/** The daemon's features, in the order they load, start and stop. Adding one: a module and a line. */
-export function createFeatures(ctx: FeatureContext): readonly Feature[] {
-  return [
-    createClusterFeature(ctx),
-    createQueueSizesFeature(ctx),
-    createWalletsFeature(ctx),
-    createJettonsFeature(ctx),
-    createLagCheckFeature(ctx),
-    createReadThroughFeature(ctx),
-    createStatusPageFeature(),
-  ];
-}
+/**
+ * The daemon's features, in the order they load, start and stop, and their series come on
+ * /metrics. Adding a feature is adding its folder and a line here.
+ */
+export const FEATURES: readonly Feature[] = [queueSizes, wallets, jettons, lagCheck, readThrough, statusPage];
+
+/** The features' keys of the config file. */
+export const CONFIG_PIECES: readonly ConfigPiece[] = FEATURES.flatMap((feature) => (feature.config === undefined ? [] : [feature.config]));

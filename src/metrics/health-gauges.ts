@@ -1,68 +1,41 @@
 import type { Registry } from 'prom-client';
-import { QUERIES } from '../domain/queries.js';
 import type { ClusterReading } from '../cluster/view.js';
 import type { HealthSource } from './registry.js';
 import { labelledReadGauge, readGauge } from './read-gauges.js';
 
-/** The self metrics read from the daemon's state when /metrics is rendered: absent when there is nothing to read. */
+/** The core's self metrics read from the daemon's state when /metrics is rendered: absent when there is nothing to read. */
 export function registerHealthGauges(registers: Registry[], health: HealthSource): void {
   labelledReadGauge(registers, 'tonwatch_up', '1 when the last poll of the query succeeded and its data is fresh.', 'query', () =>
-    QUERIES.map((query) => {
+    health.queries().map((query) => {
       const up = health.up(query);
       return [query, up === undefined ? undefined : up ? 1 : 0] as const;
     }),
   );
   labelledReadGauge(registers, 'tonwatch_last_success_timestamp_seconds', 'Unix time of the last successful poll of the query.', 'query', () =>
-    QUERIES.map((query) => {
+    health.queries().map((query) => {
       const at = health.lastSuccessAt(query);
       return [query, at === undefined ? undefined : at / 1000] as const;
     }),
   );
   labelledReadGauge(registers, 'tonwatch_snapshot_age_seconds', 'Age of the data now served for the query, in seconds.', 'query', () =>
-    QUERIES.map((query) => [query, health.snapshotAgeSeconds(query)] as const),
+    health.queries().map((query) => [query, health.snapshotAgeSeconds(query)] as const),
   );
   readGauge(registers, 'tonwatch_watchlist_size', 'Addresses on the watchlist.', () => health.watchlistSize());
-  labelledReadGauge(
-    registers,
-    'tonwatch_upstream_lag_blocks',
-    'Masterchain blocks the upstream is behind the most advanced upstream, at the last lag check.',
-    'upstream',
-    () => [...health.upstreamLags()].map(([upstream, lag]) => [upstream, lag.lagBlocks] as const),
-  );
-  labelledReadGauge(
-    registers,
-    'tonwatch_upstream_indexer_lag_blocks',
-    "Masterchain blocks the upstream's v3 indexer is behind its own v2 tip, at the last lag check.",
-    'upstream',
-    () => [...health.upstreamLags()].map(([upstream, lag]) => [upstream, lag.indexerLagBlocks] as const),
-  );
-  readGauge(
-    registers,
-    'tonwatch_upstream_max_lag_blocks',
-    'lagCheck.maxLagBlocks: an upstream further behind is skipped (absent while the lag check is off).',
-    () => health.maxLagBlocks(),
-  );
   const cluster = <K extends keyof ClusterReading>(key: K): ClusterReading[K] | undefined => health.cluster()?.[key];
+  const flag = (value: boolean | undefined): number | undefined => (value === undefined ? undefined : value ? 1 : 0);
   readGauge(registers, 'tonwatch_cluster_members', 'Live replicas of the cluster, as Redis listed them at the last heartbeat (absent in one process).', () =>
     cluster('members'),
   );
   readGauge(registers, 'tonwatch_cluster_owned_wallets', 'Watched wallets this replica polls and exports (absent in one process).', () =>
     cluster('ownedWallets'),
   );
-  readGauge(registers, 'tonwatch_cluster_leader', '1 on the replica that polls and exports the queue sizes and jettons (absent in one process).', () => {
-    const leader = cluster('leader');
-    return leader === undefined ? undefined : leader ? 1 : 0;
-  });
+  readGauge(registers, 'tonwatch_cluster_leader', '1 on the replica that polls and exports what one replica polls for all (absent in one process).', () =>
+    flag(cluster('leader')),
+  );
   readGauge(
     registers,
     'tonwatch_cluster_redis_up',
     '1 while Redis answers the heartbeat; 0: going on with the last known cluster (absent in one process).',
-    () => {
-      const up = cluster('redisUp');
-      return up === undefined ? undefined : up ? 1 : 0;
-    },
-  );
-  readGauge(registers, 'tonwatch_read_through_cache_addresses', 'Addresses in the read-through cache (absent while read-through is off).', () =>
-    health.readThroughCacheSize(),
+    () => flag(cluster('redisUp')),
   );
 }

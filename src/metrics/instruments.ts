@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import { PERSIST_FAILURE_REASONS } from '../snapshot/persist.js';
+import { PERSIST_FAILURE_REASONS } from '../snapshot/persist-faults.js';
 import { CONNECTION_DROPS } from '../domain/connections.js';
 
 /**
@@ -79,15 +79,6 @@ export function createInstruments(registers: Registry[], build: { readonly versi
     registers,
   });
   for (const reason of CONNECTION_DROPS) dropped.inc({ reason }, 0);
-  const readThrough = new Counter({
-    name: 'tonwatch_read_through_addresses_total',
-    help:
-      'Unwatched addresses asked with read-through: hit (cached), fetched, coalesced (joined a fetch in flight), unknown (the upstream does not ' +
-      'know it), refused (past maxPendingAddresses).',
-    labelNames: ['result'],
-    registers,
-  });
-  for (const result of ['hit', 'fetched', 'coalesced', 'unknown', 'refused']) readThrough.inc({ result }, 0);
   const reloadOk = new Gauge({
     name: 'tonwatch_config_last_reload_successful',
     help: '1 when the last configuration (re)load succeeded, 0 when it was refused.',
@@ -113,7 +104,6 @@ export function createInstruments(registers: Registry[], build: { readonly versi
     staleAnswers,
     persistFailures,
     dropped,
-    readThrough,
     reloadOk,
     reloadAt,
   };

@@ -1,43 +1,60 @@
-import { Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Registry, collectDefaultMetrics } from 'prom-client';
 import type { ConnectionDrop } from '../domain/connections.js';
-import { ALWAYS_POLLED, type QueryName } from '../domain/queries.js';
-import type { UpstreamLag, UpstreamObserver } from '../domain/upstream.js';
-import type { PersistObserver } from '../snapshot/persist.js';
+import type { UpstreamObserver } from '../domain/upstream.js';
+import type { PersistObserver } from '../snapshot/persist-faults.js';
 import type { ClusterReading } from '../cluster/view.js';
-import { readGauge } from './read-gauges.js';
+import { labelledReadGauge, readGauge } from './read-gauges.js';
 import { registerHealthGauges } from './health-gauges.js';
 import { createInstruments } from './instruments.js';
 import { createReadings } from './readings.js';
 import { createServedCounts } from './served-counts.js';
 
 /**
- * Every metric name tonwatch exports, in one place. Chain facts (`ton_*`) are rendered
- * from the snapshot once per poll (queue-series.ts, wallet-series.ts); the daemon's own health (`tonwatch_*`) lives
- * in a prom-client Registry of our own, never the global one.
+ * tonwatch's own metrics (`tonwatch_*`), in a prom-client Registry of our own, never the
+ * global one: the core's (instruments.ts, health-gauges.ts) and each feature's (OwnMetrics).
+ * Chain facts (`ton_*`) are the features' series, rendered once per poll (exposition.ts).
  */
 
-export { CHAIN_METRICS, type MetricFamily } from './catalogue.js';
+export type { MetricFamily } from './catalogue.js';
 
-/** What the self metrics read at scrape time. */
+/** What the core's self metrics read at scrape time. */
 export interface HealthSource {
+  /** The queries polled (each feature's), in order. */
+  queries(): readonly string[];
   /**
    * 1 when the last poll of `query` succeeded and its data is fresh; undefined when the
-   * query is not polled at all (wallets with an empty watchlist): then there is no series.
+   * query is not polled at all (nothing to poll in the config): then there is no series.
    */
-  up(query: QueryName): boolean | undefined;
+  up(query: string): boolean | undefined;
   /** Age of the data served for `query`, seconds; undefined when there is none. */
-  snapshotAgeSeconds(query: QueryName): number | undefined;
+  snapshotAgeSeconds(query: string): number | undefined;
   /** Time of the last successful poll, ms since epoch; undefined before the first. */
-  lastSuccessAt(query: QueryName): number | undefined;
+  lastSuccessAt(query: string): number | undefined;
   watchlistSize(): number;
-  /** The last lag check's findings by upstream (empty before the first, or with the check off). */
-  upstreamLags(): ReadonlyMap<string, UpstreamLag>;
-  /** lagCheck.maxLagBlocks while the check runs; undefined when it is off. */
-  maxLagBlocks(): number | undefined;
-  /** Addresses the read-through cache holds; undefined while read-through is off. */
-  readThroughCacheSize(): number | undefined;
   /** This replica's view of its cluster; undefined in one process (no tonwatch_cluster_* series). */
   cluster(): ClusterReading | undefined;
+}
+
+/**
+ * The metrics a feature keeps of its own, beside the core's it feeds. A name taken twice is
+ * refused when it is registered, at start.
+ */
+export interface OwnMetrics {
+  /** A counter; its series exist at zero from the start for each of `zeroes` (label values, in labelNames' order). */
+  counter(family: OwnFamily, zeroes?: readonly (readonly string[])[]): (labels: readonly string[], by?: number) => void;
+  /** A gauge read when /metrics is rendered: a value, one series per label value, or none (undefined: absent). */
+  gauge(family: OwnFamily, read: () => number | undefined | Iterable<readonly [string, number | undefined]>): void;
+  /** One poll of `query` took `durationSeconds`. */
+  observePoll(query: string, durationSeconds: number): void;
+  /** An upstream's answer older than the data served (never backwards): not applied. */
+  staleAnswer(upstream: string, query: string): void;
+}
+
+export interface OwnFamily {
+  readonly name: string;
+  readonly help: string;
+  /** At most one label for a gauge. */
+  readonly labelNames?: readonly string[];
 }
 
 export interface SelfMetrics {
@@ -52,17 +69,16 @@ export interface SelfMetrics {
    */
   texts(): Promise<[Buffer, Buffer]>;
   readonly upstream: UpstreamObserver;
-  observePoll(query: QueryName, durationSeconds: number): void;
+  /** What features are given of it. */
+  readonly own: OwnMetrics;
+  /** Makes the poll-duration series of `queries` exist from now, at zero, so rate() and alerts see zeros before their first poll. */
+  pollsDeclared(queries: readonly string[]): void;
   servedRequest(endpoint: string, code: number): void;
   configReloaded(successful: boolean): void;
   /** One /metrics body made: its encoding, how long it took (seconds) and its size (bytes). */
   metricsRendered(encoding: 'gzip' | 'identity', durationSeconds: number, bytes: number): void;
   /** The number of /metrics requests being answered now. */
   metricsInFlight(inFlight: number): void;
-  /** Read-through addresses by outcome. */
-  readThrough(result: 'hit' | 'fetched' | 'coalesced' | 'unknown' | 'refused', addresses: number): void;
-  /** An upstream's answer older than the data served (never backwards): not applied. */
-  staleAnswer(upstream: string, query: QueryName): void;
   /** How writes of the snapshot files go. */
   readonly persist: PersistObserver;
   /** A connection opened or closed, or why one was cut or refused. */
@@ -116,8 +132,6 @@ export function createSelfMetrics(options: {
   instruments.reloadOk.set(1);
   instruments.reloadAt.set(wall() / 1000);
 
-  // Pre-create the series that must exist from the start, so rate() and alerts see zeros.
-  for (const query of ALWAYS_POLLED) instruments.pollDuration.zero({ query });
 
   return {
     registry,
@@ -129,7 +143,27 @@ export function createSelfMetrics(options: {
       }),
       skipped: changing((upstream, query, reason) => instruments.skipped.inc({ upstream, query, reason })),
     },
-    observePoll: changing((query, durationSeconds) => instruments.pollDuration.observe({ query }, durationSeconds)),
+    own: {
+      counter(family, zeroes = []) {
+        const counter = new Counter({ name: family.name, help: family.help, labelNames: [...(family.labelNames ?? [])], registers });
+        const labelsOf = (values: readonly string[]): Record<string, string> =>
+          Object.fromEntries((family.labelNames ?? []).map((name, i) => [name, values[i] ?? '']));
+        for (const values of zeroes) counter.inc(labelsOf(values), 0);
+        return (values, by = 1) => {
+          if (by > 0) changing(() => counter.inc(labelsOf(values), by))();
+        };
+      },
+      gauge(family, read) {
+        const [label] = family.labelNames ?? [];
+        if (label === undefined) readGauge(registers, family.name, family.help, read as () => number | undefined);
+        else labelledReadGauge(registers, family.name, family.help, label, read as () => Iterable<readonly [string, number | undefined]>);
+      },
+      observePoll: changing((query, durationSeconds) => instruments.pollDuration.observe({ query }, durationSeconds)),
+      staleAnswer: changing((upstream, query) => instruments.staleAnswers.inc({ upstream, query })),
+    },
+    pollsDeclared: changing((queries) => {
+      for (const query of queries) instruments.pollDuration.zero({ query });
+    }),
     servedRequest(endpoint, code) {
       // A scrape's own count may show a reading late (OWN_METRICS_REUSE_MS); any other request's may not.
       if (endpoint !== METRICS_ENDPOINT) readings.changed();
@@ -140,9 +174,6 @@ export function createSelfMetrics(options: {
       instruments.responseSize.set({ encoding }, bytes);
     },
     metricsInFlight: (inFlight) => instruments.scrapesInFlight.set(inFlight),
-    readThrough: (result, addresses) => {
-      if (addresses > 0) changing(() => instruments.readThrough.inc({ result }, addresses))();
-    },
     persist: {
       persisted: changing((at) => (persistedAt = at)),
       failed: changing((reason) => instruments.persistFailures.inc({ reason })),
@@ -153,7 +184,6 @@ export function createSelfMetrics(options: {
       else if (event === 'closed') connectionsOpen -= 1;
       else changing(() => instruments.dropped.inc({ reason: event }))();
     },
-    staleAnswer: changing((upstream, query) => instruments.staleAnswers.inc({ upstream, query })),
     configReloaded: changing((successful) => {
       instruments.reloadOk.set(successful ? 1 : 0);
       if (successful) instruments.reloadAt.set(wall() / 1000);

@@ -1,4 +1,4 @@
-import type { MetricFamily } from './registry.js';
+import type { MetricFamily } from './catalogue.js';
 
 /**
  * The Prometheus text exposition format (0.0.4), written by hand for the chain metrics:

@@ -1,5 +1,3 @@
-import type { QueryName } from '../domain/queries.js';
-
 /** Outcome of the latest poll of one query, for tonwatch_up and /readyz. */
 export interface PollOutcome {
   /** null before the first poll finished. */
@@ -9,13 +7,13 @@ export interface PollOutcome {
 }
 
 export interface PollStatus {
-  get(query: QueryName): PollOutcome;
-  succeeded(query: QueryName, at: number): void;
-  failed(query: QueryName): void;
+  get(query: string): PollOutcome;
+  succeeded(query: string, at: number): void;
+  failed(query: string): void;
 }
 
 export function createPollStatus(): PollStatus {
-  const outcomes = new Map<QueryName, PollOutcome>();
+  const outcomes = new Map<string, PollOutcome>();
   const initial: PollOutcome = { lastOk: null, lastSuccessAt: null };
   return {
     get: (query) => outcomes.get(query) ?? initial,

@@ -58,8 +58,9 @@ function withCallFields(response: ServedResponse, id: string | null): ServedResp
   return { status: response.status, headers, body: Buffer.concat([body.subarray(0, body.length - 1), Buffer.from(fields)]) };
 }
 
-export function createJsonRpcRoute(methods: Readonly<Record<string, JsonRpcMethod>>): Route {
-  const known = new Map(Object.entries(methods));
+/** The JSON-RPC route over `methods` (or what a function gives per call: the features' v2 methods). */
+export function createJsonRpcRoute(given: Readonly<Record<string, JsonRpcMethod>> | (() => Readonly<Record<string, JsonRpcMethod>>)): Route {
+  const methods = typeof given === 'function' ? given : () => given;
   return {
     endpoint: 'json_rpc',
     maxBodyBytes: MAX_JSON_RPC_BODY_BYTES,
@@ -70,7 +71,7 @@ export function createJsonRpcRoute(methods: Readonly<Record<string, JsonRpcMetho
       const call = parseCall(request.body);
       if ('status' in call) return call;
       const id = call.id ?? null;
-      const method = known.get(call.method);
+      const method = Object.hasOwn(methods(), call.method) ? methods()[call.method] : undefined;
       if (method === undefined) return withCallFields(jsonResponse(422, { ok: false, error: 'Unknown method' }), id);
       // The method reads no parameters of its own (the GET path ignores its query too).
       return withCallFields(method({ ...request, method: 'GET', query: '' }), id);

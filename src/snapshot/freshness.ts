@@ -18,17 +18,9 @@ export function isFresh(fetchedAt: number, now: number, maxAgeSeconds: number): 
   return now < staleFrom(fetchedAt, maxAgeSeconds);
 }
 
-/** Whether every watched wallet has a record that is still fresh at `until`. */
-export function freshForAll(
-  watchlist: readonly { readonly raw: string }[],
-  records: ReadonlyMap<string, { readonly fetchedAt: number }> | undefined,
-  until: number,
-  maxAgeSeconds: number,
-): boolean {
-  if (records === undefined) return watchlist.length === 0;
-  for (const { raw } of watchlist) {
-    const record = records.get(raw);
-    if (record === undefined || !isFresh(record.fetchedAt, until, maxAgeSeconds)) return false;
-  }
-  return true;
+/** Why the data of `query` is not ready to be served (a /readyz reason), or null when it is. */
+export function notReadyReason(query: string, fetchedAt: number | undefined, now: number, maxAgeSeconds: number, loading = false): string | null {
+  if (fetchedAt === undefined) return loading ? `${query}: loading the persisted snapshot` : `${query}: no snapshot yet`;
+  if (isFresh(fetchedAt, now, maxAgeSeconds)) return null;
+  return `${query}: snapshot is ${Math.floor(ageSeconds(fetchedAt, now))} s old (maxAgeSeconds ${maxAgeSeconds})`;
 }

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { isNewer, mergeWallets } from '../../src/features/wallets/merge.js';
-import { decodeQueueSizes, decodeRecords, encodeQueueSizes, encodeRecord } from '../../src/cluster/wire.js';
-import type { WalletRecord } from '../../src/snapshot/types.js';
+import { decodeQueueSizes, encodeQueueSizes } from '../../src/features/queue-sizes/wire.js';
+import { decodeRecords, encodeRecord } from '../../src/features/wallets/wire.js';
+import type { WalletRecord } from '../../src/accounts/types.js';
 
 const raw = (i: number) => `0:${i.toString(16).toUpperCase().padStart(64, '0')}`;
 function record(i: number, fetchedAt: number, lt: string | null = '100'): WalletRecord {

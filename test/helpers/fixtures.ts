@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { QueueSizesSnapshot } from '../../src/snapshot/types.js';
+import type { QueueSizesSnapshot } from '../../src/features/queue-sizes/types.js';
 
 export function fixture(name: string): unknown {
   return JSON.parse(readFileSync(new URL(`../fixtures/${name}`, import.meta.url), 'utf8')) as unknown;

@@ -1,6 +1,7 @@
 import type { WatchedWallet } from '../../src/domain/config.js';
 import type { ServedWalletState } from '../../src/domain/wallet-state.js';
-import type { WalletRecord, WalletsSnapshot } from '../../src/snapshot/types.js';
+import type { WalletRecord } from '../../src/accounts/types.js';
+import type { WalletsSnapshot } from '../../src/features/wallets/types.js';
 import { parseAddress } from '../../src/ton/address.js';
 
 export const ADDR = {

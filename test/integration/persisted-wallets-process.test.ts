@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSnapshotPersister } from '../../src/snapshot/persist.js';
-import type { WalletRecord } from '../../src/snapshot/types.js';
+import type { WalletRecord } from '../../src/accounts/types.js';
 import { rawAddress } from '../helpers/addresses.js';
 import { freePort, startTonwatch, type RunningProcess } from '../helpers/process.js';
 import { walletState } from '../helpers/wallets.js';

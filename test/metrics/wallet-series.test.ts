@@ -6,7 +6,7 @@ import { writeTons } from '../../src/features/wallets/series-lines.js';
 import { createWalletSeriesCaches, createWalletSeriesRenderer, renderWalletSeries } from '../../src/features/wallets/series.js';
 import { createRandom } from '../../src/sim/random.js';
 import type { ServedWalletState } from '../../src/domain/wallet-state.js';
-import type { WalletRecord } from '../../src/snapshot/types.js';
+import type { WalletRecord } from '../../src/accounts/types.js';
 import { ADDR, record, walletState, walletsSnapshot, watched } from '../helpers/wallets.js';
 import { rawAddress } from '../helpers/addresses.js';
 

@@ -1,9 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { WatchedWallet } from '../../src/domain/config.js';
 import { createBatchSize } from '../../src/accounts/batches.js';
-import { pollWallets, walletConcurrency, type WalletPollDeps } from '../../src/features/wallets/poll.js';
+import { pollWallets, type WalletPollDeps } from '../../src/features/wallets/poll.js';
+import { walletConcurrency } from '../../src/accounts/batches.js';
 import type { UpstreamClient } from '../../src/domain/upstream.js';
-import type { WalletsSnapshot } from '../../src/snapshot/types.js';
+import type { WalletsSnapshot } from '../../src/features/wallets/types.js';
 import { parseAddress } from '../../src/ton/address.js';
 import { createUpstreamClient } from '../../src/upstream/client.js';
 import { walletStatesRequestLineBytes } from '../../src/upstream/http/urls.js';

@@ -6,7 +6,7 @@ import { MAX_JSON_RPC_BODY_BYTES } from '../../src/serve/response.js';
 import { closeServer, listen } from '../../src/serve/lifecycle.js';
 import { createHttpServer, type ServedRequest } from '../../src/serve/server.js';
 import { createQueueSizesHandler } from '../../src/features/queue-sizes/v2.js';
-import type { QueueSizesSnapshot } from '../../src/snapshot/types.js';
+import type { QueueSizesSnapshot } from '../../src/features/queue-sizes/types.js';
 import { queueSnapshot } from '../helpers/fixtures.js';
 import { createLogSink } from '../helpers/log.js';
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { WALLET_STATE_FIELDS } from '../../src/domain/wallet-state.js';
 import { decodeWalletsFile, decodeWalletsFileQuickly, walletRecordSchema, walletsFileSchema } from '../../src/features/wallets/file-format.js';
 import { createRowExpander, createStringPool, createWalletRowWriter, decodeWalletRow } from '../../src/features/wallets/file-rows.js';
-import type { WalletRecord } from '../../src/snapshot/types.js';
+import type { WalletRecord } from '../../src/accounts/types.js';
 import { createRandom } from '../../src/sim/random.js';
 import { clone, DELETE, expectAgreement, mutated, notAFile, set, shown } from '../helpers/zod-agreement.js';
 

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import type { JettonRecord, JettonsSnapshot } from '../../domain/jettons.js';
-import { FORMAT } from '../queue-sizes/file-format.js';
+import { SNAPSHOT_FORMAT as FORMAT, type PartCodec } from '../../snapshot/persisted-file.js';
 
 /**
  * The jettons part of the snapshot on disk, `<name>.jettons.json` beside the queue file:
@@ -9,11 +9,6 @@ import { FORMAT } from '../queue-sizes/file-format.js';
  * decimal strings the upstream sent.
  */
 export const JETTONS_FILE_VERSION = 1;
-
-/** `data/snapshot.json` → `data/snapshot.jettons.json`. */
-export function jettonsFileOf(file: string): string {
-  return file.endsWith('.json') ? `${file.slice(0, -5)}.jettons.json` : `${file}.jettons.json`;
-}
 
 const rowSchema = z.tuple([
   z.string(),
@@ -82,3 +77,13 @@ export function decodeJettons(bytes: Buffer, toProcess: (wall: number) => number
   const snapshot: JettonsSnapshot = { jettons, fetchedAt: toProcess(parsed.data.fetchedAt), decimals: new Map(Object.entries(decimals ?? {})) };
   return { ok: true, snapshot: masters === undefined ? snapshot : { ...snapshot, masters: new Map(Object.entries(masters)) } };
 }
+
+/** The file as the persisted-file helper writes and reads it. */
+export const JETTONS_FILE: PartCodec<JettonsSnapshot> = {
+  what: 'jetton balances',
+  encode: encodeJettons,
+  decode(bytes, toProcess) {
+    const decoded = decodeJettons(bytes, toProcess);
+    return decoded.ok ? { ok: true, part: decoded.snapshot } : decoded;
+  },
+};

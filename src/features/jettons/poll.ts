@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
-import { jettonsOf, type Config } from '../../domain/config.js';
+import type { Config } from '../../domain/config.js';
+import { jettonsOf } from './config.js';
 import {
   decimalsOfMetadata,
   JETTON_PAGE_LIMIT,

@@ -1,7 +1,8 @@
-import { jettonsOf, type WatchedWallet } from '../../domain/config.js';
+import type { WatchedWallet } from '../../domain/config.js';
+import { jettonsOf } from './config.js';
 import { decimalsOf, jettonUnits, type JettonSettings, type JettonsSnapshot } from '../../domain/jettons.js';
 import { isFresh } from '../../snapshot/freshness.js';
-import { CHAIN_METRICS } from '../../metrics/catalogue.js';
+import { JETTON_METRICS } from './families.js';
 import { escapeLabelValue, familyHeader, formatValue } from '../../metrics/text-format.js';
 
 /** What the jetton series are rendered from. */
@@ -50,21 +51,21 @@ function render(input: JettonSeriesInput, now: number): { text: string; staleAt:
     for (const jetton of jettonsOf(input, wallet)) {
       const labels = labelsOf(wallet, jetton);
       const min = wallet.minJettonBalance?.[jetton];
-      if (min !== undefined) minimums.push(`${CHAIN_METRICS.jettonMinBalance.name}{${labels}} ${formatValue(min)}\n`);
+      if (min !== undefined) minimums.push(`${JETTON_METRICS.jettonMinBalance.name}{${labels}} ${formatValue(min)}\n`);
       const record = input.snapshot?.jettons.get(jetton)?.get(wallet.raw);
       const places = decimals.get(jetton) ?? null;
       if (record === undefined || places === null || !isFresh(record.fetchedAt, now, input.maxAgeSeconds)) continue;
       staleAt = Math.min(staleAt, record.fetchedAt + input.maxAgeSeconds * 1000);
-      balances.push(`${CHAIN_METRICS.jettonBalance.name}{${labels}} ${jettonUnits(record.balance, places)}\n`);
+      balances.push(`${JETTON_METRICS.jettonBalance.name}{${labels}} ${jettonUnits(record.balance, places)}\n`);
     }
   }
   let text = '';
-  if (balances.length > 0) text += familyHeader(CHAIN_METRICS.jettonBalance) + balances.join('');
-  if (minimums.length > 0) text += familyHeader(CHAIN_METRICS.jettonMinBalance) + minimums.join('');
+  if (balances.length > 0) text += familyHeader(JETTON_METRICS.jettonBalance) + balances.join('');
+  if (minimums.length > 0) text += familyHeader(JETTON_METRICS.jettonMinBalance) + minimums.join('');
   const infos = input.jettons.flatMap((j) => {
     const places = decimals.get(j.name) ?? null;
-    return places === null ? [] : [`${CHAIN_METRICS.jettonInfo.name}{jetton="${escapeLabelValue(j.name)}",master="${j.master}",decimals="${places}"} 1\n`];
+    return places === null ? [] : [`${JETTON_METRICS.jettonInfo.name}{jetton="${escapeLabelValue(j.name)}",master="${j.master}",decimals="${places}"} 1\n`];
   });
-  if (infos.length > 0) text += familyHeader(CHAIN_METRICS.jettonInfo) + infos.join('');
+  if (infos.length > 0) text += familyHeader(JETTON_METRICS.jettonInfo) + infos.join('');
   return { text, staleAt };
 }

@@ -1,48 +1,54 @@
-import type { QueueSizesSnapshot, ShardQueue } from '../../snapshot/types.js';
+import * as z from 'zod';
+import type { ZodSafeParseResult } from 'zod';
+import { SNAPSHOT_FORMAT, type PartCodec } from '../../snapshot/persisted-file.js';
+import type { QueueSizesSnapshot } from './types.js';
 
-/**
- * The snapshot files' format name and the queue-size file's version (file-format.ts has
- * the files' schemas), and that file checked by hand: for a start that answers before zod
- * is loaded (start-early.ts). A test holds the check to agreeing with queueFileSchema.
- */
-export const FORMAT = 'tonwatch-snapshot';
+/** The queue-size file (`snapshot.file`): one JSON document, version 2, its time as wall time. */
 export const QUEUE_FILE_VERSION = 2;
 
-/**
- * The queue sizes of a parsed queue-size file, exactly as queueFileSchema gives them (its
- * keys only, in its order), with `fetchedAt` as written (wall time); null when the file is
- * not one the schema takes.
- */
-export function queueSizesOfFile(value: unknown): QueueSizesSnapshot | null {
-  if (!isRecord(value) || value['format'] !== FORMAT || value['version'] !== QUEUE_FILE_VERSION || value['part'] !== 'queue_sizes') return null;
-  const sizes = value['queueSizes'];
-  if (!isRecord(sizes)) return null;
-  const { fetchedAt, upstream, extMsgQueueSizeLimit, shards } = sizes;
-  if (!isFiniteNumber(fetchedAt) || typeof upstream !== 'string' || !isCount(extMsgQueueSizeLimit) || !Array.isArray(shards)) return null;
-  const read: ShardQueue[] = [];
-  for (const shard of shards as unknown[]) {
-    if (!isRecord(shard)) return null;
-    const { workchain, shard: id, seqno, rootHash, fileHash, size } = shard;
-    if (
-      !isInteger(workchain) ||
-      typeof id !== 'string' ||
-      !isInteger(seqno) ||
-      typeof rootHash !== 'string' ||
-      typeof fileHash !== 'string' ||
-      !isCount(size)
-    ) {
-      return null;
+const shardQueueSchema = z.object({
+  workchain: z.number().int(),
+  shard: z.string(),
+  seqno: z.number().int(),
+  rootHash: z.string(),
+  fileHash: z.string(),
+  size: z.number().int().nonnegative(),
+});
+
+export const queueFileSchema = z.object({
+  format: z.literal(SNAPSHOT_FORMAT),
+  version: z.literal(QUEUE_FILE_VERSION),
+  part: z.literal('queue_sizes'),
+  queueSizes: z.object({
+    fetchedAt: z.number(),
+    upstream: z.string(),
+    extMsgQueueSizeLimit: z.number().int().nonnegative(),
+    shards: z.array(shardQueueSchema),
+  }),
+});
+
+export const decodeQueueFile = (value: unknown): ZodSafeParseResult<z.output<typeof queueFileSchema>> => queueFileSchema.safeParse(value);
+
+/** The file as the persisted-file helper writes and reads it. */
+export const QUEUE_FILE: PartCodec<QueueSizesSnapshot> = {
+  what: 'queue sizes',
+  encode(queueSizes, wallOffset) {
+    const part = { ...queueSizes, fetchedAt: queueSizes.fetchedAt + wallOffset };
+    return `${JSON.stringify({ format: SNAPSHOT_FORMAT, version: QUEUE_FILE_VERSION, part: 'queue_sizes', queueSizes: part })}\n`;
+  },
+  decode(bytes, toProcess) {
+    let value: unknown;
+    try {
+      value = JSON.parse(bytes.toString('utf8'));
+    } catch (err) {
+      return { ok: false, problem: `not valid JSON: ${(err as Error).message}` };
     }
-    read.push({ workchain, shard: id, seqno, rootHash, fileHash, size });
-  }
-  return { fetchedAt, upstream, extMsgQueueSizeLimit, shards: read };
-}
-
-/** A plain object, as zod's z.object takes (not an array, not null). */
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-const isFiniteNumber = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
-const isInteger = (value: unknown): value is number => Number.isSafeInteger(value);
-const isCount = (value: unknown): value is number => isInteger(value) && value >= 0;
+    const parsed = decodeQueueFile(value);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      return { ok: false, problem: `not a ${SNAPSHOT_FORMAT} v${QUEUE_FILE_VERSION} file: ${issue?.path.join('.') ?? ''} ${issue?.message ?? ''}` };
+    }
+    const read = parsed.data.queueSizes;
+    return { ok: true, part: { ...read, fetchedAt: toProcess(read.fetchedAt) } };
+  },
+};

@@ -1,5 +1,5 @@
 import { signedShardToHex } from '../../ton/shard.js';
-import type { QueueSizesSnapshot } from '../../snapshot/types.js';
+import type { QueueSizesSnapshot } from './types.js';
 
 /**
  * The last hour of queue sizes for the status page: one sample per queue poll in a ring

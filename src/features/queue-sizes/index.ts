@@ -1,44 +1,116 @@
+import { pollJob } from '../../schedule/poll-job.js';
+import { ageSeconds, isFresh, notReadyReason } from '../../snapshot/freshness.js';
+import { createPersistedPart } from '../../snapshot/persisted-file.js';
+import type { Feature, FeatureContext, FeatureParts } from '../feature.js';
+import { QUEUE_SIZES_CONFIG } from './config.js';
+import { QUEUE_METRICS } from './families.js';
+import { QUEUE_FILE } from './file-format.js';
+import { createQueueHistory } from './history.js';
 import { pollQueueSizes } from './poll.js';
-import { ageSeconds, isFresh } from '../../snapshot/freshness.js';
-import { pollJob, type Feature, type FeatureContext } from '../feature.js';
+import { renderQueueSeries } from './series.js';
+import { queueSections } from './status.js';
+import type { QueueSizesSnapshot } from './types.js';
+import { queueRoutes } from './v2.js';
+import { decodeQueueSizes, encodeQueueSizes } from './wire.js';
+
+const QUERY = 'queue_sizes';
 
 /**
- * The queue-size poll: its job, and the persisted queue sizes loaded before the server
- * listens (a few hundred bytes: v2 answers from them at once).
+ * Per-shard outbound queue sizes (toncenter's getOutMsgQueueSizes, or a liteserver's):
+ * polled on `schedule.queueSizes`, persisted in `snapshot.file` and loaded before the
+ * server listens (v2 answers from them at once), exported as ton_out_msg_queue_*, served
+ * as toncenter's v2 answer, shown on the status page with their last hour. In a cluster,
+ * the replica that leads polls and shares them; every replica serves them.
  */
-export function createQueueSizesFeature(ctx: FeatureContext): Feature {
-  const { store, now, current } = ctx;
+export const queueSizes: Feature = {
+  name: 'queue_sizes',
+  config: QUEUE_SIZES_CONFIG,
+  families: Object.values(QUEUE_METRICS),
+  create: (ctx) => createQueueSizes(ctx),
+};
+
+function createQueueSizes(ctx: FeatureContext): FeatureParts {
+  const { now, current } = ctx;
   const logger = ctx.logger.child({ module: 'poll' });
+  let held: QueueSizesSnapshot | null = null;
+  const history = createQueueHistory();
+  const maxAgeSeconds = (): number => current().config.snapshot.maxAgeSeconds;
+  const fresh = (snapshot: QueueSizesSnapshot | null): snapshot is QueueSizesSnapshot =>
+    snapshot !== null && isFresh(snapshot.fetchedAt, now(), maxAgeSeconds());
+  /** The file of the config in force (a reload may move it: the part held is written there at its next save). */
+  const file = createPersistedPart(() => current().config.snapshot.file, {
+    codec: QUEUE_FILE,
+    logger: ctx.logger.child({ module: 'snapshot' }),
+    now,
+    wallOffset: ctx.wallOffset,
+    observer: ctx.persisted,
+  });
+
+  const apply = (snapshot: QueueSizesSnapshot): void => {
+    held = snapshot;
+    history.record(snapshot);
+  };
+  const channel = ctx.cluster.channel<QueueSizesSnapshot>(QUERY, {
+    keyOf: () => '',
+    encode: encodeQueueSizes,
+    decode: decodeQueueSizes,
+    receive(records) {
+      for (const received of records) if (held === null || received.fetchedAt > held.fetchedAt) apply(received);
+    },
+    held: () => (held !== null && ctx.cluster.leads() ? [held] : []),
+  });
+  let block = { snapshot: null as QueueSizesSnapshot | null, text: Buffer.alloc(0) };
+  const routes = queueRoutes(() => held, ctx);
+
   return {
-    name: 'queue_sizes',
-    jobs: ({ config, client, persister }) => [
+    jobs: ({ config, client }) => [
       // In a cluster, the replica that leads polls; the others receive what it polled.
-      pollJob(ctx, 'queue_sizes', config.schedule.queueSizes, { due: () => Promise.resolve(ctx.cluster.leads()) }, (signal) =>
+      pollJob(ctx, QUERY, config.schedule.queueSizes, { due: () => Promise.resolve(ctx.cluster.leads()) }, (signal) =>
         pollQueueSizes(
           {
             client,
             logger,
             publish(snapshot) {
-              store.replaceQueueSizes(snapshot);
-              ctx.cluster.shareQueueSizes(snapshot);
-              void persister.save(store.current());
+              apply(snapshot);
+              channel.publish([snapshot]);
+              void file.save(snapshot);
             },
-            held: () => {
-              const held = store.current().queueSizes;
-              return held !== null && isFresh(held.fetchedAt, now(), config.snapshot.maxAgeSeconds) ? held : null;
-            },
-            stale: (upstream) => ctx.self.staleAnswer(upstream, 'queue_sizes'),
+            held: () => (fresh(held) ? held : null),
+            stale: (upstream) => ctx.metrics.staleAnswer(upstream, QUERY),
           },
           signal,
         ),
       ),
     ],
+    routes: routes.paths,
+    provides: {
+      v2Methods: routes.methods,
+      statusSections: queueSections({ held: () => held, history, maxAgeSeconds }),
+    },
+    series: [
+      {
+        kind: 'text',
+        // Rendered once per snapshot; in a cluster, exported by the replica that leads.
+        text: () => {
+          const shown = fresh(held) && ctx.cluster.leads() ? held : null;
+          if (shown !== block.snapshot) block = { snapshot: shown, text: shown === null ? Buffer.alloc(0) : Buffer.from(renderQueueSeries(shown)) };
+          return block.text;
+        },
+      },
+    ],
+    polls: [{ query: QUERY, active: () => true, fetchedAt: () => held?.fetchedAt, alwaysExported: true }],
+    readiness: () => {
+      const reason = notReadyReason(QUERY, held?.fetchedAt, now(), maxAgeSeconds());
+      return reason === null ? [] : [reason];
+    },
     async load() {
-      const queueSizes = await current().persister.loadQueueSizes();
-      if (queueSizes === null) return;
-      store.replaceQueueSizes(queueSizes);
-      const { file } = current().config.snapshot;
-      ctx.logger.info({ file, ageSeconds: ageSeconds(queueSizes.fetchedAt, now()) }, 'loaded the persisted snapshot (queue sizes)');
+      const loaded = await file.load();
+      if (loaded === null) return;
+      apply(loaded);
+      ctx.logger.info({ file: file.file, ageSeconds: ageSeconds(loaded.fetchedAt, now()) }, 'loaded the persisted snapshot (queue sizes)');
+    },
+    async stop() {
+      if (held !== null) await file.save(held);
     },
   };
 }

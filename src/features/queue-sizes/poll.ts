@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { QueueSizesSnapshot } from '../../snapshot/types.js';
+import type { QueueSizesSnapshot } from './types.js';
 import type { Fetched, QueueSizesAnswer, UpstreamClient } from '../../domain/upstream.js';
 
 /** Upstream answer → snapshot. Pure. */

@@ -1,8 +1,9 @@
 import { perObject } from '../../domain/per-object.js';
 import { isFresh } from '../../snapshot/freshness.js';
-import type { QueueSizesSnapshot } from '../../snapshot/types.js';
+import type { QueueSizesSnapshot } from './types.js';
 import { createSnapshotResponder, jsonResponse, MAX_JSON_RPC_BODY_BYTES, retryAfterSeconds, type ServedResponse } from '../../serve/response.js';
-import type { Route } from '../../serve/server.js';
+import type { Route, ServedRequest } from '../../serve/server.js';
+import type { FeatureContext } from '../feature.js';
 
 /**
  * `GET /api/v2/getOutMsgQueueSizes` (and the singular alias), exactly as toncenter's API
@@ -83,4 +84,24 @@ export const QUEUE_SIZES_PATHS = ['/api/v2/getOutMsgQueueSizes', '/api/v2/getOut
 /** The queue-size route; POST with a JSON body too, as toncenter's C++ server takes it (the body is not read: there are no parameters). */
 export function queueSizesRoute(handle: Route['handle']): Route {
   return { endpoint: 'queue_sizes', handle, maxBodyBytes: MAX_JSON_RPC_BODY_BYTES };
+}
+
+/** The queue sizes' routes (both v2 spellings) and their v2 methods (for JSON-RPC), reading what is held and the config in force. */
+export function queueRoutes(
+  held: () => QueueSizesSnapshot | null,
+  ctx: Pick<FeatureContext, 'now' | 'wallOffset' | 'current'>,
+): { paths: readonly (readonly [string, Route])[]; methods: Readonly<Record<string, (request: ServedRequest) => ServedResponse>> } {
+  const handler = createQueueSizesHandler(ctx.wallOffset);
+  const serve = (request: ServedRequest): ServedResponse =>
+    handler.serve(held(), {
+      method: request.method,
+      now: ctx.now(),
+      maxAgeSeconds: ctx.current().config.snapshot.maxAgeSeconds,
+      nextPollDueAt: ctx.current().scheduler.nextRunAt('queue_sizes'),
+    });
+  const route = queueSizesRoute(serve);
+  return {
+    paths: QUEUE_SIZES_PATHS.map((path) => [path, route] as const),
+    methods: { getOutMsgQueueSizes: serve, getOutMsgQueueSize: serve },
+  };
 }

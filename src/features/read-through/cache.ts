@@ -1,4 +1,4 @@
-import type { WalletRecord } from '../../snapshot/types.js';
+import type { WalletRecord } from '../../accounts/types.js';
 
 /** Entries cached at most; the oldest go first past it. */
 export const MAX_CACHED_ADDRESSES = 200_000;

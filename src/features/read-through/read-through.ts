@@ -1,8 +1,8 @@
-import type { ReadThroughAnswer as DomainReadThroughAnswer } from '../../domain/read-through.js';
+import type { UnwatchedAnswer } from '../provisions.js';
 import type { Logger } from 'pino';
 import { createEpisodeLog } from '../../log/episodes.js';
 import type { UpstreamClient } from '../../domain/upstream.js';
-import type { WalletRecord } from '../../snapshot/types.js';
+import type { WalletRecord } from '../../accounts/types.js';
 import type { BatchSize } from '../../accounts/batches.js';
 import { createClientQueues } from './client-queues.js';
 import { createRecordCache } from './cache.js';
@@ -46,7 +46,7 @@ export interface ReadThroughDeps {
   readonly count: (result: ReadThroughResult, addresses: number) => void;
 }
 
-export type ReadThroughAnswer = DomainReadThroughAnswer<WalletRecord>;
+export type ReadThroughAnswer = UnwatchedAnswer;
 
 export interface ReadThrough {
   /**

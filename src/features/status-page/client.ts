@@ -1,12 +1,10 @@
 /// <reference lib="dom" />
-import { renderStatus } from './render.js';
-import type { StatusModel, WalletPage } from './types.js';
 
 /**
  * The status page in the browser (served as /assets/client.js): every few seconds it asks
- * /api/status and the current wallet page, and redraws the sections with the same
- * renderer the server used for the first paint. The search form and the page links work
- * without it (plain GET /?q=&page=); with it they fetch the page instead of reloading.
+ * /api/status/sections for the sections as the server renders them, for the page's current
+ * search, page and sort, and puts each in place. The search form and the page and sort
+ * links work without it (plain GET /?q=&page=&sort=); with it they fetch in place.
  */
 
 const root = document.documentElement;
@@ -17,24 +15,20 @@ let page = Number(params.get('page') ?? '1') || 1;
 let sort = params.get('sort') ?? '';
 let inFlight = false;
 
-const section = (id: string): HTMLElement | null => document.getElementById(id);
-
 async function refresh(): Promise<void> {
   if (inFlight) return;
   inFlight = true;
   try {
-    const [model, wallets] = await Promise.all([
-      fetch('/api/status', { headers: { accept: 'application/json' } }).then((r) => r.json() as Promise<StatusModel>),
-      fetch(`/api/status/wallets?q=${encodeURIComponent(query)}&sort=${encodeURIComponent(sort)}&page=${page}`, {
-        headers: { accept: 'application/json' },
-      }).then((r) => r.json() as Promise<WalletPage>),
-    ]);
-    const sections = renderStatus(model, wallets);
-    for (const [id, html] of Object.entries(sections) as [string, string][]) {
-      const element = section(`section-${id}`);
+    const search = `q=${encodeURIComponent(query)}&sort=${encodeURIComponent(sort)}&page=${page}`;
+    const answer = (await (await fetch(`/api/status/sections?${search}`, { headers: { accept: 'application/json' } })).json()) as {
+      generatedAt: number;
+      sections: Record<string, string>;
+    };
+    for (const [id, html] of Object.entries(answer.sections)) {
+      const element = document.getElementById(`section-${id}`);
       if (element !== null && element.innerHTML !== html) element.innerHTML = html;
     }
-    root.dataset['updated'] = String(model.generatedAt);
+    root.dataset['updated'] = String(answer.generatedAt);
   } catch {
     root.dataset['updated'] = 'failed';
   } finally {
@@ -55,7 +49,7 @@ document.getElementById('wallet-search')?.addEventListener('submit', (event) => 
   const input = document.getElementById('wallet-query') as HTMLInputElement | null;
   go(input?.value ?? '', 1);
 });
-section('section-wallets')?.addEventListener('click', (event) => {
+document.querySelector('main')?.addEventListener('click', (event) => {
   const target = event.target as Element | null;
   const sortLink = target?.closest('a[data-sort]');
   if (sortLink !== null && sortLink !== undefined) {

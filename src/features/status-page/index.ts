@@ -1,15 +1,28 @@
-import { createQueueHistory } from '../queue-sizes/history.js';
+import type { Feature, FeatureContext, FeatureParts } from '../feature.js';
+import { createStatusRoutes } from './routes.js';
 import { createUpstreamHealth } from './upstream-health.js';
-import type { Feature } from '../feature.js';
+import { upstreamsSection } from './upstreams.js';
 
-/** The status page's own state: the last hour of queue sizes, and each upstream's recent health. */
-export function createStatusPageFeature(): Feature {
-  const history = createQueueHistory();
-  const upstreamHealth = createUpstreamHealth();
+/**
+ * The status page (`/`): every feature's sections (provided as `statusSections`) on one
+ * page, readable without JavaScript and live with it, and its own section, each upstream's
+ * recent health (from every upstream request's outcome) and lag.
+ */
+export const statusPage: Feature = {
+  name: 'status_page',
+  create: (ctx) => createStatusPage(ctx),
+};
+
+function createStatusPage(ctx: FeatureContext): FeatureParts {
+  const health = createUpstreamHealth();
+  /** The sections of every feature, in page order: worked out once (what features provide is fixed at start). */
+  let sections: ReturnType<typeof ctx.provided.all<'statusSections'>>[number] | null = null;
+  const ordered = () => (sections ??= [...ctx.provided.all('statusSections').flat()].sort((a, b) => a.order - b.order));
   return {
-    name: 'status_page',
-    serves: { status: () => ({ history, upstreamHealth }) },
-    onQueueSizes: (snapshot) => history.record(snapshot),
-    onUpstreamRequest: (upstream, code, at) => upstreamHealth.observe(upstream, code, at),
+    routes: createStatusRoutes({ version: ctx.version, now: ctx.now, sections: ordered, logger: ctx.logger.child({ module: 'status' }) }),
+    provides: {
+      statusSections: [upstreamsSection({ config: () => ctx.current().config, health, lags: () => ctx.provided.all('upstreamLag') })],
+    },
+    onUpstreamRequest: (upstream, code, at) => health.observe(upstream, code, at),
   };
 }

@@ -2,15 +2,15 @@ import * as z from 'zod';
 import type { ZodSafeParseResult } from 'zod';
 import { isObject, isPlainRecord, walletFieldsShape, WALLET_FIELD_CHECKS } from '../../domain/wallet-field-checks.js';
 import { WALLET_STATE_FIELDS, type WalletFieldName } from '../../domain/wallet-state.js';
-import { FORMAT, QUEUE_FILE_VERSION } from '../queue-sizes/file-format.js';
+import { SNAPSHOT_FORMAT as FORMAT } from '../../snapshot/persisted-file.js';
 
 /**
- * The snapshot files' format (see persist.ts). The zod schemas are the reference; wallet
+ * The wallets file's format (`<name>.wallets.json` beside `snapshot.file`). The zod schemas are the reference; wallet
  * records, 100,000 of them at start-up, are checked by hand first (isRecordAsParsed, which
  * allocates nothing), and anything that check cannot vouch for goes to zod, which decides
  * and words the error. A property test holds the two to agreeing.
  *
- * The queue-size file is version 2: one JSON document. The wallets file is version 5:
+ * The file is version 5:
  * JSON lines, a header line then one line per record, each record an array of columns
  * (WALLET_COLUMNS; its state an array of the twelve fields): no key repeated 100,000
  * times, and read a line at a time, so loading never holds the whole file as one string
@@ -20,29 +20,20 @@ import { FORMAT, QUEUE_FILE_VERSION } from '../queue-sizes/file-format.js';
  * first writing (references count up from 0 in file order); a state's address equal to
  * the record's key is written as null. The last line lists what the references stand
  * for (`{"references":[…]}`, in number order), so that any one record line can be read
- * on its own: a start answers for the wallets asked before it has read all of them. It
- * also gives each record line's length in bytes, newline included (`"lineBytes"`: base64
- * of little-endian 32-bit numbers), so that a start finds a line without reading the
- * lines before it; a file without them is read whole first (wallets-lines.ts).
+ * on its own (replicas hand each other single lines). It also gives each record line's
+ * length in bytes (`"lineBytes"`), written and not read.
  * Versions 4 (without that line), 3 (without references) and 2 (one document of objects)
  * are still read; each is rewritten as version 5 at the next wallet cycle. wallet-rows.ts
  * writes and reads the record lines.
  */
 
 export const WALLETS_VERSION = 5;
+/** The one-document version still read (2, the queue file's version then). */
+const DOCUMENT_VERSION = 2;
 /** Wallets file versions read as JSON lines. */
 const LINE_VERSIONS = [3, 4, 5] as const;
 /** A record line's columns, in order; `metadata` is left off when there is none. */
 export const WALLET_COLUMNS = ['raw', 'fetchedAt', 'upstream', 'state', 'addressBook', 'metadata'] as const;
-
-const shardQueueSchema = z.object({
-  workchain: z.number().int(),
-  shard: z.string(),
-  seqno: z.number().int(),
-  rootHash: z.string(),
-  fileHash: z.string(),
-  size: z.number().int().nonnegative(),
-});
 
 /** A served wallet state as persisted: all twelve fields present, those that may be left out upstream null. */
 const persistedWalletStateSchema = z.object(walletFieldsShape((schema) => schema.nullable()));
@@ -56,29 +47,15 @@ export const walletRecordSchema = z.object({
   upstream: z.string(),
 });
 
-export const queueFileSchema = z.object({
-  format: z.literal(FORMAT),
-  version: z.literal(QUEUE_FILE_VERSION),
-  part: z.literal('queue_sizes'),
-  queueSizes: z.object({
-    fetchedAt: z.number(),
-    upstream: z.string(),
-    extMsgQueueSizeLimit: z.number().int().nonnegative(),
-    shards: z.array(shardQueueSchema),
-  }),
-});
-
 export const walletsFileSchema = z.object({
   format: z.literal(FORMAT),
-  version: z.literal(QUEUE_FILE_VERSION),
+  version: z.literal(DOCUMENT_VERSION),
   part: z.literal('wallets'),
   wallets: z.object({ fetchedAt: z.number(), records: z.array(walletRecordSchema) }),
 });
 
 export type WalletsFile = z.output<typeof walletsFileSchema>;
 type WalletRecordInFile = WalletsFile['wallets']['records'][number];
-
-export const decodeQueueFile = (value: unknown): ZodSafeParseResult<z.output<typeof queueFileSchema>> => queueFileSchema.safeParse(value);
 
 export function decodeWalletsFile(value: unknown): ZodSafeParseResult<WalletsFile> {
   const quick = decodeWalletsFileQuickly(value);
@@ -112,7 +89,7 @@ export function walletsHeaderLine(fetchedAt: number, records: number): string {
 export function decodeWalletsFirstLine(
   value: unknown,
 ): { version: 3 | 4 | 5; header: WalletsHeader } | { version: 2; file: WalletsFile } | { problem: string } {
-  if (isObject(value) && (value as { version?: unknown }).version === QUEUE_FILE_VERSION) {
+  if (isObject(value) && (value as { version?: unknown }).version === DOCUMENT_VERSION) {
     const v2 = decodeWalletsFile(value);
     return v2.success ? { version: 2, file: v2.data } : { problem: issueText(v2.error.issues[0]) };
   }
@@ -135,7 +112,7 @@ const RECORD_KEYS_WITHOUT_METADATA = RECORD_KEYS.filter((key) => key !== 'metada
 export function decodeWalletsFileQuickly(value: unknown): WalletsFile | null {
   if (!isObject(value)) return null;
   const { format, version, part, wallets } = value as Record<string, unknown>;
-  if (format !== FORMAT || version !== QUEUE_FILE_VERSION || part !== 'wallets' || !isObject(wallets)) return null;
+  if (format !== FORMAT || version !== DOCUMENT_VERSION || part !== 'wallets' || !isObject(wallets)) return null;
   const { fetchedAt, records } = wallets as Record<string, unknown>;
   if (!isNumber(fetchedAt) || !Array.isArray(records)) return null;
   for (const record of records as unknown[]) if (!isRecordAsParsed(record)) return null;

@@ -1,7 +1,7 @@
 import { isPlainRecord, WALLET_FIELD_CHECKS } from '../../domain/wallet-field-checks.js';
 import { WALLET_STATE_FIELDS, type WalletFieldName } from '../../domain/wallet-state.js';
 import { COLUMN, isBookAsParsed, isNumber, issueText, STATE_KEYS, WALLET_COLUMNS, walletRecordSchema } from './file-format.js';
-import type { WalletRecord } from '../../snapshot/types.js';
+import type { WalletRecord } from '../../accounts/types.js';
 
 /**
  * The record lines of a version 3 or 4 wallets file (the format: file-format.ts): written

@@ -1,8 +1,9 @@
 import { performance } from 'node:perf_hooks';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { decodeWalletsFirstLine, walletsHeaderLine } from './file-format.js';
-import { FORMAT } from '../queue-sizes/file-format.js';
-import type { WalletRecord, WalletsSnapshot } from '../../snapshot/types.js';
+import { SNAPSHOT_FORMAT as FORMAT, type PartCodec } from '../../snapshot/persisted-file.js';
+import type { WalletRecord } from '../../accounts/types.js';
+import type { WalletsSnapshot } from './types.js';
 import { createRowExpander, createStringPool, createWalletRowWriter, decodeWalletRow } from './file-rows.js';
 
 /** Records per encoded piece of the wallets file. */
@@ -20,7 +21,7 @@ const ROWS_PER_CLOCK_READ = 32;
  * The wallets file, encoded a thousand records at a time as the writer asks for each
  * part: it runs to tens of megabytes, and neither one string of all of it nor all of its
  * parts are held at once (the snapshot it is encoded from does not change). The last line
- * gives, beside the references, each record line's length in bytes (wallets-lines.ts).
+ * gives, beside the references, each record line's length in bytes.
  */
 export function* encodeWallets(wallets: WalletsSnapshot, wallOffset: number): Generator<Buffer> {
   yield Buffer.from(`${walletsHeaderLine(wallets.fetchedAt + wallOffset, wallets.wallets.size)}\n`);
@@ -118,3 +119,14 @@ export function inProcessTime(record: WalletRecord, toProcess: (wall: number) =>
   const fetchedAt = toProcess(record.fetchedAt);
   return fetchedAt === record.fetchedAt ? record : { ...record, fetchedAt };
 }
+
+/** The file as the persisted-file helper writes and reads it. */
+export const WALLETS_FILE: PartCodec<WalletsSnapshot> = {
+  what: 'wallet states',
+  encode: (wallets, wallOffset) => encodeWallets(wallets, wallOffset),
+  async decode(bytes, toProcess, signal) {
+    const decoded = await decodeWalletsBytes(bytes, toProcess, signal);
+    if (decoded.ok) return { ok: true, part: decoded.wallets };
+    return decoded.aborted === true ? { ok: false, problem: decoded.problem, aborted: true } : { ok: false, problem: decoded.problem };
+  },
+};

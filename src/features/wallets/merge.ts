@@ -1,4 +1,5 @@
-import type { WalletRecord, WalletsSnapshot } from '../../snapshot/types.js';
+import type { WalletRecord } from '../../accounts/types.js';
+import type { WalletsSnapshot } from './types.js';
 
 /** Whether `incoming` is to replace `held`: fetched later, and not an older state of the account (its last transaction lt). */
 export function isNewer(incoming: WalletRecord, held: WalletRecord | undefined): boolean {

@@ -1,7 +1,8 @@
 import type { Logger } from 'pino';
 import type { WatchedWallet } from '../../domain/config.js';
 import type { UpstreamClient } from '../../domain/upstream.js';
-import type { WalletRecord, WalletsSnapshot } from '../../snapshot/types.js';
+import type { WalletRecord } from '../../accounts/types.js';
+import type { WalletsSnapshot } from './types.js';
 import type { Interning } from '../../domain/interning.js';
 import type { EpisodeLog } from '../../log/episodes.js';
 import { createBatchQueue, type BatchSize } from '../../accounts/batches.js';
@@ -31,13 +32,6 @@ export interface WalletPollDeps {
   readonly interning?: Interning;
 }
 
-/**
- * Batches to keep in flight for an upstream allowed `rps` requests per second: enough to
- * spend the whole budget while answers take up to half a second, at most 8. One at 1-2 rps.
- */
-export function walletConcurrency(rps: number): number {
-  return Math.min(8, Math.max(1, Math.ceil(rps / 2)));
-}
 
 export type WalletPollOutcome =
   { readonly ok: true; readonly fetched: number; readonly unknown: number; readonly failed: number } | { readonly ok: false; readonly error: string };

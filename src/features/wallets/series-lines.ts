@@ -3,7 +3,8 @@ import { addressBookEntryOf } from '../../accounts/address-book.js';
 import type { AddressBookEntry, ServedWalletState } from '../../domain/wallet-state.js';
 import { sameCurrencies } from '../../accounts/same-state.js';
 import type { LineWriter } from '../../metrics/line-writer.js';
-import { CHAIN_METRICS, type MetricFamily } from '../../metrics/registry.js';
+import type { MetricFamily } from '../../metrics/catalogue.js';
+import { WALLET_METRICS } from './families.js';
 
 /**
  * The per-wallet families and how one wallet's lines of each are written, straight into
@@ -101,7 +102,7 @@ function sameFriendlySource(a: LineInput, b: LineInput): boolean {
 }
 
 /** `name{` of every family, encoded once. */
-const OPENINGS = new Map(Object.values(CHAIN_METRICS).map((family) => [family, Buffer.from(`${family.name}{`)]));
+const OPENINGS = new Map(Object.values(WALLET_METRICS).map((family) => [family, Buffer.from(`${family.name}{`)]));
 
 /** Writes `name{base` ; the caller finishes the label set and the value. */
 function open(out: LineWriter, family: MetricFamily, base: Buffer): void {
@@ -135,7 +136,7 @@ function stateSample<K extends SampledField>(
 /** In output order: min balance (config, shown even without data) first. */
 export const WALLET_FAMILIES: readonly FamilyWriter[] = [
   {
-    family: CHAIN_METRICS.walletMinBalanceTons,
+    family: WALLET_METRICS.walletMinBalanceTons,
     // Configuration only: the same for the same watched wallet.
     same: () => true,
     write(out, { wallet, base }) {
@@ -147,7 +148,7 @@ export const WALLET_FAMILIES: readonly FamilyWriter[] = [
     },
   },
   {
-    family: CHAIN_METRICS.walletStatus,
+    family: WALLET_METRICS.walletStatus,
     same: (a, b) => sameData(a.data, b.data, (x, y) => x.status === y.status),
     write(out, { base, data }) {
       if (data === ABSENT) return;
@@ -157,11 +158,11 @@ export const WALLET_FAMILIES: readonly FamilyWriter[] = [
       out.text('"} 1\n');
     },
   },
-  stateSample(CHAIN_METRICS.walletBalanceTons, 'balance', writeTons),
-  stateSample(CHAIN_METRICS.walletSeqno, 'seqno', (out, seqno) => out.integer(seqno)),
-  stateSample(CHAIN_METRICS.walletLastTransactionLt, 'last_transaction_lt', (out, lt) => out.text(lt)),
+  stateSample(WALLET_METRICS.walletBalanceTons, 'balance', writeTons),
+  stateSample(WALLET_METRICS.walletSeqno, 'seqno', (out, seqno) => out.integer(seqno)),
+  stateSample(WALLET_METRICS.walletLastTransactionLt, 'last_transaction_lt', (out, lt) => out.text(lt)),
   {
-    family: CHAIN_METRICS.walletInfo,
+    family: WALLET_METRICS.walletInfo,
     same: (a, b) => sameData(a.data, b.data, (x, y) => x.wallet_type === y.wallet_type && x.wallet_id === y.wallet_id) && sameFriendlySource(a, b),
     write(out, { wallet, base, data, addressBook, testnet }) {
       if (typeof data === 'symbol') return;
@@ -176,7 +177,7 @@ export const WALLET_FAMILIES: readonly FamilyWriter[] = [
     },
   },
   {
-    family: CHAIN_METRICS.walletExtraCurrencyBalance,
+    family: WALLET_METRICS.walletExtraCurrencyBalance,
     same: (a, b) => sameData(a.data, b.data, (x, y) => sameCurrencies(x.extra_currencies, y.extra_currencies)),
     write(out, { base, data }) {
       if (typeof data === 'symbol') return;

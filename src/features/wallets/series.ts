@@ -1,11 +1,11 @@
 import type { WatchedWallet } from '../../domain/config.js';
 import { isFresh, staleFrom } from '../../snapshot/freshness.js';
 import type { AddressBookEntry } from '../../domain/wallet-state.js';
-import type { Snapshot, WalletRecord, WalletsSnapshot } from '../../snapshot/types.js';
-import type { WalletSeriesRenderer } from '../../metrics/exposition.js';
+import type { WalletRecord } from '../../accounts/types.js';
+import type { WalletsSnapshot } from './types.js';
 import { compressSmall, createCompressor, type Compressor, type GzipPart } from '../../metrics/gzip-members.js';
 import { createLineWriter, type LineWriter } from '../../metrics/line-writer.js';
-import type { MetricFamily } from '../../metrics/registry.js';
+import type { MetricFamily } from '../../metrics/catalogue.js';
 import { familyHeader } from '../../metrics/text-format.js';
 import { ABSENT, UNKNOWN, WALLET_FAMILIES, type LineInput, type WalletData, writeBaseLabels } from './series-lines.js';
 
@@ -188,6 +188,11 @@ function createRecordLookup(records: ReadonlyMap<string, WalletRecord> | undefin
   };
 }
 
+/** Renders the wallets' series, as gzip members; the same array (by identity) as long as nothing changed. */
+export interface WalletSeriesRenderer {
+  render(wallets: WalletsSnapshot | null, now: number): Promise<readonly GzipPart[]>;
+}
+
 /**
  * Renders the wallet series once per (snapshot, watchlist) and again only when a wallet's
  * data turns stale, never per scrape. Renders run one after the other: scrapes that come
@@ -210,34 +215,34 @@ export function createWalletSeriesRenderer(settings: {
     parts: readonly GzipPart[];
   } | null = null;
   let running: Promise<unknown> = Promise.resolve();
-  const current = (snapshot: Snapshot, now: number): readonly GzipPart[] | null =>
+  const current = (wallets: WalletsSnapshot | null, now: number): readonly GzipPart[] | null =>
     cached !== null &&
-    cached.wallets === snapshot.wallets &&
+    cached.wallets === wallets &&
     cached.watchlist === settings.watchlist() &&
     cached.maxAge === settings.maxAgeSeconds() &&
     cached.testnet === settings.testnet() &&
     now < cached.validUntil
       ? cached.parts
       : null;
-  const render = async (snapshot: Snapshot, now: number): Promise<readonly GzipPart[]> => {
+  const render = async (wallets: WalletsSnapshot | null, now: number): Promise<readonly GzipPart[]> => {
     const watchlist = settings.watchlist();
     const maxAge = settings.maxAgeSeconds();
     const testnet = settings.testnet();
-    const parts = await renderWalletSeries({ wallets: snapshot.wallets, watchlist, now, maxAgeSeconds: maxAge, testnet, caches });
+    const parts = await renderWalletSeries({ wallets, watchlist, now, maxAgeSeconds: maxAge, testnet, caches });
     // The text stays right until the oldest fresh record turns stale.
     let validUntil = Infinity;
-    for (const record of snapshot.wallets?.wallets.values() ?? []) {
+    for (const record of wallets?.wallets.values() ?? []) {
       const staleAt = staleFrom(record.fetchedAt, maxAge);
       if (staleAt > now && staleAt < validUntil) validUntil = staleAt;
     }
-    cached = { wallets: snapshot.wallets, watchlist, maxAge, testnet, validUntil, parts };
+    cached = { wallets, watchlist, maxAge, testnet, validUntil, parts };
     return parts;
   };
   return {
-    render(snapshot, now) {
-      const parts = current(snapshot, now);
+    render(wallets, now) {
+      const parts = current(wallets, now);
       if (parts !== null) return Promise.resolve(parts);
-      const next = running.then(() => current(snapshot, now) ?? render(snapshot, now));
+      const next = running.then(() => current(wallets, now) ?? render(wallets, now));
       running = next.catch(() => undefined);
       return next;
     },

@@ -1,9 +1,10 @@
 import { perObject } from '../../domain/per-object.js';
-import type { ReadThroughAnswer } from '../../domain/read-through.js';
+import type { UnwatchedAnswer, UnwatchedLookup } from '../provisions.js';
 import type { WatchedKeys } from '../../domain/config.js';
 import { addressBookEntry } from '../../accounts/address-book.js';
 import { isFresh, staleFrom } from '../../snapshot/freshness.js';
-import type { WalletRecord, WalletsLookup } from '../../snapshot/types.js';
+import type { WalletRecord } from '../../accounts/types.js';
+import type { WalletsLookup } from './types.js';
 import { createSnapshotResponder, jsonResponse, unavailableResponse, type ServedResponse, type SnapshotQueryRequest } from '../../serve/response.js';
 import { indexerWalletJson } from './wallet-json.js';
 import { parseWalletQuery, type RequestedAddress } from './wallet-query.js';
@@ -32,15 +33,9 @@ export interface WalletStatesRequest extends SnapshotQueryRequest {
   readonly client?: string;
 }
 
-/** Read-through as the handler needs it (poll/read-through.ts implements it). */
-export interface ReadThroughLookup {
-  lookup(raws: readonly string[], client?: string): ReadThroughLookupAnswer | Promise<ReadThroughLookupAnswer>;
-  /** Whether `client` may have any address fetched now; a request from one it does not admit is refused at its first unwatched address. */
-  admits?(client: string): boolean;
-  /** The refusal such a request gets, `addresses` counted as refused. */
-  refusal?(addresses: number): ReadThroughLookupAnswer;
-}
-export type ReadThroughLookupAnswer = ReadThroughAnswer<WalletRecord>;
+/** Read-through as the handler needs it (the read-through feature provides it). */
+export type ReadThroughLookup = Omit<UnwatchedLookup, 'settings'>;
+export type ReadThroughLookupAnswer = UnwatchedAnswer;
 
 export interface WalletStatesHandler {
   serve(snapshot: WalletsLookup | null, request: WalletStatesRequest): ServedResponse | Promise<ServedResponse>;

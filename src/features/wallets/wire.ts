@@ -1,0 +1,50 @@
+import type { WalletRecord } from '../../accounts/types.js';
+import { createRowExpander, createStringPool, createWalletRowWriter, decodeWalletRow, type StringPool } from './file-rows.js';
+
+/**
+ * A wallet record as replicas hand it to each other through Redis (cluster/share.ts): one
+ * record line of the wallets file (file-format.ts), standalone (no references to other
+ * lines), its fetch time in wall time; a replica turns it back into its own process clock.
+ */
+
+/** One record as a standalone line; `wallOffset`: wall minus process time now. */
+export function encodeRecord(record: WalletRecord, wallOffset: number): string {
+  return createWalletRowWriter(wallOffset)(record);
+}
+
+/** Decodes records from lines; a line that does not decode is counted and skipped. */
+export function decodeRecords(
+  lines: Iterable<string>,
+  toProcess: (wall: number) => number,
+  pool: StringPool = createStringPool(),
+): { records: WalletRecord[]; refused: number; problem: string | null } {
+  const records: WalletRecord[] = [];
+  let refused = 0;
+  let problem: string | null = null;
+  for (const line of lines) {
+    let row: unknown;
+    try {
+      row = JSON.parse(line);
+    } catch (err) {
+      refused += 1;
+      problem = `not JSON: ${(err as Error).message}`;
+      continue;
+    }
+    // Standalone lines hold no references: a fresh expander for each.
+    const wrong = createRowExpander()(row);
+    const decoded = wrong === null ? decodeWalletRow(row, pool) : ({ ok: false, problem: wrong } as const);
+    if (!decoded.ok) {
+      refused += 1;
+      problem = decoded.problem;
+      continue;
+    }
+    const fetchedAt = toProcess(decoded.record.fetchedAt);
+    records.push(fetchedAt === decoded.record.fetchedAt ? decoded.record : { ...decoded.record, fetchedAt });
+  }
+  return { records, refused, problem };
+}
+
+/** One standalone line back, its time on the process clock; null when it cannot be read. */
+export function decodeRecord(line: string, toProcess: (wall: number) => number): WalletRecord | null {
+  return decodeRecords([line], toProcess).records[0] ?? null;
+}
