@@ -62,7 +62,7 @@ export function createClusterLink(deps: ClusterLinkDeps): ClusterLink {
     leads: () => runtime?.membership.leads() ?? false,
     onGained: (listener) => void gainedListeners.push(listener),
     channel<R>(name: string, spec: ChannelSpec<R>) {
-      channels.push([name, spec as ChannelSpec<unknown>]);
+      channels.push([name, spec]);
       return { publish: (records: Iterable<R>) => publishers.get(name)?.publish(records) };
     },
     budgetFor: ({ name, rps }) =>

@@ -171,7 +171,7 @@ export function createShare(deps: ShareDeps): Share {
 
   return {
     channel(name, spec) {
-      const channel: Channel = { spec: spec as ChannelSpec<unknown>, outbox: new Map() };
+      const channel: Channel = { spec, outbox: new Map() };
       channels.set(name, channel);
       return {
         publish(records) {

@@ -134,7 +134,7 @@ export async function describeConfig(config: Config, pieces: readonly ConfigPiec
     upstreams: config.upstreams.map((u) => kindOf(u).printable(u)),
     watchlist: watchlistEntries,
     cluster: config.cluster === null ? 'none (one process)' : { ...config.cluster, redis: shownUrl(config.cluster.redis) },
-    ...Object.assign({}, ...pieces.map((piece) => piece.printable?.(config) ?? {})),
+    ...(Object.assign({}, ...pieces.map((piece) => piece.printable?.(config) ?? {})) as Record<string, unknown>),
   };
   return `# source: ${configPath ?? '(built-in defaults)'}\n# watched wallets after merging files and duplicates: ${watchlist.length}\n${toYaml(printable)}`;
 }

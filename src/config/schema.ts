@@ -16,13 +16,17 @@ import type { ConfigPiece } from './piece.js';
  */
 
 /** A node-cron expression, seconds field allowed. */
-export const cronExpression = z.string().refine((expr) => isValidCron(expr), { message: 'not a valid cron expression (node-cron syntax, seconds field allowed)' });
+export const cronExpression = z
+  .string()
+  .refine((expr) => isValidCron(expr), { message: 'not a valid cron expression (node-cron syntax, seconds field allowed)' });
 
 /** Builds the config file's schema with the features' pieces (~20 ms; once per list of pieces). */
 function buildConfigSchema(pieces: readonly ConfigPiece[]) {
   const merged = <K extends 'keys' | 'watchlistKeys' | 'watchlistFileKeys'>(key: K): Record<string, z.ZodType> =>
     Object.assign({}, ...pieces.map((piece) => piece[key] ?? {})) as Record<string, z.ZodType>;
-  const schedules = Object.fromEntries(pieces.flatMap((piece) => Object.entries(piece.schedules ?? {})).map(([key, cron]) => [key, cronExpression.default(cron)]));
+  const schedules = Object.fromEntries(
+    pieces.flatMap((piece) => Object.entries(piece.schedules ?? {})).map(([key, cron]) => [key, cronExpression.default(cron)]),
+  );
 
   const labels = z.record(z.string(), z.string().max(1024)).superRefine((record, ctx) => {
     for (const name of Object.keys(record)) {

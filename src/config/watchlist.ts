@@ -98,8 +98,14 @@ export function parseWatchlistFile(file: string, content: string | Uint8Array, p
 }
 
 /** A watched wallet, frozen; its labels and extras must be frozen already. Every one is made here, so all of one watchlist share one shape. */
-function watchedWallet(raw: string, name: string, labels: Readonly<Record<string, string>>, minBalanceTons: number | undefined, extras: WalletExtras): WatchedWallet {
-  return Object.freeze({ raw, name, labels, minBalanceTons, ...extras }) as WatchedWallet;
+function watchedWallet(
+  raw: string,
+  name: string,
+  labels: Readonly<Record<string, string>>,
+  minBalanceTons: number | undefined,
+  extras: WalletExtras,
+): WatchedWallet {
+  return Object.freeze({ raw, name, labels, minBalanceTons, ...extras });
 }
 
 /**
@@ -125,8 +131,10 @@ function unitedExtras(first: WalletExtras, other: WalletExtras): WalletExtras {
   for (const [key, value] of Object.entries(other)) {
     const held = first[key];
     if (held === undefined) united[key] = value;
-    else if (Array.isArray(held) && Array.isArray(value)) united[key] = value.every((item) => held.includes(item)) ? held : Object.freeze([...new Set([...held, ...value])]);
-    else if (typeof held === 'object' && held !== null && typeof value === 'object' && value !== null) united[key] = Object.freeze({ ...value, ...held });
+    else if (Array.isArray(held) && Array.isArray(value)) {
+      const [heldItems, items] = [held as readonly unknown[], value as readonly unknown[]];
+      united[key] = items.every((item) => heldItems.includes(item)) ? held : Object.freeze([...new Set([...heldItems, ...items])]);
+    } else if (typeof held === 'object' && held !== null && typeof value === 'object' && value !== null) united[key] = Object.freeze({ ...value, ...held });
   }
   return Object.freeze(united);
 }

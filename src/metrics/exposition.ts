@@ -6,9 +6,7 @@ import type { SelfMetrics } from './registry.js';
  * unchanged (compressed once then), or parts already compressed (a large block, kept
  * compressed only; decompressed a part at a time for a scrape without gzip).
  */
-export type MetricBlock =
-  | { readonly kind: 'text'; text(now: number): Buffer }
-  | { readonly kind: 'gzip'; parts(now: number): Promise<readonly GzipPart[]> };
+export type MetricBlock = { readonly kind: 'text'; text(now: number): Buffer } | { readonly kind: 'gzip'; parts(now: number): Promise<readonly GzipPart[]> };
 
 /**
  * A /metrics body. gzip: members sent in order. identity: `length` bytes, made as they are
@@ -45,7 +43,7 @@ export function createMetricsExposition(deps: MetricsExpositionDeps): MetricsExp
 
   /** Each block's parts: its text (to be compressed once), or its compressed parts. */
   const blockParts = (now: number): Promise<readonly (Buffer | readonly GzipPart[])[]> =>
-    Promise.all(deps.blocks().map((block) => (block.kind === 'text' ? block.text(now) : block.parts(now))));
+    Promise.all(deps.blocks().map(async (block) => (block.kind === 'text' ? block.text(now) : block.parts(now))));
 
   return {
     contentType: deps.self.registry.contentType,
@@ -57,7 +55,7 @@ export function createMetricsExposition(deps: MetricsExpositionDeps): MetricsExp
       let bytes: number;
       if (gzip) {
         const members = await Promise.all(
-          blocks.map((block) => (Buffer.isBuffer(block) ? (block.length > 0 ? gzipMembers.kept(block) : block) : block.map((part) => part.gzip))),
+          blocks.map(async (block) => (Buffer.isBuffer(block) ? (block.length > 0 ? gzipMembers.kept(block) : block) : block.map((part) => part.gzip))),
         );
         const processMember = await gzipMembers.kept(processPart);
         // A few KiB, new at most every few scrapes: compressed here, ~35 µs, where the

@@ -132,7 +132,6 @@ export function createSelfMetrics(options: {
   instruments.reloadOk.set(1);
   instruments.reloadAt.set(wall() / 1000);
 
-
   return {
     registry,
     texts: () => readings.texts(),

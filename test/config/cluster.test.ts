@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { CONFIG_PIECES } from '../../src/features/index.js';
 import { describeConfig } from '../../src/config/load.js';
 import { memberId } from '../../src/cluster/link.js';
 import { configFrom, problemsOf } from '../helpers/config.js';
@@ -6,13 +7,13 @@ import { configFrom, problemsOf } from '../helpers/config.js';
 describe('the cluster section', () => {
   it('is absent by default: one process', async () => {
     expect((await configFrom('{}')).cluster).toBeNull();
-    expect(await describeConfig(await configFrom('{}'))).toContain('cluster: none (one process)');
+    expect(await describeConfig(await configFrom('{}'), CONFIG_PIECES)).toContain('cluster: none (one process)');
   });
 
   it('takes a Redis URL from the environment, with defaults for the rest, and never prints its password', async () => {
     const config = await configFrom('cluster: { redis: "${REDIS_URL}" }\n', {}, { REDIS_URL: 'rediss://tonwatch:s3cret-pw@redis.internal:6380/2' });
     expect(config.cluster).toEqual({ redis: 'rediss://tonwatch:s3cret-pw@redis.internal:6380/2', name: 'tonwatch', memberTtlSeconds: 10 });
-    const text = await describeConfig(config);
+    const text = await describeConfig(config, CONFIG_PIECES);
     expect(text).not.toContain('s3cret-pw');
     expect(text).toContain('rediss://redis.internal:6380/…');
     expect(memberId({ ...config.cluster!, member: undefined }, 10384)).toMatch(/:10384$/);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { CONFIG_PIECES } from '../../src/features/index.js';
 import { describeConfig, loadConfig, resolveConfigPath, type ConfigLoadDeps } from '../../src/config/load.js';
 import { ConfigError } from '../../src/config/problems.js';
 import { configFrom, problemsOf } from '../helpers/config.js';
@@ -104,6 +105,7 @@ surprise: 1
     const deps: ConfigLoadDeps = {
       env: {},
       cwd: '/cfg',
+      pieces: CONFIG_PIECES,
       fileExists: async () => true,
       readFile: async (path) => {
         if (path === '/cfg/tonwatch.yml')
@@ -140,7 +142,7 @@ surprise: 1
 
   it('prints the effective config with secrets redacted', async () => {
     const config = await configFrom('upstreams:\n  - { name: a, url: "https://user:pw@a.example/", apiKey: "${K}" }\n', {}, { K: 'top-secret-key' });
-    const text = await describeConfig(config);
+    const text = await describeConfig(config, CONFIG_PIECES);
     expect(text).not.toContain('top-secret-key');
     expect(text).not.toContain('pw@');
     expect(text).toContain('apiKey: <redacted>');
@@ -164,7 +166,7 @@ describe('the web config in the config', () => {
   it('reads listen.webConfigFile relative to the config file, and check-config shows it with the hash redacted', async () => {
     const config = await configFrom('listen: { webConfigFile: web/web.yml }', { '/cfg/web/web.yml': WEB });
     expect(config.web).toMatchObject({ file: '/cfg/web/web.yml', tls: null, users: { prometheus: HASH }, headers: { 'X-Frame-Options': 'deny' } });
-    const text = await describeConfig(config);
+    const text = await describeConfig(config, CONFIG_PIECES);
     expect(text).toContain('prometheus: <redacted>');
     expect(text).not.toContain(HASH);
   });
@@ -176,6 +178,7 @@ describe('the web config in the config', () => {
       {
         env: {},
         cwd: '/elsewhere',
+        pieces: CONFIG_PIECES,
         readFile: async (path) => files[path] ?? Promise.reject(new Error(`ENOENT: ${path}`)),
         fileExists: async (path) => path in files,
       },
@@ -199,6 +202,7 @@ describe('resolveConfigPath', () => {
   const deps = (env: Record<string, string>, exists: boolean): ConfigLoadDeps => ({
     env,
     cwd: '/work',
+    pieces: CONFIG_PIECES,
     readFile: async () => '',
     fileExists: async () => exists,
   });
@@ -245,7 +249,7 @@ describe('liteserver upstreams', () => {
         { host: '185.86.79.9', port: 4924, publicKey: KEY },
       ],
     });
-    expect(await describeConfig(config)).toContain('host: 185.86.79.9');
+    expect(await describeConfig(config, CONFIG_PIECES)).toContain('host: 185.86.79.9');
   });
 
   it('lists every problem: a key of the wrong size, both or neither source, an unreadable or malformed global config', async () => {

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Address } from '@ton/core';
 import { afterAll, describe, expect, it } from 'vitest';
+import { CONFIG_PIECES } from '../../src/features/index.js';
 import { loadConfig } from '../../src/config/load.js';
 import type { WatchedWallet } from '../../src/domain/config.js';
 import { configLoadDeps } from '../../src/config/source.js';
@@ -78,7 +79,7 @@ function writeConfig(text: string): string {
   return join(dir, 'tonwatch.yml');
 }
 
-const deps = configLoadDeps({ env: {}, cwd: dir });
+const deps = configLoadDeps({ env: {}, cwd: dir, pieces: CONFIG_PIECES });
 const start = async (text: string): Promise<readonly WatchedWallet[]> => (await loadConfig(writeConfig(text), deps)).config.watchlist;
 
 function expected(text: string): { raw: string; name: string; minBalanceTons: number | undefined }[] {

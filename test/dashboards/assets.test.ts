@@ -6,15 +6,16 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import * as z from 'zod';
-import { CHAIN_METRICS, createSelfMetrics } from '../../src/metrics/registry.js';
+import { FEATURES } from '../../src/features/index.js';
 import { dashboardExpressions, loadRules, metricNamesIn, RULES_PATH } from '../helpers/promql.js';
 import { findTool, MAIN } from '../helpers/process.js';
 // @ts-expect-error: plain-JS generator without type declarations
 import { dashboardFiles, generatedFiles } from '../../dashboards/generate.mjs';
 // @ts-expect-error: plain-JS generator without type declarations
 import { DEFAULT_RUNBOOK_BASE_URL } from '../../dashboards/rules.mjs';
-import { healthStub } from '../helpers/health.js';
-import { PRESSURE_CRITICAL, PRESSURE_WARNING } from '../../src/features/status-page/model.js';
+import { configFrom } from '../helpers/config.js';
+import { featureHarness } from '../helpers/features.js';
+import { PRESSURE_CRITICAL, PRESSURE_WARNING } from '../../src/features/queue-sizes/status.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const DASHBOARD_DIR = join(ROOT, 'dashboards/grafana/dashboards');
@@ -51,14 +52,10 @@ const dashboardSchema = z.object({
   panels: z.array(z.union([panelSchema, rowSchema])).min(3),
 });
 
-function exportedMetricNames(): Set<string> {
-  const self = createSelfMetrics({
-    version: 't',
-    nodeVersion: 't',
-    defaultMetrics: false,
-    health: healthStub(),
-  });
-  const names = new Set<string>(Object.values(CHAIN_METRICS).map((m) => m.name));
+/** Every name /metrics can carry: the features' chain families, and the self metrics of the core and of every feature. */
+async function exportedMetricNames(): Promise<Set<string>> {
+  const { self } = featureHarness({ config: await configFrom('{}') });
+  const names = new Set<string>(FEATURES.flatMap((feature) => feature.families ?? []).map((family) => family.name));
   for (const metric of self.registry.getMetricsAsArray()) {
     names.add(metric.name);
     for (const suffix of ['_bucket', '_sum', '_count']) names.add(metric.name + suffix);
@@ -84,8 +81,8 @@ describe('Grafana dashboards', () => {
     expect(JSON.stringify(json)).not.toMatch(/"uid":\s*"(?!\$\{datasource\}|-- Grafana --)[^"]*"\s*,?\s*"?type"?:?\s*"?prometheus/);
   });
 
-  it('use only metric names tonwatch exports, or recording rules defined in rules.yml', () => {
-    const exported = exportedMetricNames();
+  it('use only metric names tonwatch exports, or recording rules defined in rules.yml', async () => {
+    const exported = await exportedMetricNames();
     const recorded = new Set(loadRules().groups.flatMap((g) => g.rules.flatMap((r) => (r.record ? [r.record] : []))));
     for (const { file, json } of dashboards) {
       for (const { panel, expr } of dashboardExpressions(file, json as never)) {
@@ -125,8 +122,8 @@ describe('Prometheus rules', () => {
     }
   });
 
-  it('give every alert a severity and summary/description/runbook_url annotations, and use exported names only', () => {
-    const exported = exportedMetricNames();
+  it('give every alert a severity and summary/description/runbook_url annotations, and use exported names only', async () => {
+    const exported = await exportedMetricNames();
     const rules = loadRules().groups.flatMap((g) => g.rules);
     const recorded = new Set(rules.flatMap((r) => (r.record ? [r.record] : [])));
     const alerts = rules.filter((r) => r.alert);

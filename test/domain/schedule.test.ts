@@ -1,6 +1,7 @@
 import { createTask } from 'node-cron';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { lagCheckCron, nextSecondsOnlyMatch } from '../../src/schedule/cron.js';
+import { lagCheckCron } from '../../src/features/lag-check/config.js';
+import { nextSecondsOnlyMatch } from '../../src/schedule/cron.js';
 import { createRandom } from '../../src/sim/random.js';
 
 afterEach(() => {

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSnapshotPersister } from '../../src/snapshot/persist.js';
+import { WALLETS_FILE } from '../../src/features/wallets/file.js';
+import { createPersistedFile } from '../../src/snapshot/persisted-file.js';
 import type { WalletRecord } from '../../src/accounts/types.js';
 import { rawAddress } from '../helpers/addresses.js';
 import { freePort, startTonwatch, type RunningProcess } from '../helpers/process.js';
@@ -43,8 +44,8 @@ describe('a start on a large persisted snapshot, real process', () => {
         upstream: 'u',
       });
     }
-    const persister = createSnapshotPersister({ file: join(dir, 'snapshot.json'), logger: pino({ level: 'silent' }), now: Date.now });
-    await persister.save({ queueSizes: null, wallets: { fetchedAt: now, wallets: records } });
+    const persisted = createPersistedFile({ file: join(dir, 'snapshot.wallets.json'), codec: WALLETS_FILE, logger: pino({ level: 'silent' }), now: Date.now });
+    await persisted.save({ fetchedAt: now, wallets: records });
     await writeFile(join(dir, 'watch.txt'), `${[...records.keys()].join('\n')}\n`);
     port = await freePort();
     await writeFile(

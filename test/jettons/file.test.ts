@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { jettonsSnapshotFor, type JettonsSnapshot } from '../../src/domain/jettons.js';
-import { decodeJettons, encodeJettons, jettonsFileOf } from '../../src/features/jettons/file.js';
+import { decodeJettons, encodeJettons } from '../../src/features/jettons/file.js';
+import { partFile } from '../../src/snapshot/persisted-file.js';
 
 const record = (wallet: string | null, balance: string, fetchedAt: number) => ({
   wallet,
@@ -14,8 +15,8 @@ const record = (wallet: string | null, balance: string, fetchedAt: number) => ({
 
 describe('the jettons snapshot file', () => {
   it('is named beside the snapshot', () => {
-    expect(jettonsFileOf('/var/lib/tonwatch/snapshot.json')).toBe('/var/lib/tonwatch/snapshot.jettons.json');
-    expect(jettonsFileOf('/data/state')).toBe('/data/state.jettons.json');
+    expect(partFile('/var/lib/tonwatch/snapshot.json', 'jettons')).toBe('/var/lib/tonwatch/snapshot.jettons.json');
+    expect(partFile('/data/state', 'jettons')).toBe('/data/state.jettons.json');
   });
 
   it('reads back what it wrote: records, owners without a wallet, a balance past 2^53, decimals read from masters, times through the wall clock', () => {

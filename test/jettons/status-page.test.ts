@@ -1,10 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { WatchedWallet } from '../../src/domain/config.js';
-import type { JettonRecord, JettonSettings } from '../../src/domain/jettons.js';
-import { createQueueHistory } from '../../src/features/queue-sizes/history.js';
-import { createStatusModel, type StatusSources } from '../../src/features/status-page/model.js';
-import { renderStatus } from '../../src/features/status-page/render.js';
-import { createUpstreamHealth } from '../../src/features/status-page/upstream-health.js';
+import type { Config, WatchedWallet } from '../../src/domain/config.js';
+import type { JettonRecord, JettonSettings, JettonsSnapshot } from '../../src/domain/jettons.js';
+import { jettonColumns } from '../../src/features/jettons/columns.js';
+import { createWalletTable, renderWallets, type WalletTableSources } from '../../src/features/wallets/status.js';
 
 const NOW = 1_800_000_000_000;
 const raw = (c: string) => `0:${c.repeat(64)}`;
@@ -28,7 +26,8 @@ const record = (balance: string, fetchedAt = NOW - 1000): JettonRecord => ({
   upstream: 'sim',
 });
 
-function sources(): StatusSources {
+/** The wallets' table's sources: the wallets' feature's (no TON states polled) with the jettons feature's columns. */
+function sources(): WalletTableSources {
   const watchlist = [
     wallet('A', 'alpha'),
     wallet('B', 'bravo', { minJettonBalance: { USDT: 100 } }),
@@ -43,35 +42,33 @@ function sources(): StatusSources {
     [raw('D'), record('1000000', NOW - 400_000)],
   ]);
   const not = new Map([[raw('C'), record('123456789012345678901234')]]);
+  const config = { jettons: [USDT, NOT], watchJettons: ['USDT'], snapshot: { maxAgeSeconds: 300 } } as unknown as Config;
+  const snapshot: JettonsSnapshot = {
+    jettons: new Map([
+      ['USDT', usdt],
+      ['NOT', not],
+    ]),
+    fetchedAt: NOW - 1000,
+  };
   return {
-    version: 't',
     now: NOW,
-    snapshot: { queueSizes: null, wallets: null },
+    snapshot: null,
     maxAgeSeconds: 300,
     testnet: false,
     watchlist,
-    upstreams: [],
-    upstreamHealth: createUpstreamHealth(),
-    lags: new Map(),
-    history: createQueueHistory(),
-    jettons: {
-      settings: [USDT, NOT],
-      watchJettons: ['USDT'],
-      snapshot: {
-        jettons: new Map([
-          ['USDT', usdt],
-          ['NOT', not],
-        ]),
-        fetchedAt: NOW - 1000,
-      },
-    },
+    columns: [
+      jettonColumns(
+        () => config,
+        () => snapshot,
+      ),
+    ],
   };
 }
 
 describe('jettons on the status page', () => {
   it('gives a column per configured jetton, in jetton units, exact, and puts a wallet under its jetton threshold among those needing attention', () => {
-    const maker = createStatusModel();
-    const page = maker.wallets(sources(), '', 1);
+    const maker = createWalletTable();
+    const page = maker.page(sources(), '', 1);
     expect(page.jettons).toEqual(['USDT', 'NOT']);
     expect(page.rows.map((r) => r.name)).toEqual(['bravo', 'alpha', 'charlie', 'delta']);
     const byName = Object.fromEntries(page.rows.map((r) => [r.name, r]));
@@ -83,23 +80,23 @@ describe('jettons on the status page', () => {
     // Not watched for NOT, and stale for USDT.
     expect(byName['alpha']?.jettons[1]).toEqual({ balance: null, min: null, below: false });
     expect(byName['delta']?.jettons[0]).toEqual({ balance: null, min: null, below: false });
-    expect(maker.model(sources()).wallets.attention).toBe(1);
+    expect(maker.status(sources()).wallets.attention).toBe(1);
   });
 
   it('sorts by a jetton column, largest first, rows without a balance last; by name; and back to the default', () => {
-    const maker = createStatusModel();
-    expect(maker.wallets(sources(), '', 1, 'jetton:USDT').rows.map((r) => r.name)).toEqual(['charlie', 'bravo', 'alpha', 'delta']);
-    expect(maker.wallets(sources(), '', 1, 'jetton:NOT').rows.map((r) => r.name)).toEqual(['charlie', 'bravo', 'alpha', 'delta']);
-    expect(maker.wallets(sources(), '', 1, 'name').rows.map((r) => r.name)).toEqual(['alpha', 'bravo', 'charlie', 'delta']);
-    const unknown = maker.wallets(sources(), '', 1, 'jetton:DOGE');
+    const maker = createWalletTable();
+    expect(maker.page(sources(), '', 1, 'jetton:USDT').rows.map((r) => r.name)).toEqual(['charlie', 'bravo', 'alpha', 'delta']);
+    expect(maker.page(sources(), '', 1, 'jetton:NOT').rows.map((r) => r.name)).toEqual(['charlie', 'bravo', 'alpha', 'delta']);
+    expect(maker.page(sources(), '', 1, 'name').rows.map((r) => r.name)).toEqual(['alpha', 'bravo', 'charlie', 'delta']);
+    const unknown = maker.page(sources(), '', 1, 'jetton:DOGE');
     expect(unknown.sort).toBe('');
     expect(unknown.rows.map((r) => r.name)).toEqual(['bravo', 'alpha', 'charlie', 'delta']);
   });
 
   it('draws the jetton headers as sort links, the current one marked, and the cell under its threshold marked', () => {
-    const maker = createStatusModel();
-    const page = maker.wallets(sources(), '', 1, 'jetton:USDT');
-    const html = renderStatus(maker.model(sources()), page).wallets;
+    const maker = createWalletTable();
+    const page = maker.page(sources(), '', 1, 'jetton:USDT');
+    const html = renderWallets(maker.status(sources()), page);
     expect(html).toContain('<th scope="col" aria-sort="descending"><a href="/?q=&amp;sort=#wallets" data-sort="">USDT ▾</a></th>');
     expect(html).toContain('<a href="/?q=&amp;sort=jetton%3ANOT#wallets" data-sort="jetton:NOT">NOT</a>');
     expect(html).toContain('<td class="num below" title="minimum 100">99.5</td>');

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { jettonsOf } from '../../src/domain/config.js';
+import { CONFIG_PIECES } from '../../src/features/index.js';
+import { jettonsOf } from '../../src/features/jettons/config.js';
 import { decimalsOfMetadata, jettonUnits } from '../../src/domain/jettons.js';
 import { describeConfig } from '../../src/config/load.js';
 import { ConfigError } from '../../src/config/problems.js';
@@ -130,6 +131,6 @@ describe('decimals read from the metadata', () => {
   it('takes a jetton without decimals, to be read from its master, and says so in check-config', async () => {
     const config = await configFrom(`jettons: { USDT: { master: "${USDT}" } }\nwatchJettons: [USDT]\nwatchlist: [ { address: "${A}" } ]`);
     expect(config.jettons[0]?.decimals).toBeNull();
-    expect(await describeConfig(config)).toContain("decimals: read from the master's metadata (TEP-64) at the first jetton poll");
+    expect(await describeConfig(config, CONFIG_PIECES)).toContain("decimals: read from the master's metadata (TEP-64) at the first jetton poll");
   });
 });

@@ -3,7 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { createMetricsExposition, type MetricsBody } from '../../src/metrics/exposition.js';
 import { createSelfMetrics } from '../../src/metrics/registry.js';
 import { createWalletSeriesRenderer } from '../../src/features/wallets/series.js';
-import type { Snapshot } from '../../src/snapshot/types.js';
+import { renderQueueSeries } from '../../src/features/queue-sizes/series.js';
+import type { QueueSizesSnapshot } from '../../src/features/queue-sizes/types.js';
+import type { WalletsSnapshot } from '../../src/features/wallets/types.js';
 import { rawAddress } from '../helpers/addresses.js';
 import { queueSnapshot } from '../helpers/fixtures.js';
 import { record, walletState, walletsSnapshot, watched } from '../helpers/wallets.js';
@@ -13,6 +15,12 @@ import { healthStub } from '../helpers/health.js';
 
 const NOW = 1_000_500;
 
+interface Snapshot {
+  readonly queueSizes: QueueSizesSnapshot;
+  readonly wallets: WalletsSnapshot;
+}
+
+/** The exposition of the two blocks the queue sizes and wallets features declare: text, and parts kept compressed. */
 function exposition(watchlist: ReturnType<typeof watched>[], snapshot: () => Snapshot) {
   const self = createSelfMetrics({
     version: 't',
@@ -20,12 +28,22 @@ function exposition(watchlist: ReturnType<typeof watched>[], snapshot: () => Sna
     defaultMetrics: false,
     health: healthStub({ watchlistSize: () => watchlist.length }),
   });
+  const wallets = createWalletSeriesRenderer({ watchlist: () => watchlist, maxAgeSeconds: () => 300, testnet: () => false });
+  let queue = { snapshot: null as QueueSizesSnapshot | null, text: Buffer.alloc(0) };
   return createMetricsExposition({
     self,
-    snapshot,
     now: () => NOW,
-    maxAgeSeconds: () => 300,
-    wallets: createWalletSeriesRenderer({ watchlist: () => watchlist, maxAgeSeconds: () => 300, testnet: () => false }),
+    blocks: () => [
+      {
+        kind: 'text',
+        text: () => {
+          const { queueSizes } = snapshot();
+          if (queue.snapshot !== queueSizes) queue = { snapshot: queueSizes, text: Buffer.from(renderQueueSeries(queueSizes)) };
+          return queue.text;
+        },
+      },
+      { kind: 'gzip', parts: (at) => wallets.render(snapshot().wallets, at) },
+    ],
   });
 }
 

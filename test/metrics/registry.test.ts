@@ -29,7 +29,8 @@ describe('self metrics', () => {
 
   it('leaves out an unlabelled gauge with nothing to read (not 0), and shows it once there is', async () => {
     let maxLag: number | undefined = undefined;
-    const self = createSelfMetrics({ version: 't', nodeVersion: 'v20', defaultMetrics: false, health: healthStub({ maxLagBlocks: () => maxLag }) });
+    const self = createSelfMetrics({ version: 't', nodeVersion: 'v20', defaultMetrics: false, health: healthStub() });
+    self.own.gauge({ name: 'tonwatch_upstream_max_lag_blocks', help: 'a feature gauge' }, () => maxLag);
     const own = async () => (await self.texts())[0].toString();
     expect(await own()).not.toMatch(/^tonwatch_upstream_max_lag_blocks /m);
     expect(await own()).not.toMatch(/^tonwatch_snapshot_persisted_timestamp_seconds /m);
@@ -95,13 +96,14 @@ describe('self metrics', () => {
 
     it('not once anything else changed: the next scrape reads them again', async () => {
       const { self, own } = setup();
+      const readThrough = self.own.counter({ name: 'tonwatch_read_through_addresses_total', help: 'a feature counter', labelNames: ['result'] });
       const changes: [string, () => void, RegExp][] = [
         [
           'a request to another endpoint',
           () => self.servedRequest('queue_sizes', 200),
           /tonwatch_served_requests_total\{endpoint="queue_sizes",code="200"\} 1/,
         ],
-        ['a poll', () => self.observePoll('queue_sizes', 0.2), /tonwatch_poll_duration_seconds_count\{query="queue_sizes"\} 1/],
+        ['a poll', () => self.own.observePoll('queue_sizes', 0.2), /tonwatch_poll_duration_seconds_count\{query="queue_sizes"\} 1/],
         [
           'an upstream request',
           () => self.upstream.request('a', 'queue_sizes', '200', 0.01),
@@ -112,7 +114,7 @@ describe('self metrics', () => {
           () => self.upstream.skipped('a', 'queue_sizes', 'lagging'),
           /tonwatch_upstream_skipped_total\{upstream="a",query="queue_sizes",reason="lagging"\} 1/,
         ],
-        ['read-through', () => self.readThrough('fetched', 3), /tonwatch_read_through_addresses_total\{result="fetched"\} 3/],
+        ['a feature counter', () => readThrough(['fetched'], 3), /tonwatch_read_through_addresses_total\{result="fetched"\} 3/],
         ['a refused reload', () => self.configReloaded(false), /tonwatch_config_last_reload_successful 0/],
       ];
       for (const [what, change, shows] of changes) {

@@ -98,7 +98,7 @@ describe('wallet snapshot → metrics', () => {
 
   it('follows wallets being added, changed and removed, re-rendering only when something changed', async () => {
     let watchlist = [watched(ADDR.a)];
-    let snapshot = { queueSizes: null, wallets: walletsSnapshot([record(ADDR.a, walletState(ADDR.a))]) };
+    let snapshot = walletsSnapshot([record(ADDR.a, walletState(ADDR.a))]);
     const renderer = createWalletSeriesRenderer({ watchlist: () => watchlist, maxAgeSeconds: () => 300, testnet: () => false });
     let previous: readonly GzipPart[] | null = null;
     /** Renders at `at`: a new rendering after each change, and the very same one when asked again with nothing changed. */
@@ -114,13 +114,10 @@ describe('wallet snapshot → metrics', () => {
 
     // Added
     watchlist = [watched(ADDR.a), watched(ADDR.b)];
-    snapshot = {
-      queueSizes: null,
-      wallets: walletsSnapshot([record(ADDR.a, walletState(ADDR.a)), record(ADDR.b, walletState(ADDR.b, { balance: '2000000000' }))]),
-    };
+    snapshot = walletsSnapshot([record(ADDR.a, walletState(ADDR.a)), record(ADDR.b, walletState(ADDR.b, { balance: '2000000000' }))]);
     expect(await r(1_001_000)).toContain(`ton_wallet_balance_tons{address="${ADDR.b}",name="0:1111"} 2`);
     // Changed
-    snapshot = { queueSizes: null, wallets: walletsSnapshot([record(ADDR.a, walletState(ADDR.a, { balance: '1' })), record(ADDR.b, walletState(ADDR.b))]) };
+    snapshot = walletsSnapshot([record(ADDR.a, walletState(ADDR.a, { balance: '1' })), record(ADDR.b, walletState(ADDR.b))]);
     expect(await r(1_002_000)).toContain(`ton_wallet_balance_tons{address="${ADDR.a}",name="0:2902"} 0.000000001`);
     // Removed from the watchlist: gone at once, even before the next poll prunes the snapshot.
     watchlist = [watched(ADDR.b)];

@@ -13,7 +13,8 @@ import { ADDR, record, walletState, walletsSnapshot } from '../helpers/wallets.j
 import { rawAddresses } from '../helpers/addresses.js';
 import { omissionProblems } from '../helpers/indexer-schema.js';
 import { createLogSink } from '../helpers/log.js';
-import { createSnapshotPersister } from '../../src/snapshot/persist.js';
+import { WALLETS_FILE } from '../../src/features/wallets/file.js';
+import { createPersistedFile } from '../../src/snapshot/persisted-file.js';
 
 const NOW = 1_000_000 + 2_500;
 /** Without read-through the handler answers synchronously. */
@@ -210,8 +211,8 @@ describe('a snapshot persisted before the omission rule', () => {
     for (const name of ['snapshot.json', 'snapshot.wallets.json']) {
       await copyFile(fileURLToPath(new URL(`../fixtures/persisted-before-omission/${name}`, import.meta.url)), join(dir, name));
     }
-    const persister = createSnapshotPersister({ file: join(dir, 'snapshot.json'), logger: createLogSink().logger, now: () => NOW });
-    const loaded = await persister.loadWallets();
+    const persisted = createPersistedFile({ file: join(dir, 'snapshot.wallets.json'), codec: WALLETS_FILE, logger: createLogSink().logger, now: () => NOW });
+    const loaded = await persisted.load();
     const raws = [...(loaded?.wallets.keys() ?? [])];
     expect(raws).toHaveLength(3);
     const json = body(serveWalletStates(loaded, base(raws, q(...raws))));

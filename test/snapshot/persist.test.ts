@@ -4,14 +4,28 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { WALLET_STATE_FIELDS } from '../../src/domain/wallet-state.js';
-import { createSnapshotPersister, walletsFileOf } from '../../src/snapshot/persist.js';
-import type { Snapshot } from '../../src/snapshot/types.js';
+import { QUEUE_FILE } from '../../src/features/queue-sizes/file-format.js';
+import { WALLETS_FILE } from '../../src/features/wallets/file.js';
+import type { WalletsSnapshot } from '../../src/features/wallets/types.js';
+import { createPersistedFile, partFile } from '../../src/snapshot/persisted-file.js';
+import type { Logger } from 'pino';
 import { queueSnapshot } from '../helpers/fixtures.js';
 import { createLogSink } from '../helpers/log.js';
 import { walletState } from '../helpers/wallets.js';
 import { rawAddress } from '../helpers/addresses.js';
 
 const NOW = 1_800_000_000_000;
+
+const walletsFileOf = (file: string): string => partFile(file, 'wallets');
+
+/** The two parts' files as the queue sizes and wallets features keep them: `file`, and the wallets' beside it. */
+function createParts(options: { file: string; logger: Logger; now: () => number; wallOffset?: () => number }) {
+  const { file, ...rest } = options;
+  return {
+    queue: createPersistedFile({ ...rest, file, codec: QUEUE_FILE }),
+    wallets: createPersistedFile({ ...rest, file: walletsFileOf(file), codec: WALLETS_FILE }),
+  };
+}
 
 describe('snapshot persistence', () => {
   let dir: string;
@@ -22,26 +36,25 @@ describe('snapshot persistence', () => {
   const persister = (file = join(dir, 'nested', 'snapshot.json')) => {
     const log = createLogSink();
     // The clock reads after every fetch time here: a time ahead of it would count as now (a wall clock stepped back).
-    return { log, file, p: createSnapshotPersister({ file, logger: log.logger, now: () => NOW }) };
+    return { log, file, p: createParts({ file, logger: log.logger, now: () => NOW }) };
   };
 
   it('loads nothing when there is no file', async () => {
-    expect(await persister().p.load()).toBeNull();
+    expect(await persister().p.queue.load()).toBeNull();
+    expect(await persister().p.wallets.load()).toBeNull();
   });
 
-  it('round-trips a snapshot and leaves no temp file behind', async () => {
+  it('round-trips both parts and leaves no temp file behind', async () => {
     const { p, file } = persister();
-    const snapshot: Snapshot = {
-      queueSizes: queueSnapshot(),
-      wallets: {
-        fetchedAt: 5,
-        wallets: new Map([['0:AB', { raw: '0:AB', state: null, addressBook: null, metadata: undefined, fetchedAt: 5, upstream: 'x' }]]),
-      },
+    const wallets: WalletsSnapshot = {
+      fetchedAt: 5,
+      wallets: new Map([['0:AB', { raw: '0:AB', state: null, addressBook: null, metadata: undefined, fetchedAt: 5, upstream: 'x' }]]),
     };
-    await p.save(snapshot);
-    const loaded = await persister(file).p.load();
-    expect(loaded?.queueSizes).toEqual(snapshot.queueSizes);
-    expect([...(loaded?.wallets?.wallets.values() ?? [])]).toEqual([{ raw: '0:AB', state: null, addressBook: null, fetchedAt: 5, upstream: 'x' }]);
+    await p.queue.save(queueSnapshot());
+    await p.wallets.save(wallets);
+    const again = persister(file).p;
+    expect(await again.queue.load()).toEqual(queueSnapshot());
+    expect([...((await again.wallets.load())?.wallets.values() ?? [])]).toEqual([{ raw: '0:AB', state: null, addressBook: null, fetchedAt: 5, upstream: 'x' }]);
     expect((await readdir(join(dir, 'nested'))).sort()).toEqual(['snapshot.json', 'snapshot.wallets.json']);
   });
 
@@ -59,7 +72,7 @@ describe('snapshot persistence', () => {
         upstream: 'x',
       };
     });
-    await p.save({ queueSizes: null, wallets: { fetchedAt: 9, wallets: new Map(records.map((r) => [r.raw, r])) } });
+    await p.wallets.save({ fetchedAt: 9, wallets: new Map(records.map((r) => [r.raw, r])) });
     const lines = readFileSync(walletsFileOf(file), 'utf8').split('\n');
     expect(lines.pop()).toBe('');
     expect(lines).toHaveLength(count + 2);
@@ -75,34 +88,37 @@ describe('snapshot persistence', () => {
     expect(Array.from({ length: lineBytes.length / 4 }, (_, i) => lineBytes.readUInt32LE(4 * i))).toEqual(
       lines.slice(1, -1).map((line) => Buffer.byteLength(line) + 1),
     );
-    const loaded = await persister(file).p.load();
-    expect(loaded?.wallets?.fetchedAt).toBe(9);
-    expect([...(loaded?.wallets?.wallets.values() ?? [])]).toEqual(records.map((r) => JSON.parse(JSON.stringify(r)) as unknown));
+    const loaded = await persister(file).p.wallets.load();
+    expect(loaded?.fetchedAt).toBe(9);
+    expect([...(loaded?.wallets.values() ?? [])]).toEqual(records.map((r) => JSON.parse(JSON.stringify(r)) as unknown));
   });
 
-  it('rewrites only the part that changed', async () => {
+  it('writes a part again only when it is another snapshot', async () => {
     const { p, file } = persister();
     const wallets = {
       fetchedAt: 5,
       wallets: new Map([['0:AB', { raw: '0:AB', state: null, addressBook: null, metadata: undefined, fetchedAt: 5, upstream: 'x' }]]),
     };
-    await p.save({ queueSizes: queueSnapshot({ fetchedAt: 1 }), wallets });
+    await p.wallets.save(wallets);
+    await p.queue.save(queueSnapshot({ fetchedAt: 1 }));
     const before = await stat(walletsFileOf(file));
     const queueBefore = await stat(file);
-    await p.save({ queueSizes: queueSnapshot({ fetchedAt: 2 }), wallets });
-    // The wallets file is the same inode: not rewritten for a queue-size poll.
+    await p.wallets.save(wallets);
+    await p.queue.save(queueSnapshot({ fetchedAt: 2 }));
+    // The wallets file is the same inode: the same snapshot is not written twice.
     expect((await stat(walletsFileOf(file))).ino).toBe(before.ino);
     expect((await stat(file)).ino).not.toBe(queueBefore.ino);
-    expect((await persister(file).p.load())?.queueSizes?.fetchedAt).toBe(2);
+    expect((await persister(file).p.queue.load())?.fetchedAt).toBe(2);
   });
 
   it('loads the part that is fine when the other is broken', async () => {
     const { p, file } = persister();
-    await p.save({ queueSizes: queueSnapshot(), wallets: { fetchedAt: 5, wallets: new Map() } });
+    await p.queue.save(queueSnapshot());
+    await p.wallets.save({ fetchedAt: 5, wallets: new Map() });
     await writeFile(walletsFileOf(file), '{"format":"tonwatch-snapshot","version":2,"part":"wallets","wallets":{"fetchedAt":5,"records":[{"raw":1}]}}');
-    const loaded = await persister(file).p.load();
-    expect(loaded?.queueSizes).toEqual(queueSnapshot());
-    expect(loaded?.wallets).toBeNull();
+    const again = persister(file).p;
+    expect(await again.queue.load()).toEqual(queueSnapshot());
+    expect(await again.wallets.load()).toBeNull();
   });
 
   it('reads a version 2 wallets file (one document), as earlier versions wrote it', async () => {
@@ -114,7 +130,7 @@ describe('snapshot persistence', () => {
       walletsFileOf(file),
       `${JSON.stringify({ format: 'tonwatch-snapshot', version: 2, part: 'wallets', wallets: { fetchedAt: 5, records: [record] } })}\n`,
     );
-    const loaded = await persister(file).p.loadWallets();
+    const loaded = await persister(file).p.wallets.load();
     expect([...(loaded?.wallets.values() ?? [])]).toEqual([record]);
   });
 
@@ -128,10 +144,10 @@ describe('snapshot persistence', () => {
       upstream: `u${i % 2}`,
       metadata: undefined,
     }));
-    await p.save({ queueSizes: null, wallets: { fetchedAt: 5, wallets: new Map(records.map((r) => [r.raw, r])) } });
+    await p.wallets.save({ fetchedAt: 5, wallets: new Map(records.map((r) => [r.raw, r])) });
     const lines = (await readFile(walletsFileOf(file), 'utf8')).split('\n').slice(0, -2);
     await writeFile(walletsFileOf(file), `${[(lines[0] ?? '').replace('"version":5', '"version":4'), ...lines.slice(1)].join('\n')}\n`);
-    expect([...((await persister(file).p.loadWallets())?.wallets.values() ?? [])]).toEqual(records);
+    expect([...((await persister(file).p.wallets.load())?.wallets.values() ?? [])]).toEqual(records);
   });
 
   it('reads a version 3 wallets file (no references), as an earlier version wrote it', async () => {
@@ -159,7 +175,7 @@ describe('snapshot persistence', () => {
     const rows = records.map((r) => [r.raw, r.fetchedAt, r.upstream, WALLET_STATE_FIELDS.map((f) => r.state[f.name]), r.addressBook]);
     await mkdir(join(dir, 'nested'), { recursive: true });
     await writeFile(walletsFileOf(file), [header, ...rows].map((line) => `${JSON.stringify(line)}\n`).join(''));
-    const loaded = await persister(file).p.loadWallets();
+    const loaded = await persister(file).p.wallets.load();
     expect([...(loaded?.wallets.values() ?? [])]).toEqual(records);
   });
 
@@ -190,11 +206,11 @@ describe('snapshot persistence', () => {
       fetchedAt: 5,
       upstream: 'x',
     }));
-    await p.save({ queueSizes: null, wallets: { fetchedAt: 5, wallets: new Map(records.map((r) => [r.raw, r])) } });
+    await p.wallets.save({ fetchedAt: 5, wallets: new Map(records.map((r) => [r.raw, r])) });
     const lines = (await readFile(walletsFileOf(file), 'utf8')).split('\n').slice(0, -1);
     await writeFile(walletsFileOf(file), `${damage(lines).join('\n')}\n`);
     const { p: again, log } = persister(file);
-    expect(await again.loadWallets()).toBeNull();
+    expect(await again.wallets.load()).toBeNull();
     expect(log.text()).toMatch(message);
     expect((await readdir(join(dir, 'nested'))).some((f) => f.startsWith('snapshot.wallets.json.broken-'))).toBe(true);
   });
@@ -210,16 +226,16 @@ describe('snapshot persistence', () => {
       fetchedAt: 5,
       upstream: 'x',
     };
-    await p.save({ queueSizes: null, wallets: { fetchedAt: 5, wallets: new Map([[raw, record]]) } });
-    expect([...((await persister(file).p.loadWallets())?.wallets.values() ?? [])]).toEqual([record]);
+    await p.wallets.save({ fetchedAt: 5, wallets: new Map([[raw, record]]) });
+    expect([...((await persister(file).p.wallets.load())?.wallets.values() ?? [])]).toEqual([record]);
   });
 
   it('coalesces concurrent saves so the newest wins', async () => {
     const { p, file } = persister();
-    const saves = [1, 2, 3, 4].map((i) => p.save({ queueSizes: queueSnapshot({ fetchedAt: i }), wallets: null }));
+    const saves = [1, 2, 3, 4].map((i) => p.queue.save(queueSnapshot({ fetchedAt: i })));
     await Promise.all(saves);
-    const loaded = await persister(file).p.load();
-    expect(loaded?.queueSizes?.fetchedAt).toBe(4);
+    const loaded = await persister(file).p.queue.load();
+    expect(loaded?.fetchedAt).toBe(4);
   });
 
   it.each([
@@ -230,7 +246,7 @@ describe('snapshot persistence', () => {
     const file = join(dir, 'snapshot.json');
     await writeFile(file, content);
     const { p, log } = persister(file);
-    expect(await p.load()).toBeNull();
+    expect(await p.queue.load()).toBeNull();
     const files = await readdir(dir);
     expect(files).toEqual([`snapshot.json.broken-${NOW}`]);
     expect(await readFile(join(dir, `snapshot.json.broken-${NOW}`), 'utf8')).toBe(content);
@@ -245,24 +261,25 @@ describe('snapshot persistence across wall clock steps', () => {
     const logger = createLogSink().logger;
     const HOUR = 3_600_000;
     // The wall clock stepped back an hour since this process started: wall = process time - 1 h.
-    const stepped = createSnapshotPersister({ file, logger, now: () => NOW, wallOffset: () => -HOUR });
+    const stepped = createParts({ file, logger, now: () => NOW, wallOffset: () => -HOUR });
     const record = { raw: '0:AB', state: null, addressBook: null, metadata: undefined, fetchedAt: NOW - 5_000, upstream: 'x' };
-    await stepped.save({ queueSizes: queueSnapshot({ fetchedAt: NOW - 5_000 }), wallets: { fetchedAt: NOW - 5_000, wallets: new Map([['0:AB', record]]) } });
+    await stepped.queue.save(queueSnapshot({ fetchedAt: NOW - 5_000 }));
+    await stepped.wallets.save({ fetchedAt: NOW - 5_000, wallets: new Map([['0:AB', record]]) });
     expect(JSON.parse(await readFile(file, 'utf8')).queueSizes.fetchedAt).toBe(NOW - 5_000 - HOUR);
     const walletLines = (await readFile(walletsFileOf(file), 'utf8')).trim().split('\n');
     expect(JSON.parse(walletLines[0] ?? '').fetchedAt).toBe(NOW - 5_000 - HOUR);
     expect(JSON.parse(walletLines[1] ?? '')[1]).toBe(NOW - 5_000 - HOUR);
 
     // Restarted a second later by the wall clock: the data is 6 s old.
-    const restarted = createSnapshotPersister({ file, logger, now: () => NOW - HOUR + 1_000 });
-    expect((await restarted.loadQueueSizes())?.fetchedAt).toBe(NOW - HOUR - 5_000);
-    expect((await restarted.loadWallets())?.wallets.get('0:AB')?.fetchedAt).toBe(NOW - HOUR - 5_000);
+    const restarted = createParts({ file, logger, now: () => NOW - HOUR + 1_000 });
+    expect((await restarted.queue.load())?.fetchedAt).toBe(NOW - HOUR - 5_000);
+    expect((await restarted.wallets.load())?.wallets.get('0:AB')?.fetchedAt).toBe(NOW - HOUR - 5_000);
 
     // Restarted after the wall clock stepped back another hour: the file's time is ahead of
     // the clock, and counts as now (fresh for maxAgeSeconds at most, not for an hour more).
-    const earlier = createSnapshotPersister({ file, logger, now: () => NOW - 2 * HOUR });
-    expect((await earlier.loadQueueSizes())?.fetchedAt).toBe(NOW - 2 * HOUR);
-    const wallets = await earlier.loadWallets();
+    const earlier = createParts({ file, logger, now: () => NOW - 2 * HOUR });
+    expect((await earlier.queue.load())?.fetchedAt).toBe(NOW - 2 * HOUR);
+    const wallets = await earlier.wallets.load();
     expect(wallets?.fetchedAt).toBe(NOW - 2 * HOUR);
     expect(wallets?.wallets.get('0:AB')?.fetchedAt).toBe(NOW - 2 * HOUR);
   });

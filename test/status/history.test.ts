@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createQueueHistory, HISTORY_MS, MAX_SAMPLES } from '../../src/features/queue-sizes/history.js';
-import { formatTons, pressureLevel } from '../../src/features/status-page/model.js';
+import { pressureLevel } from '../../src/features/queue-sizes/status.js';
+import { formatTons } from '../../src/features/wallets/status.js';
 import type { QueueSizesSnapshot } from '../../src/features/queue-sizes/types.js';
 
 /** The status page's history ring and the model's small rules. */

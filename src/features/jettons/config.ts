@@ -37,7 +37,6 @@ export const jettonSchema = z.strictObject({
   decimals: z.number().int().min(0, 'decimals must be 0..255').max(255, 'decimals must be 0..255').optional(),
 });
 
-
 /** What checkJettonNames reads of the parsed file. */
 interface JettonReferences {
   readonly jettons: readonly { readonly name: string }[];
@@ -94,7 +93,12 @@ export const JETTONS_CONFIG: ConfigPiece = {
       .record(jettonName, jettonSchema)
       .default({})
       .transform((jettons): JettonSettings[] =>
-        Object.entries(jettons).map(([name, jetton]) => ({ name, master: rawOf(jetton.master), masterAsWritten: jetton.master, decimals: jetton.decimals ?? null })),
+        Object.entries(jettons).map(([name, jetton]) => ({
+          name,
+          master: rawOf(jetton.master),
+          masterAsWritten: jetton.master,
+          decimals: jetton.decimals ?? null,
+        })),
       ),
     /** Jettons watched for every wallet on the watchlist. */
     watchJettons: jettonNames.default([]),

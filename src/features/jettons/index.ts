@@ -58,7 +58,8 @@ function createJettons(ctx: FeatureContext): FeatureParts {
   let viewed: { snapshot: JettonsSnapshot | null; jettons: Config['jettons']; view: JettonsSnapshot | null } | null = null;
   const view = (): JettonsSnapshot | null => {
     const { jettons: configured } = current().config;
-    if (viewed?.snapshot !== snapshot || viewed.jettons !== configured) viewed = { snapshot, jettons: configured, view: jettonsSnapshotFor(snapshot, configured) };
+    if (viewed?.snapshot !== snapshot || viewed.jettons !== configured)
+      viewed = { snapshot, jettons: configured, view: jettonsSnapshotFor(snapshot, configured) };
     return viewed.view;
   };
   const renderSeries = createJettonSeriesRenderer();

@@ -91,7 +91,8 @@ export function queueSections(deps: QueueSectionsDeps): readonly StatusSection[]
 
 function summaryOf({ queue }: QueueStatus): readonly (readonly [number, string])[] {
   const worst = queue?.shards.reduce<ShardStatus | null>((a, s) => (a === null || (s.ratio ?? 0) > (a.ratio ?? 0) ? s : a), null) ?? null;
-  const age = queue === null ? 'none yet' : `${escapeHtml(queue.ageSeconds.toFixed(1))} s old${queue.fresh ? '' : ' (stale)'}, from ${escapeHtml(queue.upstream)}`;
+  const age =
+    queue === null ? 'none yet' : `${escapeHtml(queue.ageSeconds.toFixed(1))} s old${queue.fresh ? '' : ' (stale)'}, from ${escapeHtml(queue.upstream)}`;
   const highest = worst === null ? '–' : `${percent(worst.ratio)} (${escapeHtml(`${worst.workchain}:${worst.shard}`)})`;
   return [
     [10, `Queue sizes: ${age}`],

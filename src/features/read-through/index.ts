@@ -23,7 +23,7 @@ function createReadThroughFeature(ctx: FeatureContext): FeatureParts {
       name: 'tonwatch_read_through_addresses_total',
       help:
         'Unwatched addresses asked with read-through: hit (cached), fetched, coalesced (joined a fetch in flight), unknown (the upstream does not ' +
-        'know it), refused (past maxPendingAddresses or the client address\'s share of it).',
+        "know it), refused (past maxPendingAddresses or the client address's share of it).",
       labelNames: ['result'],
     },
     RESULTS.map((result) => [result]),
@@ -37,9 +37,8 @@ function createReadThroughFeature(ctx: FeatureContext): FeatureParts {
     logger: ctx.logger.child({ module: 'read-through' }),
     count: (result, addresses) => count([result], addresses),
   });
-  ctx.metrics.gauge(
-    { name: 'tonwatch_read_through_cache_addresses', help: 'Addresses in the read-through cache (absent while read-through is off).' },
-    () => (current().config.readThrough.enabled ? lookup.size : undefined),
+  ctx.metrics.gauge({ name: 'tonwatch_read_through_cache_addresses', help: 'Addresses in the read-through cache (absent while read-through is off).' }, () =>
+    current().config.readThrough.enabled ? lookup.size : undefined,
   );
   return {
     provides: {

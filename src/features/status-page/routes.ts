@@ -118,7 +118,8 @@ function pageHtml(
       );
     })
     .join('\n');
-  return `<!doctype html>
+  return (
+    `<!doctype html>
 <html lang="en" data-refresh="${refresh}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>tonwatch ${escapeHtml(version)}: TON queue pressure and wallets</title>
 <link rel="icon" href="/assets/favicon.svg" type="image/svg+xml"><link rel="stylesheet" href="/assets/status.css">
@@ -131,7 +132,8 @@ ${bodies}
     `/api/v3/walletStates?address=…</a> · <a href="/api/status">/api/status</a> · <a href="/healthz">/healthz</a> · <a href="/readyz">/readyz</a>. ` +
     `Refreshes every ${refresh} s with JavaScript; reload the page without it.</p></footer>
 </body></html>
-`;
+`
+  );
 }
 
 /** The page's script, read once from the build. */

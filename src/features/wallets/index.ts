@@ -1,5 +1,4 @@
 import { addressBookEntry } from '../../accounts/address-book.js';
-import type { WalletRecord } from '../../accounts/types.js';
 import { createInterning } from '../../domain/interning.js';
 import { pollJob } from '../../schedule/poll-job.js';
 import { ageSeconds, notReadyReason } from '../../snapshot/freshness.js';
@@ -101,43 +100,46 @@ function createWallets(ctx: FeatureContext): FeatureParts {
         ? []
         : [
             // In a cluster, a replica that owns no wallet (yet) has nothing to poll.
-            pollJob(ctx, QUERY, config.schedule.wallets, { due: async (signal) => ctx.cluster.owned(config.watchlist).length > 0 && (await loadedFirst(signal)) }, (signal) =>
-              pollWallets(
-                {
-                  client,
-                  logger,
-                  now,
-                  watchlist: ctx.cluster.owned(config.watchlist),
-                  batchSize,
-                  // The primary upstream's budget: failover is the exception.
-                  concurrency: walletConcurrency(config.upstreams[0]?.rps ?? 1),
-                  previous: () => held.current(),
-                  publish(snapshot) {
-                    held.polled(snapshot);
-                    void file.save(held.current() ?? snapshot);
+            pollJob(
+              ctx,
+              QUERY,
+              config.schedule.wallets,
+              { due: async (signal) => ctx.cluster.owned(config.watchlist).length > 0 && (await loadedFirst(signal)) },
+              (signal) =>
+                pollWallets(
+                  {
+                    client,
+                    logger,
+                    now,
+                    watchlist: ctx.cluster.owned(config.watchlist),
+                    batchSize,
+                    // The primary upstream's budget: failover is the exception.
+                    concurrency: walletConcurrency(config.upstreams[0]?.rps ?? 1),
+                    previous: () => held.current(),
+                    publish(snapshot) {
+                      held.polled(snapshot);
+                      void file.save(held.current() ?? snapshot);
+                    },
+                    // A record still served (fresh) holds back an older state of its wallet.
+                    heldFrom: () => now() - config.snapshot.maxAgeSeconds * 1000,
+                    stale: (upstream) => ctx.metrics.staleAnswer(upstream, QUERY),
+                    episodes: ctx.episodes,
+                    interning,
                   },
-                  // A record still served (fresh) holds back an older state of its wallet.
-                  heldFrom: () => now() - config.snapshot.maxAgeSeconds * 1000,
-                  stale: (upstream) => ctx.metrics.staleAnswer(upstream, QUERY),
-                  episodes: ctx.episodes,
-                  interning,
-                },
-                signal,
-              ),
+                  signal,
+                ),
             ),
           ],
     routes: walletsRoutes({ ctx, held: () => held.current(), loading: () => loading, table, tableSources }),
     series: [{ kind: 'gzip', parts: (at) => series.render(held.current(), at) }],
-    polls: [
-      { query: QUERY, active: () => current().config.watchlist.length > 0, fetchedAt: () => held.current()?.fetchedAt, alwaysExported: true },
-    ],
+    polls: [{ query: QUERY, active: () => current().config.watchlist.length > 0, fetchedAt: () => held.current()?.fetchedAt, alwaysExported: true }],
     readiness: () => {
       if (current().config.watchlist.length === 0) return [];
       const reason = notReadyReason(QUERY, held.current()?.fetchedAt, now(), current().config.snapshot.maxAgeSeconds, loading);
       return reason === null ? [] : [reason];
     },
     provides: {
-      addressBook: (raw) => addressBookEntry(held.current()?.wallets.get(raw) as WalletRecord | undefined, raw, current().config.testnet),
+      addressBook: (raw) => addressBookEntry(held.current()?.wallets.get(raw), raw, current().config.testnet),
       statusSections: [walletsSection(table, tableSources)],
     },
     load() {

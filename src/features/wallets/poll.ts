@@ -32,7 +32,6 @@ export interface WalletPollDeps {
   readonly interning?: Interning;
 }
 
-
 export type WalletPollOutcome =
   { readonly ok: true; readonly fetched: number; readonly unknown: number; readonly failed: number } | { readonly ok: false; readonly error: string };
 
