@@ -4,11 +4,12 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 /**
- * Which rooms of src/ may import which (README, "How it fits together"). Read from the
- * sources' import lines, type-only imports included.
+ * The shape of src/ (README, "How it fits together"): rooms, the features' folders, and who
+ * may import whom. Read from the sources' import lines, type-only imports included.
  */
 
 const SRC = fileURLToPath(new URL('../src/', import.meta.url));
+const README = fileURLToPath(new URL('../README.md', import.meta.url));
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -28,10 +29,13 @@ const IMPORTS: ReadonlyMap<string, readonly string[]> = new Map(
   }),
 );
 
-const roomOf = (path: string): string => (path.includes('/') ? (path.split('/')[0] ?? '') : path);
-/** The composition root: the files that wire the rooms together. */
-const COMPOSITION_ROOT = new Set(['main.ts']);
-const isCompositionRoot = (path: string): boolean => COMPOSITION_ROOT.has(path) || roomOf(path) === 'app';
+/** `serve/routes.ts` → `serve/`; `main.ts` → `main.ts`. */
+const roomOf = (path: string): string => (path.includes('/') ? `${path.split('/')[0] ?? ''}/` : path);
+/** `features/wallets/poll.ts` → `wallets`; null for a file outside a feature's folder. */
+const featureOf = (path: string): string | null => {
+  const parts = path.split('/');
+  return parts[0] === 'features' && parts.length > 2 ? (parts[1] ?? null) : null;
+};
 
 function violations(rule: (from: string, to: string) => boolean): string[] {
   const found: string[] = [];
@@ -39,44 +43,160 @@ function violations(rule: (from: string, to: string) => boolean): string[] {
   return found;
 }
 
+/** The README's room table: room → the rooms it says the room imports. */
+function roomTable(): Map<string, Set<string>> {
+  const text = readFileSync(README, 'utf8');
+  const section = text.slice(text.indexOf('## How it fits together'), text.indexOf('\n## ', text.indexOf('## How it fits together') + 1));
+  const table = new Map<string, Set<string>>();
+  for (const line of section.split('\n')) {
+    const cells = line.split('|').map((cell) => cell.trim());
+    // | `room` | job | imports |: the rows of the three-column table whose first cell is a room.
+    if (cells.length !== 5 || !/^`[a-z-]+(\/|\.ts)`$/.test(cells[1] ?? '')) continue;
+    const imports = cells[3] ?? '';
+    if (!/`/.test(imports) && imports !== 'nothing of `src/`' && imports !== 'nothing of src/') continue;
+    table.set(
+      (cells[1] ?? '').slice(1, -1),
+      new Set([...imports.matchAll(/`([a-z-]+\/|[a-z-]+\.ts)`/g)].map((m) => m[1] ?? '').filter((room) => room !== 'src/')),
+    );
+  }
+  return table;
+}
+
+/** The files of each import circle (strongly connected component of more than one file). */
+function importCircles(): string[][] {
+  let counter = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const circles: string[][] = [];
+  const visit = (file: string): void => {
+    index.set(file, counter);
+    low.set(file, counter);
+    counter += 1;
+    stack.push(file);
+    onStack.add(file);
+    for (const to of IMPORTS.get(file) ?? []) {
+      if (!IMPORTS.has(to)) continue;
+      if (!index.has(to)) {
+        visit(to);
+        low.set(file, Math.min(low.get(file) ?? 0, low.get(to) ?? 0));
+      } else if (onStack.has(to)) {
+        low.set(file, Math.min(low.get(file) ?? 0, index.get(to) ?? 0));
+      }
+    }
+    if (low.get(file) !== index.get(file)) return;
+    const circle: string[] = [];
+    let member: string | undefined;
+    do {
+      member = stack.pop();
+      if (member === undefined) break;
+      onStack.delete(member);
+      circle.push(member);
+    } while (member !== file);
+    if (circle.length > 1) circles.push(circle.sort());
+  };
+  for (const file of IMPORTS.keys()) if (!index.has(file)) visit(file);
+  return circles;
+}
+
+/** Every file `from` reaches by imports, itself excluded. */
+function reachable(from: string): Set<string> {
+  const seen = new Set<string>();
+  const next = [...(IMPORTS.get(from) ?? [])];
+  while (next.length > 0) {
+    const file = next.pop() ?? '';
+    if (seen.has(file)) continue;
+    seen.add(file);
+    next.push(...(IMPORTS.get(file) ?? []));
+  }
+  return seen;
+}
+
 describe('architecture', () => {
   it('reads a plausible import graph', () => {
-    expect(IMPORTS.size).toBeGreaterThan(40);
+    expect(IMPORTS.size).toBeGreaterThan(100);
     expect(IMPORTS.get('app/daemon.ts')).toContain('serve/routes.ts');
   });
 
+  it('src/ holds main.ts and rooms, no loose file', () => {
+    expect([...IMPORTS.keys()].filter((path) => !path.includes('/'))).toEqual(['main.ts']);
+  });
+
+  it("every import between rooms is in the README's table, and every import the table names is in the code", () => {
+    const table = roomTable();
+    const rooms = new Set([...IMPORTS.keys()].map(roomOf));
+    expect([...table.keys()].sort()).toEqual([...rooms].sort());
+    const actual = new Map<string, Set<string>>([...rooms].map((room) => [room, new Set<string>()]));
+    for (const [from, targets] of IMPORTS) for (const to of targets) if (roomOf(from) !== roomOf(to)) actual.get(roomOf(from))?.add(roomOf(to));
+    for (const room of rooms) expect([...(actual.get(room) ?? [])].sort(), room).toEqual([...(table.get(room) ?? [])].sort());
+  });
+
+  it('has no import circle between files', () => {
+    expect(importCircles()).toEqual([]);
+  });
+
+  it('finds a circle when there is one (the check itself)', () => {
+    const graph = IMPORTS as Map<string, readonly string[]>;
+    const before = graph.get('log/episodes.ts');
+    graph.set('log/episodes.ts', [...(before ?? []), 'log/logger.ts']);
+    const logger = graph.get('log/logger.ts');
+    graph.set('log/logger.ts', [...(logger ?? []), 'log/episodes.ts']);
+    try {
+      expect(importCircles()).toEqual([['log/episodes.ts', 'log/logger.ts']]);
+    } finally {
+      graph.set('log/episodes.ts', before ?? []);
+      graph.set('log/logger.ts', logger ?? []);
+    }
+  });
+
+  it('metrics/ reaches upstream/ by no path', () => {
+    const reaching = [...IMPORTS.keys()].filter((file) => roomOf(file) === 'metrics/' && [...reachable(file)].some((to) => roomOf(to) === 'upstream/'));
+    expect(reaching).toEqual([]);
+  });
+
+  it('no feature imports another feature', () => {
+    expect(
+      violations((from, to) => {
+        const [mine, theirs] = [featureOf(from), featureOf(to)];
+        return mine !== null && theirs !== null && mine !== theirs;
+      }),
+    ).toEqual([]);
+  });
+
+  it('the core names no feature: outside features/, only app/ imports them, and only their list and shape', () => {
+    const shape = new Set(['features/index.ts', 'features/feature.ts', 'features/provisions.ts']);
+    expect(violations((from, to) => roomOf(from) !== 'features/' && roomOf(to) === 'features/' && (roomOf(from) !== 'app/' || !shape.has(to)))).toEqual([]);
+    // Nor does it spell a feature's query: what is polled is the features' to say.
+    const core = ['app/', 'serve/', 'metrics/', 'schedule/', 'snapshot/', 'cluster/', 'config/'];
+    const naming = [...IMPORTS.keys()].filter(
+      (file) =>
+        core.includes(roomOf(file)) && /'(queue_sizes|wallets|jettons|jetton_wallets|read_through|lag_check)'/.test(readFileSync(join(SRC, file), 'utf8')),
+    );
+    expect(naming).toEqual([]);
+  });
+
+  it('every folder of features/ is a feature on the list, declared in its index.ts', () => {
+    const folders = readdirSync(join(SRC, 'features'), { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => `features/${entry.name}/index.ts`);
+    expect([...(IMPORTS.get('features/index.ts') ?? [])].filter((to) => featureOf(to) !== null).sort()).toEqual(folders.sort());
+  });
+
   it('domain/ is a leaf: it imports nothing of src/ outside itself', () => {
-    expect(violations((from, to) => roomOf(from) === 'domain' && roomOf(to) !== 'domain')).toEqual([]);
+    expect(violations((from, to) => roomOf(from) === 'domain/' && roomOf(to) !== 'domain/')).toEqual([]);
   });
 
-  it('serve/, metrics/, snapshot/ and ton/ import neither the upstream client nor the config', () => {
-    const guarded = new Set(['serve', 'metrics', 'snapshot', 'ton']);
-    expect(violations((from, to) => guarded.has(roomOf(from)) && (roomOf(to) === 'upstream' || roomOf(to) === 'config'))).toEqual([]);
+  it('features/ never load the config: they declare their piece of it', () => {
+    expect(violations((from, to) => roomOf(from) === 'features/' && (to === 'config/load.ts' || to === 'config/source.ts'))).toEqual([]);
   });
 
-  it('status/ (the status page) reads the snapshot and the domain, never the upstream client, the pollers or the config', () => {
-    const allowed = new Set(['status', 'domain', 'snapshot', 'ton']);
-    expect(violations((from, to) => roomOf(from) === 'status' && !allowed.has(roomOf(to)))).toEqual([]);
-  });
-
-  it('status/render.ts, which also runs in the browser, imports nothing at run time', () => {
-    const text = readFileSync(join(SRC, 'status/render.ts'), 'utf8');
-    expect(text.match(/^import (?!type )/gm)).toBeNull();
-  });
-
-  it('poll/ knows the upstream only through the domain interface', () => {
-    expect(violations((from, to) => roomOf(from) === 'poll' && roomOf(to) === 'upstream')).toEqual([]);
-  });
-
-  it('files shipped beside the code are found from assets.ts alone', () => {
-    const found = sourceFiles(SRC).filter((file) => /new URL\([^)]*import\.meta\.url/.test(readFileSync(file, 'utf8')));
-    expect(found.map((file) => relative(SRC, file))).toEqual(['app/assets.ts']);
-  });
-
-  it('cluster/ reads the domain and the snapshot, and of the upstream room only the budget it shares; never the config, pollers, server or metrics', () => {
-    const allowed = new Set(['cluster', 'domain', 'snapshot', 'log']);
-    const budget = new Set(['upstream/budget.ts', 'upstream/waiters.ts']);
-    expect(violations((from, to) => roomOf(from) === 'cluster' && !allowed.has(roomOf(to)) && !budget.has(to))).toEqual([]);
+  it('files shipped beside the code are found from app/assets.ts, or by a feature in its own folder', () => {
+    const lookups = sourceFiles(SRC).flatMap((file) =>
+      [...readFileSync(file, 'utf8').matchAll(/new URL\('([^']*)', import\.meta\.url\)/g)].map((m) => [relative(SRC, file), m[1] ?? ''] as const),
+    );
+    expect(lookups.length).toBeGreaterThan(1);
+    expect(lookups.filter(([file, url]) => file !== 'app/assets.ts' && !(featureOf(file) !== null && /^\.\/[^/]+$/.test(url)))).toEqual([]);
   });
 
   it('only cluster/runtime.ts loads the Redis client, and a single process never loads it: link.ts imports the runtime on demand', () => {
@@ -89,46 +209,23 @@ describe('architecture', () => {
     expect(link).not.toMatch(/^import (?!type )[^;]*'\.\/runtime\.js'/m);
   });
 
-  it('features/ reach the upstream only through the domain interface and the list of kinds, and never load the config', () => {
-    expect(
-      violations((from, to) => roomOf(from) === 'features' && ((roomOf(to) === 'upstream' && to !== 'upstream/kinds.ts') || roomOf(to) === 'config')),
-    ).toEqual([]);
-  });
-
   it("one module knows the upstream kinds: no file but a kind's own compares a kind", () => {
     const comparing = sourceFiles(SRC).filter((file) => /\.kind [!=]== '(http|liteserver)'/.test(readFileSync(file, 'utf8')));
     expect(comparing.map((file) => relative(SRC, file))).toEqual([]);
   });
 
-  it('the daemon knows its features only through their list (features/index.ts) and their shape (features/feature.ts)', () => {
-    const features = (IMPORTS.get('app/daemon.ts') ?? []).filter((to) => roomOf(to) === 'features');
-    expect(features.sort()).toEqual(['features/feature.ts', 'features/index.ts']);
-    // Every feature module is on the list.
-    const modules = [...IMPORTS.keys()].filter((path) => roomOf(path) === 'features' && !['features/feature.ts', 'features/index.ts'].includes(path));
-    expect(modules.length).toBeGreaterThanOrEqual(5);
-    expect([...(IMPORTS.get('features/index.ts') ?? [])].filter((to) => to !== 'features/feature.ts').sort()).toEqual(modules.sort());
+  it('the status page script served to browsers imports nothing at run time', () => {
+    const text = readFileSync(join(SRC, 'features/status-page/client.ts'), 'utf8');
+    expect(text.match(/^import (?!type )/gm)).toBeNull();
   });
 
-  it('keeps every line of src/ within 160 characters', () => {
-    const wide = sourceFiles(SRC).flatMap((file) =>
-      readFileSync(file, 'utf8')
-        .split('\n')
-        .flatMap((line, i) => (line.length > 160 ? [`${relative(SRC, file)}:${i + 1}`] : [])),
-    );
-    expect(wide).toEqual([]);
+  it('keeps every line of src/ within 160 characters, and every file under 250 lines', () => {
+    const files = sourceFiles(SRC).map((file) => [relative(SRC, file), readFileSync(file, 'utf8').split('\n')] as const);
+    expect(files.flatMap(([file, lines]) => lines.flatMap((line, i) => (line.length > 160 ? [`${file}:${i + 1}`] : [])))).toEqual([]);
+    expect(files.filter(([, lines]) => lines.length - 1 > 250).map(([file, lines]) => `${file}: ${lines.length - 1}`)).toEqual([]);
   });
 
-  it('keeps every file of src/ under 250 lines, and createDaemon under 80', () => {
-    const long = sourceFiles(SRC)
-      .map((file) => [relative(SRC, file), readFileSync(file, 'utf8').split('\n').length - 1] as const)
-      .filter(([, lines]) => lines > 250);
-    expect(long).toEqual([]);
-    const daemon = readFileSync(join(SRC, 'app/daemon.ts'), 'utf8');
-    const start = daemon.indexOf('export function createDaemon(');
-    expect(daemon.slice(start, daemon.indexOf('\n}\n', start)).split('\n').length).toBeLessThan(80);
-  });
-
-  it('only the composition root and config/ import the config loader', () => {
-    expect(violations((from, to) => to === 'config/load.ts' && !isCompositionRoot(from) && roomOf(from) !== 'config')).toEqual([]);
+  it('only app/ and config/ import the config loader', () => {
+    expect(violations((from, to) => to === 'config/load.ts' && roomOf(from) !== 'app/' && roomOf(from) !== 'config/')).toEqual([]);
   });
 });

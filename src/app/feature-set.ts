@@ -5,7 +5,7 @@ import type { HealthSource } from '../metrics/registry.js';
 import type { MetricBlock } from '../metrics/exposition.js';
 import type { PollStatus } from '../schedule/poll-status.js';
 import type { ScheduledJob } from '../schedule/scheduler.js';
-import type { Route } from '../serve/server.js';
+import type { Route } from '../serve/route.js';
 import { ageSeconds, isFresh } from '../snapshot/freshness.js';
 
 /**

@@ -6,7 +6,7 @@ import type { Generation, GenerationParts } from '../features/feature.js';
 import type { UpstreamLagView } from '../features/provisions.js';
 import { createBatchSize } from '../accounts/batches.js';
 import { createScheduler, type ScheduledJob } from '../schedule/scheduler.js';
-import type { ConnectionLimits } from '../serve/server.js';
+import type { ConnectionLimits } from '../serve/limits.js';
 import { createUpstreamClient, type UpstreamClientDeps } from '../upstream/client.js';
 import { urlBoundOf } from '../upstream/kinds.js';
 

@@ -3,7 +3,8 @@ import type { ClusterSettings } from '../domain/config.js';
 import { burstOf } from '../upstream/budget.js';
 import { createClusterBudget } from './budget.js';
 import type { ClusterRuntime } from './runtime.js';
-import { SINGLE_PROCESS, type ChannelSpec, type ClusterDaemonParts, type ClusterReading, type ClusterView } from './view.js';
+import type { ClusterReading } from '../domain/cluster.js';
+import { SINGLE_PROCESS, type ChannelSpec, type ClusterDaemonParts, type ClusterView } from './view.js';
 
 /** The cluster as the daemon holds it: the view the features read, and its lifecycle. */
 export interface ClusterLink extends ClusterView {

@@ -53,14 +53,6 @@ export const SINGLE_PROCESS: ClusterView = Object.freeze({
   channel: <R>() => NO_CHANNEL as Channel<R>,
 });
 
-/** What a replica says of the cluster in its metrics. */
-export interface ClusterReading {
-  readonly members: number;
-  readonly ownedWallets: number;
-  readonly leader: boolean;
-  readonly redisUp: boolean;
-}
-
 /** What cluster mode takes from the daemon: its logger, clocks and watchlist. */
 export interface ClusterDaemonParts {
   readonly version: string;

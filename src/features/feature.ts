@@ -10,7 +10,7 @@ import type { OwnMetrics } from '../metrics/registry.js';
 import type { BatchSize } from '../accounts/batches.js';
 import type { PollStatus } from '../schedule/poll-status.js';
 import type { ScheduledJob, Scheduler } from '../schedule/scheduler.js';
-import type { Route } from '../serve/server.js';
+import type { Route } from '../serve/route.js';
 import type { PersistObserver } from '../snapshot/persist-faults.js';
 import type { Provided, Provisions } from './provisions.js';
 

@@ -2,7 +2,7 @@ import type { AddressBookEntry } from '../domain/wallet-state.js';
 import type { UpstreamLag } from '../domain/upstream.js';
 import type { WatchedWallet } from '../domain/config.js';
 import type { WalletRecord } from '../accounts/types.js';
-import type { ServedRequest } from '../serve/server.js';
+import type { ServedRequest } from '../serve/route.js';
 import type { ServedResponse } from '../serve/response.js';
 
 /**

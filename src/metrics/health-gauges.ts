@@ -1,7 +1,24 @@
 import type { Registry } from 'prom-client';
-import type { ClusterReading } from '../cluster/view.js';
-import type { HealthSource } from './registry.js';
+import type { ClusterReading } from '../domain/cluster.js';
 import { labelledReadGauge, readGauge } from './read-gauges.js';
+
+/** What the core's self metrics read at scrape time. */
+export interface HealthSource {
+  /** The queries polled (each feature's), in order. */
+  queries(): readonly string[];
+  /**
+   * 1 when the last poll of `query` succeeded and its data is fresh; undefined when the
+   * query is not polled at all (nothing to poll in the config): then there is no series.
+   */
+  up(query: string): boolean | undefined;
+  /** Age of the data served for `query`, seconds; undefined when there is none. */
+  snapshotAgeSeconds(query: string): number | undefined;
+  /** Time of the last successful poll, ms since epoch; undefined before the first. */
+  lastSuccessAt(query: string): number | undefined;
+  watchlistSize(): number;
+  /** This replica's view of its cluster; undefined in one process (no tonwatch_cluster_* series). */
+  cluster(): ClusterReading | undefined;
+}
 
 /** The core's self metrics read from the daemon's state when /metrics is rendered: absent when there is nothing to read. */
 export function registerHealthGauges(registers: Registry[], health: HealthSource): void {

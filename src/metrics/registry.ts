@@ -2,9 +2,8 @@ import { Counter, Registry, collectDefaultMetrics } from 'prom-client';
 import type { ConnectionDrop } from '../domain/connections.js';
 import type { UpstreamObserver } from '../domain/upstream.js';
 import type { PersistObserver } from '../snapshot/persist-faults.js';
-import type { ClusterReading } from '../cluster/view.js';
 import { labelledReadGauge, readGauge } from './read-gauges.js';
-import { registerHealthGauges } from './health-gauges.js';
+import { registerHealthGauges, type HealthSource } from './health-gauges.js';
 import { createInstruments } from './instruments.js';
 import { createReadings } from './readings.js';
 import { createServedCounts } from './served-counts.js';
@@ -17,23 +16,7 @@ import { createServedCounts } from './served-counts.js';
 
 export type { MetricFamily } from './catalogue.js';
 
-/** What the core's self metrics read at scrape time. */
-export interface HealthSource {
-  /** The queries polled (each feature's), in order. */
-  queries(): readonly string[];
-  /**
-   * 1 when the last poll of `query` succeeded and its data is fresh; undefined when the
-   * query is not polled at all (nothing to poll in the config): then there is no series.
-   */
-  up(query: string): boolean | undefined;
-  /** Age of the data served for `query`, seconds; undefined when there is none. */
-  snapshotAgeSeconds(query: string): number | undefined;
-  /** Time of the last successful poll, ms since epoch; undefined before the first. */
-  lastSuccessAt(query: string): number | undefined;
-  watchlistSize(): number;
-  /** This replica's view of its cluster; undefined in one process (no tonwatch_cluster_* series). */
-  cluster(): ClusterReading | undefined;
-}
+export type { HealthSource } from './health-gauges.js';
 
 /**
  * The metrics a feature keeps of its own, beside the core's it feeds. A name taken twice is

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { ConnectionDrop } from '../domain/connections.js';
 import { JSON_TYPE } from './response.js';
 import { createSendDeadlines } from './send-deadlines.js';
-import { MAX_HEADER_BYTES, type ConnectionLimits } from './server.js';
+import { MAX_HEADER_BYTES, type ConnectionLimits } from './limits.js';
 
 /**
  * What a server does about its connections rather than its requests, beyond their slots

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { Route } from './server.js';
+import type { Route } from './route.js';
 
 /**
  * Per-route in-flight counts: `admit` counts a request against its route's maxInFlight

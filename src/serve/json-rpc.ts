@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { jsonResponse, MAX_JSON_RPC_BODY_BYTES, type ServedResponse } from './response.js';
-import type { Route, ServedRequest } from './server.js';
+import type { Route, ServedRequest } from './route.js';
 
 /**
  * `POST /api/v2/jsonRPC` as toncenter's Python server answers it (ton-http-api,

@@ -3,7 +3,7 @@ import { METRICS_ENDPOINT } from '../metrics/registry.js';
 import { serveHealthz, serveReadyz } from './health.js';
 import { createJsonRpcRoute, type JsonRpcMethod } from './json-rpc.js';
 import { jsonResponse } from './response.js';
-import type { Route } from './server.js';
+import type { Route } from './route.js';
 
 /** What the core's own routes read per request. */
 export interface CoreRoutesDeps {

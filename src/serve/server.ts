@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { perObject } from '../domain/per-object.js';
 import type { WebConfig } from '../domain/web-config.js';
 import { acceptsGzip } from './accept-encoding.js';
-import { createConnectionSlots, type SlotLimits } from './connection-slots.js';
+import { createConnectionSlots } from './connection-slots.js';
 import { createGate } from './gate.js';
 import { createPasswordChecks, type PasswordChecks } from './password-checks.js';
 import { guardConnections } from './connection-guards.js';
@@ -13,60 +13,14 @@ import { isStreamed, jsonResponse, type ServedResponse } from './response.js';
 import { createInFlightLimits } from './in-flight.js';
 import type { createTlsServer } from './tls.js';
 import { writeResponse } from './write-response.js';
+import { DEFAULT_CONNECTION_LIMITS, MAX_HEADER_BYTES, type ConnectionLimits } from './limits.js';
+import type { Route, ServedRequest } from './route.js';
 
 /**
  * The HTTP face: node:http with bounded URL/header sizes and timeouts, a fixed route table,
  * and nothing a client sends able to crash the process. Building the server and listening
  * are separate, so tests listen on port 0.
  */
-
-export interface ServedRequest {
-  readonly method: string;
-  /** The client's address (the proxy's, behind a reverse proxy). */
-  readonly client?: string;
-  readonly path: string;
-  /** The raw query string without `?`, '' when absent. */
-  readonly query: string;
-  /**
-   * Whether the client accepts a gzip-encoded body (Accept-Encoding names gzip with a
-   * non-zero q). A function: Node builds a request's header object only when asked, and
-   * only /metrics asks.
-   */
-  acceptsGzip(): boolean;
-  /** The request body, read up to the route's maxBodyBytes: only for a POST to a route that takes one. */
-  readonly body?: Buffer;
-}
-
-export interface Route {
-  /** The `endpoint` label of tonwatch_served_requests_total. */
-  readonly endpoint: string;
-  handle(request: ServedRequest): ServedResponse | Promise<ServedResponse>;
-  /**
-   * At most this many requests of this route at once (answer to the last byte sent); beyond,
-   * 503 with Retry-After. Read per request (a reload can change it); 0 means no limit.
-   */
-  readonly maxInFlight?: () => number;
-  /** Told the route's number of requests in flight whenever it changes. */
-  readonly onInFlight?: (inFlight: number) => void;
-  /**
-   * The route takes a POST body of at most this many bytes (read before `handle` is
-   * called); a longer one is answered 413 and the connection closed.
-   */
-  readonly maxBodyBytes?: number;
-}
-
-/** Bounds on what clients may hold; read when used, so a reload applies them. */
-export interface ConnectionLimits extends SlotLimits {
-  /** A response not taken by the client within this many ms is cut. */
-  readonly sendTimeoutMs: number;
-}
-
-export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = {
-  maxConnections: 1000,
-  maxConnectionsPerClient: 500,
-  tlsHandshakeTimeoutMs: 10_000,
-  sendTimeoutMs: 60_000,
-};
 
 /** What the server logs: a handler's failure, a connection cut. */
 export type ServerLogger = Pick<Logger, 'error' | 'debug'>;
@@ -93,12 +47,6 @@ export interface HttpServerDeps {
   /** Builds the server when the web config asks for TLS (serve/tls.ts): given by who may need it, so node:https loads only then. */
   readonly tlsServer?: typeof createTlsServer;
 }
-
-/**
- * Request line plus headers. A walletStates GET with 1024 raw addresses, each `address=`
- * repeated and `:` percent-encoded, is about 80 KiB; this leaves room for proxies' headers.
- */
-export const MAX_HEADER_BYTES = 128 * 1024;
 
 // Node checks the header and request timeouts every connectionsCheckingInterval (30 s by
 // default): a slowloris connection lived 27 s past a 10 s header timeout.

@@ -1,7 +1,21 @@
 import { createHash } from 'node:crypto';
-import { Cell, Dictionary, beginCell, storeAccount, type AccountState } from '@ton/core';
+import { Cell, Dictionary, beginCell, storeAccount, type AccountState, type Address } from '@ton/core';
 import { buildShardAccounts, buildShardStateProof } from '../ton/shard-accounts.js';
-import type { SimAccount, SimAccountKind } from './wallets.js';
+
+/** Which contract a simulated account runs, or what state it is in without one. */
+export type SimAccountKind = 'v4r2' | 'v5r1' | 'v3r2' | 'uninit' | 'frozen' | 'contract' | 'nonexist';
+
+/** A simulated account: its kind, balance, seqno and last transaction. */
+export interface SimAccount {
+  readonly raw: string;
+  readonly address: Address;
+  readonly kind: SimAccountKind;
+  balance: bigint;
+  seqno: number;
+  lt: bigint;
+  txHash: string;
+  extraCurrencies: Record<string, string>;
+}
 
 /**
  * The simulated accounts as the chain stores them: real wallet code (so code hashes and

@@ -3,7 +3,7 @@
  * the command line can print and check them without loading the simulator (and @ton/core).
  */
 import type { ScenarioName } from './scenarios.js';
-import type { SimStyle } from './server.js';
+import type { SimStyle } from './v2-bodies.js';
 
 export interface SimulatorOptions {
   readonly seed: number;

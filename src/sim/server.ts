@@ -9,7 +9,7 @@ import type { SimLiteserver } from './liteserver.js';
 import { createSimControl } from './control.js';
 import { createLoadMeter } from './load-meter.js';
 import { parseAddress } from '../ton/address.js';
-import { createSimBodies } from './v2-bodies.js';
+import { createSimBodies, type SimStyle } from './v2-bodies.js';
 
 /**
  * The simulator's HTTP face: a toncenter-compatible upstream in either server generation's
@@ -19,8 +19,6 @@ import { createSimBodies } from './v2-bodies.js';
  *   `cpp`: the singular path only, `@extra` at the top level; `both`: either path.
  * - `rps`: requests per second before toncenter's 429 bodies (null: unlimited).
  */
-export type SimStyle = 'python' | 'cpp' | 'both';
-
 export interface SimServerOptions {
   readonly chain: SimChain;
   readonly wallets: SimWallets;

@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { SimChain } from './chain.js';
 import type { Random } from './random.js';
-import type { SimStyle } from './server.js';
+
+/** Which toncenter server's v2 body the simulator writes: the Python one, the C++ one, or each half the time. */
+export type SimStyle = 'python' | 'cpp' | 'both';
 
 /** The signed id of a whole-workchain shard. */
 const WHOLE_SHARD_SIGNED = '-9223372036854775808';

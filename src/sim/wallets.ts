@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Address } from '@ton/core';
 import { isCanonicalRaw, parseAddress, rawKey, userFriendly } from '../ton/address.js';
-import { codeHashOf } from './account-cells.js';
+import { codeHashOf, type SimAccount, type SimAccountKind } from './account-cells.js';
 import { perObject } from '../domain/per-object.js';
 import type { Random } from './random.js';
 
@@ -12,18 +12,7 @@ import type { Random } from './random.js';
  * for uninit/frozen/nonexist accounts, extra_currencies omitted when empty.
  */
 
-export type SimAccountKind = 'v4r2' | 'v5r1' | 'v3r2' | 'uninit' | 'frozen' | 'contract' | 'nonexist';
-
-export interface SimAccount {
-  readonly raw: string;
-  readonly address: Address;
-  readonly kind: SimAccountKind;
-  balance: bigint;
-  seqno: number;
-  lt: bigint;
-  txHash: string;
-  extraCurrencies: Record<string, string>;
-}
+export type { SimAccount, SimAccountKind } from './account-cells.js';
 
 export interface SimWallets {
   step(): void;

@@ -1,4 +1,4 @@
-import { createWaiterQueue } from './waiters.js';
+import { createWaiterQueue, type RequestPriority } from './waiters.js';
 
 /**
  * A token bucket per upstream: `rps` tokens per second, burst = half of rps (at least
@@ -9,7 +9,7 @@ import { createWaiterQueue } from './waiters.js';
  * Retry-After. In a cluster, the bucket is shared through Redis (cluster/budget.ts).
  */
 
-export type RequestPriority = 'high' | 'low' | 'jetton' | 'read';
+export type { RequestPriority } from './waiters.js';
 
 export interface RequestBudget {
   /** Resolves when a request may be sent; rejects with the signal's reason if aborted first. */

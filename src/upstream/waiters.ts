@@ -1,4 +1,5 @@
-import type { RequestPriority } from './budget.js';
+/** Who waits for an upstream's budget, highest first: see WaiterQueue. */
+export type RequestPriority = 'high' | 'low' | 'jetton' | 'read';
 
 /**
  * The requests waiting for an upstream's budget, in the order they are to be served:

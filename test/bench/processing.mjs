@@ -2,7 +2,8 @@
 // fresh-process one (first-cycle.mjs): what the daemon does per cycle once the
 // upstream's bodies have arrived.
 import { createWalletSeriesRenderer } from '../../dist/features/wallets/series.js';
-import { assembleWalletsSnapshot, matchWalletAnswer } from '../../dist/accounts/wallet-mapping.js';
+import { matchWalletAnswer } from '../../dist/accounts/wallet-mapping.js';
+import { assembleWalletsSnapshot } from '../../dist/features/wallets/assemble.js';
 import { parseAddress } from '../../dist/ton/address.js';
 import { decodeWalletStates } from '../../dist/upstream/http/wallet-states.js';
 import { spawn } from 'node:child_process';

@@ -8,7 +8,9 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { request } from 'undici';
 import { matchWalletAnswer } from '../../dist/accounts/wallet-mapping.js';
-import { createSnapshotPersister } from '../../dist/snapshot/persist.js';
+import { QUEUE_FILE } from '../../dist/features/queue-sizes/file-format.js';
+import { WALLETS_FILE } from '../../dist/features/wallets/file.js';
+import { createPersistedFile, partFile } from '../../dist/snapshot/persisted-file.js';
 import { decodeWalletStates } from '../../dist/upstream/http/wallet-states.js';
 import { queueSnapshot, rawAddress, rawWatchlist, realisticWatchlist, walletStatesBody } from './fixtures.mjs';
 
@@ -114,8 +116,11 @@ export async function persistedDataDir(wallets, port, { logLevel = 'warn', watch
     if (!decoded.success) throw decoded.error;
     matchWalletAnswer(asked, decoded.data, { fetchedAt: now, upstream: 'bench' }, undefined, records);
   }
-  const persister = createSnapshotPersister({ file: join(dir, 'snapshot.json'), logger: pino({ level: 'silent' }), now: Date.now });
-  await persister.save({ queueSizes: { ...queueSnapshot(), fetchedAt: now }, wallets: { wallets: records, fetchedAt: now } });
+  // The two parts' files as the queue sizes and wallets features write them.
+  const file = join(dir, 'snapshot.json');
+  const options = { logger: pino({ level: 'silent' }), now: Date.now };
+  await createPersistedFile({ ...options, file, codec: QUEUE_FILE }).save({ ...queueSnapshot(), fetchedAt: now });
+  await createPersistedFile({ ...options, file: partFile(file, 'wallets'), codec: WALLETS_FILE }).save({ wallets: records, fetchedAt: now });
   const raws = Array.from({ length: wallets }, (_, i) => rawAddress(i));
   const lists = watchlist === 'raw' ? rawWatchlist(raws) : realisticWatchlist(raws);
   writeFileSync(join(dir, 'watch.txt'), lists.file);

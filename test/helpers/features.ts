@@ -12,7 +12,7 @@ import { createSelfMetrics, type SelfMetrics } from '../../src/metrics/registry.
 import { createPollStatus } from '../../src/schedule/poll-status.js';
 import type { ScheduledJob } from '../../src/schedule/scheduler.js';
 import { coreRoutes, routeTable } from '../../src/serve/routes.js';
-import type { Route } from '../../src/serve/server.js';
+import type { Route } from '../../src/serve/route.js';
 import type { ServedResponse } from '../../src/serve/response.js';
 import { createLogSink } from './log.js';
 

@@ -67,8 +67,10 @@ describe('metrics exposition', () => {
   // 2,500 wallets: three blocks of up to 1,000.
   const raws = Array.from({ length: 2500 }, (_, i) => rawAddress(i + 1));
   const watchlist = raws.map((raw) => watched(raw));
+  // One poll of the queue sizes: its block is the same text throughout.
+  const queueSizes = { ...queueSnapshot(), fetchedAt: NOW };
   const snapshotWith = (balanceOf: (i: number) => string): Snapshot => ({
-    queueSizes: { ...queueSnapshot(), fetchedAt: NOW },
+    queueSizes,
     wallets: walletsSnapshot(
       raws.map((raw, i) => record(raw, walletState(raw, { balance: balanceOf(i) }), NOW)),
       NOW,

@@ -1,7 +1,8 @@
 import { Address } from '@ton/core';
 import { describe, expect, it } from 'vitest';
 import { createInterning } from '../../src/domain/interning.js';
-import { assembleWalletsSnapshot, matchWalletAnswer } from '../../src/accounts/wallet-mapping.js';
+import { matchWalletAnswer } from '../../src/accounts/wallet-mapping.js';
+import { assembleWalletsSnapshot } from '../../src/features/wallets/assemble.js';
 import type { WalletRecord } from '../../src/accounts/types.js';
 import { walletStatesResponseSchema } from '../../src/upstream/http/schemas.js';
 import { ADDR, record, walletState } from '../helpers/wallets.js';

@@ -4,7 +4,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ConnectionDrop } from '../../src/domain/connections.js';
 import { closeServer, listen } from '../../src/serve/lifecycle.js';
 import { jsonResponse } from '../../src/serve/response.js';
-import { createHttpServer, DEFAULT_CONNECTION_LIMITS, type ConnectionLimits, type Route } from '../../src/serve/server.js';
+import { createHttpServer } from '../../src/serve/server.js';
+import type { Route } from '../../src/serve/route.js';
+import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from '../../src/serve/limits.js';
 import { eventually } from '../helpers/process.js';
 import { createLogSink } from '../helpers/log.js';
 

@@ -2,7 +2,9 @@ import { connect } from 'node:net';
 import type { Server } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { closeServer, listen } from '../../src/serve/lifecycle.js';
-import { createHttpServer, MAX_HEADER_BYTES, type Route } from '../../src/serve/server.js';
+import { createHttpServer } from '../../src/serve/server.js';
+import type { Route } from '../../src/serve/route.js';
+import { MAX_HEADER_BYTES } from '../../src/serve/limits.js';
 import { jsonResponse } from '../../src/serve/response.js';
 import { createLogSink } from '../helpers/log.js';
 

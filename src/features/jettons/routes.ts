@@ -1,6 +1,6 @@
 import { addressBookEntry } from '../../accounts/address-book.js';
 import { JETTON_WALLETS_API_PATH, type JettonsSnapshot } from '../../domain/jettons.js';
-import type { Route } from '../../serve/server.js';
+import type { Route } from '../../serve/route.js';
 import type { FeatureContext } from '../feature.js';
 import { createJettonWalletsHandler } from './v3.js';
 

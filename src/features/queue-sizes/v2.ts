@@ -2,7 +2,7 @@ import { perObject } from '../../domain/per-object.js';
 import { isFresh } from '../../snapshot/freshness.js';
 import type { QueueSizesSnapshot } from './types.js';
 import { createSnapshotResponder, jsonResponse, MAX_JSON_RPC_BODY_BYTES, retryAfterSeconds, type ServedResponse } from '../../serve/response.js';
-import type { Route, ServedRequest } from '../../serve/server.js';
+import type { Route, ServedRequest } from '../../serve/route.js';
 import type { FeatureContext } from '../feature.js';
 
 /**

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { escapeHtml } from '../../serve/html.js';
 import { JSON_TYPE, type ServedResponse } from '../../serve/response.js';
 import { getOnly } from '../../serve/routes.js';
-import type { Route } from '../../serve/server.js';
+import type { Route } from '../../serve/route.js';
 import type { StatusSection } from '../provisions.js';
 import { STATUS_CSS } from './style.js';
 
@@ -112,8 +112,9 @@ function pageHtml(
     .map((section) => {
       const id = section.anchor === undefined ? '' : ` id="${section.anchor}"`;
       const controls = section.controls?.(params) ?? '';
+      const heading = `<h2 id="h-${section.id}">${escapeHtml(section.title)}</h2>`;
       return (
-        `<section aria-labelledby="h-${section.id}"${id}><h2 id="h-${section.id}">${escapeHtml(section.title)}</h2>${controls === '' ? '' : `\n${controls}\n`}` +
+        `<section aria-labelledby="h-${section.id}"${id}>${heading}${controls === '' ? '' : `\n${controls}\n`}` +
         `<div id="section-${section.id}">${rendered.sections[section.id] ?? ''}</div></section>`
       );
     })

@@ -63,6 +63,7 @@ function renderUpstreams(upstreams: readonly UpstreamStatus[], now: number): str
   return (
     `<div class="scroll"><table class="upstreams"><caption>In failover order; answers of the last ten minutes</caption><thead><tr><th ` +
     `scope="col">upstream</th><th scope="col">URL</th><th scope="col">last success</th><th scope="col">answers by code</th><th scope="col">429s</th>` +
-    `<th scope="col">lag, blocks</th><th scope="col">indexer lag</th></tr></thead><tbody>${upstreams.map((u) => upstreamRow(u, now)).join('')}</tbody></table></div>`
+    `<th scope="col">lag, blocks</th><th scope="col">indexer lag</th></tr></thead>` +
+    `<tbody>${upstreams.map((u) => upstreamRow(u, now)).join('')}</tbody></table></div>`
   );
 }

@@ -7,7 +7,8 @@ import type { Interning } from '../../domain/interning.js';
 import type { EpisodeLog } from '../../log/episodes.js';
 import { createBatchQueue, type BatchSize } from '../../accounts/batches.js';
 import { createCycleProgress, type CycleProgress } from './progress.js';
-import { assembleWalletsSnapshot, matchWalletAnswer } from '../../accounts/wallet-mapping.js';
+import { matchWalletAnswer } from '../../accounts/wallet-mapping.js';
+import { assembleWalletsSnapshot } from './assemble.js';
 
 export interface WalletPollDeps {
   readonly client: UpstreamClient;

@@ -1,6 +1,6 @@
 import { JSON_TYPE } from '../../serve/response.js';
 import { getOnly } from '../../serve/routes.js';
-import type { Route } from '../../serve/server.js';
+import type { Route } from '../../serve/route.js';
 import type { FeatureContext } from '../feature.js';
 import type { createWalletTable, WalletTableSources } from './status.js';
 import type { WalletsSnapshot } from './types.js';
