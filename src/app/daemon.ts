@@ -1,18 +1,14 @@
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import { createClusterLink } from '../cluster/link.js';
+import { createClusterLink, type ClusterLink } from '../cluster/link.js';
 import type { Config } from '../domain/config.js';
 import type { FeatureContext } from '../features/feature.js';
 import { createEpisodeLog } from '../log/episodes.js';
-import { createMetricsExposition } from '../metrics/exposition.js';
-import { createCompressor } from '../metrics/gzip-members.js';
-import { createSelfMetrics } from '../metrics/registry.js';
+import { createSelfMetrics, type SelfMetrics } from '../metrics/registry.js';
 import { createPollStatus } from '../schedule/poll-status.js';
 import { closeServer, listen } from '../serve/lifecycle.js';
-import { coreRoutes, routeTable } from '../serve/routes.js';
-import { createHttpServer } from '../serve/server.js';
-import { createTlsServer } from '../serve/tls.js';
 import { createFeatureSet, type FeatureSet } from './feature-set.js';
+import { createDaemonServer } from './server.js';
 import { createGenerations, type AppGeneration } from './generation.js';
 
 export interface DaemonDeps {
@@ -64,8 +60,6 @@ export function createDaemon(deps: DaemonDeps): Daemon {
     if (generation === null) throw new Error('the daemon has no configuration yet');
     return generation;
   };
-  const maxAgeSeconds = (): number => current().config.snapshot.maxAgeSeconds;
-
   const polls = createPollStatus();
   const episodes = createEpisodeLog(logger.child({ module: 'poll' }), now);
   const cluster = createClusterLink({
@@ -78,21 +72,8 @@ export function createDaemon(deps: DaemonDeps): Daemon {
     wallOffset,
     watchlist: () => current().config.watchlist,
   });
-  const self = createSelfMetrics({
-    version: deps.version,
-    nodeVersion: deps.nodeVersion,
-    now,
-    wall: () => now() + wallOffset(),
-    // Read at scrape time, once the features (made with the self metrics, below) are.
-    health: {
-      queries: () => features.health.queries(),
-      up: (query) => features.health.up(query),
-      snapshotAgeSeconds: (query) => features.health.snapshotAgeSeconds(query),
-      lastSuccessAt: (query) => features.health.lastSuccessAt(query),
-      watchlistSize: () => current().config.watchlist.length,
-      cluster: () => cluster.reading(),
-    },
-  });
+  // The self metrics read the features' polls at scrape time, once the features (made with them, below) are.
+  const self = selfMetricsOf(deps, { wallOffset, current, cluster, features: () => features });
   const ctx: FeatureContext = {
     version: deps.version,
     logger,
@@ -108,49 +89,11 @@ export function createDaemon(deps: DaemonDeps): Daemon {
     provided: { all: (kind) => features.provided(kind) },
     startedUp: deps.startedUp,
   };
-  const features: FeatureSet = createFeatureSet(ctx, { polls, maxAgeSeconds });
+  const features: FeatureSet = createFeatureSet(ctx, { polls, maxAgeSeconds: () => current().config.snapshot.maxAgeSeconds });
   self.pollsDeclared(features.alwaysPolled());
-
-  const generationFor = createGenerations({
-    logger,
-    now,
-    wallOffset,
-    version: deps.version,
-    lag: () => features.provided('upstreamLag'),
-    jobsFor: (parts) => features.jobs(parts),
-    budgetFor: (upstream) => cluster.budgetFor(upstream),
-    observer: {
-      request(upstream, query, code, durationSeconds) {
-        self.upstream.request(upstream, query, code, durationSeconds);
-        features.upstreamRequest(upstream, code, now());
-      },
-      skipped: (upstream, query, reason) => self.upstream.skipped(upstream, query, reason),
-    },
-  });
+  const generationFor = generationsOf({ deps, wallOffset, self, features, cluster });
   generation = generationFor(deps.config, null);
-
-  // One bound on compressions in the thread pool for all of /metrics.
-  const metrics = createMetricsExposition({ self, now, blocks: () => features.series(), compressor: createCompressor() });
-  const server = createHttpServer({
-    logger: logger.child({ module: 'server' }),
-    tlsServer: createTlsServer,
-    web: () => current().config.web,
-    onServed: (endpoint, code) => self.servedRequest(endpoint, code),
-    limits: () => current().connectionLimits,
-    allowedHosts: () => current().allowedHosts,
-    onConnection: (event) => self.connection(event),
-    now,
-    routes: routeTable([
-      coreRoutes({
-        metrics,
-        maxMetricsRequests: () => current().config.listen.maxMetricsRequests,
-        onMetricsInFlight: (inFlight) => self.metricsInFlight(inFlight),
-        notReady: () => features.notReady(),
-        v2Methods: () => Object.assign({}, ...features.provided('v2Methods')) as Record<string, never>,
-      }),
-      ...features.routes(),
-    ]),
-  });
+  const server = createDaemonServer({ logger, now, current, self, features });
 
   return {
     config: () => current().config,
@@ -168,13 +111,8 @@ export function createDaemon(deps: DaemonDeps): Daemon {
       return address;
     },
     async applyConfig(config) {
-      const before = current();
-      const next = generationFor(config, before);
-      sayWhatWaitsForRestart(logger, deps.config, config);
-      logger.level = config.log.level;
-      await before.scheduler.stop();
-      // Its liteserver connections; a read-through batch still on it fails and is asked again.
-      if (next.client !== before.client) before.client.close();
+      const next = generationFor(config, current());
+      await handOver(logger, deps.config, current(), next);
       generation = next;
       if (running && stopping === null) next.scheduler.start();
       self.configReloaded(true);
@@ -193,6 +131,67 @@ export function createDaemon(deps: DaemonDeps): Daemon {
       return stopping;
     },
   };
+}
+
+/** How the daemon builds a generation: the features' jobs, their verdicts on lagging upstreams, and every upstream request counted. */
+function generationsOf(parts: {
+  readonly deps: DaemonDeps;
+  readonly wallOffset: () => number;
+  readonly self: SelfMetrics;
+  readonly features: FeatureSet;
+  readonly cluster: ClusterLink;
+}): ReturnType<typeof createGenerations> {
+  const { deps, self, features, cluster } = parts;
+  return createGenerations({
+    logger: deps.logger,
+    now: deps.now,
+    wallOffset: parts.wallOffset,
+    version: deps.version,
+    lag: () => features.provided('upstreamLag'),
+    jobsFor: (generation) => features.jobs(generation),
+    budgetFor: (upstream) => cluster.budgetFor(upstream),
+    observer: {
+      request(upstream, query, code, durationSeconds) {
+        self.upstream.request(upstream, query, code, durationSeconds);
+        features.upstreamRequest(upstream, code, deps.now());
+      },
+      skipped: (upstream, query, reason) => self.upstream.skipped(upstream, query, reason),
+    },
+  });
+}
+
+/** The self metrics: the core's, and the features' polls read from the feature set once it is made. */
+function selfMetricsOf(
+  deps: DaemonDeps,
+  parts: { wallOffset: () => number; current: () => AppGeneration; cluster: ClusterLink; features: () => FeatureSet },
+): SelfMetrics {
+  const { current, cluster, features } = parts;
+  return createSelfMetrics({
+    version: deps.version,
+    nodeVersion: deps.nodeVersion,
+    now: deps.now,
+    wall: () => deps.now() + parts.wallOffset(),
+    health: {
+      queries: () => features().health.queries(),
+      up: (query) => features().health.up(query),
+      snapshotAgeSeconds: (query) => features().health.snapshotAgeSeconds(query),
+      lastSuccessAt: (query) => features().health.lastSuccessAt(query),
+      watchlistSize: () => current().config.watchlist.length,
+      cluster: () => cluster.reading(),
+    },
+  });
+}
+
+/**
+ * From one generation to the next: what waits for a restart is said, the log level applies,
+ * the old schedules stop and the old client's connections close (a read-through batch still
+ * on it fails and is asked again).
+ */
+async function handOver(logger: Logger, first: Config, before: AppGeneration, next: AppGeneration): Promise<void> {
+  sayWhatWaitsForRestart(logger, first, next.config);
+  logger.level = next.config.log.level;
+  await before.scheduler.stop();
+  if (next.client !== before.client) before.client.close();
 }
 
 /** What a reload cannot change without a restart, said: the listen address, whether TLS is on, the cluster section. */

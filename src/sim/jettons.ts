@@ -65,21 +65,8 @@ export function createSimJettons(options: SimJettonsOptions): SimJettons {
     { symbol: 'SIMUSD', master: `0:${hashOf('tonwatch-sim:jetton-master:SIMUSD')}`, decimals: 6 },
     { symbol: 'SIMBIG', master: `0:${hashOf('tonwatch-sim:jetton-master:SIMBIG')}`, decimals: 9 },
   ];
-  const [usd, big] = jettons as [SimJetton, SimJetton];
-  const wallets: SimJettonWallet[] = [];
   const walletAddress = (master: string, owner: string): string => `0:${hashOf(`${seed}:jetton-wallet:${master}:${owner}`)}`;
-  const add = (owner: string, jetton: SimJetton, balance: bigint): void => {
-    wallets.push({ address: walletAddress(jetton.master, owner), owner, jetton: jetton.master, balance, lt: 60_000_000_000_000n });
-  };
-  options.accounts.forEach((account, i) => {
-    if (!WALLET_KINDS.has(account.kind)) return;
-    if (i % 3 !== 2) add(account.raw, usd, i % 11 === 0 ? 0n : BigInt(random.int(50, 2_000_000)) * 1_000_000n + BigInt(random.int(0, 999_999)));
-    const first = !wallets.some((w) => w.jetton === big.master);
-    if (i % 5 === 0) add(account.raw, big, first ? SIM_WHALE_BALANCE : BigInt(random.int(1, 10_000)) * 1_000_000_000n);
-  });
-  // The indexer's order (owner, then master) never changes: sorted once, and indexed by owner for the many-owner requests.
-  const byOrder = (a: SimJettonWallet, b: SimJettonWallet): number => (a.owner === b.owner ? (a.jetton < b.jetton ? -1 : 1) : a.owner < b.owner ? -1 : 1);
-  wallets.sort(byOrder);
+  const wallets = holdings(options, jettons as [SimJetton, SimJetton], walletAddress);
   const byOwner = new Map<string, SimJettonWallet[]>();
   for (const w of wallets) byOwner.set(w.owner, [...(byOwner.get(w.owner) ?? []), w]);
   /** The rows for these owners (all without), in order, masters and wallet addresses filtered. */
@@ -87,9 +74,6 @@ export function createSimJettons(options: SimJettonsOptions): SimJettons {
     const candidates = owners.length === 0 ? wallets : [...new Set(owners)].flatMap((o) => byOwner.get(o) ?? []).sort(byOrder);
     return candidates.filter((w) => (masters.length === 0 || masters.includes(w.jetton)) && (addresses.length === 0 || addresses.includes(w.address)));
   };
-  const error = (status: number, message: string) => ({ status, body: JSON.stringify({ error: message }) });
-  const friendly = (raw: string, bounceable: boolean) => ({ user_friendly: friendlyForm(raw, { bounceable, testnet: options.testnet }), domain: null });
-
   const byAddress = new Map(wallets.map((w) => [w.address, w]));
   const master = (address: string) => {
     const jetton = jettons.find((j) => j.master === address);
@@ -99,27 +83,7 @@ export function createSimJettons(options: SimJettonsOptions): SimJettons {
   };
   return {
     master,
-    masters(url) {
-      const rows = url.searchParams.getAll('address').flatMap((text) => {
-        const parsed = parseAddress(text);
-        const found = parsed.ok ? master(parsed.value.raw) : undefined;
-        if (!parsed.ok || found === undefined) return [];
-        return [
-          {
-            address: parsed.value.raw,
-            total_supply: found.totalSupply.toString(),
-            mintable: true,
-            admin_address: null,
-            jetton_content: found.metadata,
-            jetton_wallet_code_hash: createHash('sha256').update(`jetton-wallet-code:${parsed.value.raw}`).digest('base64'),
-            code_hash: createHash('sha256').update('jetton-master-code').digest('base64'),
-            data_hash: createHash('sha256').update(`jetton-master-data:${parsed.value.raw}`).digest('base64'),
-            last_transaction_lt: '60000000000000',
-          },
-        ];
-      });
-      return { status: 200, body: JSON.stringify({ jetton_masters: rows, address_book: {}, metadata: {} }) };
-    },
+    masters: (url) => mastersAnswer(url, master),
     jettons,
     wallets: () => wallets,
     walletAddressOf: (master, owner) => (jettons.some((j) => j.master === master) ? walletAddress(master, owner) : null),
@@ -141,46 +105,105 @@ export function createSimJettons(options: SimJettonsOptions): SimJettons {
       wallet.lt += 1000n;
       return true;
     },
-    answer(url) {
-      if (url.pathname.length + url.search.length > options.maxUrlBytes) {
-        return { status: 414, body: '<html><head><title>414 Request-URI Too Large</title></head><body><h1>414 Request-URI Too Large</h1></body></html>' };
-      }
-      const read = (name: string): string[] | string => {
-        const out: string[] = [];
-        for (const value of url.searchParams.getAll(name)) {
-          const parsed = parseAddress(value);
-          if (!parsed.ok) return `failed to parse ${name} ${value}: ${parsed.reason}`;
-          out.push(parsed.value.raw);
-        }
-        return out;
-      };
-      const owners = read('owner_address');
-      const masters = read('jetton_address');
-      const addresses = read('address');
-      for (const list of [owners, masters, addresses]) if (typeof list === 'string') return error(422, list);
-      const [o, m, a] = [owners, masters, addresses] as [string[], string[], string[]];
-      if (m.length > 1 && o.length !== 1) return error(422, 'jetton_address: only one value is allowed unless exactly one owner_address is given');
-      const limit = url.searchParams.has('limit') ? Number(url.searchParams.get('limit')) : 100;
-      const offset = Number(url.searchParams.get('offset') ?? 0);
-      if (!Number.isInteger(limit) || limit < 0 || !Number.isInteger(offset) || offset < 0) return error(422, 'limit and offset must be integers');
-      if (limit > 1000) return error(500, `limit is not allowed: ${limit} > 1000`);
-      const rows = matching(o, m, a).slice(offset, offset + (limit === 0 ? 100 : limit));
-      const addressBook: Record<string, unknown> = {};
-      for (const w of rows) {
-        addressBook[w.address] = friendly(w.address, true);
-        addressBook[w.owner] = friendly(w.owner, false);
-        addressBook[w.jetton] = friendly(w.jetton, true);
-      }
-      const body = rows.map((w) => ({
-        address: w.address,
-        balance: w.balance.toString(),
-        owner: w.owner,
-        jetton: w.jetton,
-        last_transaction_lt: w.lt.toString(),
-        code_hash: createHash('sha256').update(`jetton-wallet-code:${w.jetton}`).digest('base64'),
-        data_hash: createHash('sha256').update(`jetton-wallet-data:${w.address}:${w.balance}`).digest('base64'),
-      }));
-      return { status: 200, body: JSON.stringify({ jetton_wallets: body, address_book: addressBook, metadata: {} }) };
-    },
+    answer: (url) => walletsAnswer(url, matching, options),
   };
+}
+
+/** The indexer's order of jetton wallets: by owner, then master. */
+const byOrder = (a: SimJettonWallet, b: SimJettonWallet): number => (a.owner === b.owner ? (a.jetton < b.jetton ? -1 : 1) : a.owner < b.owner ? -1 : 1);
+
+/** Who holds what: two of three wallets SIMUSD (some at zero), one of five SIMBIG (its first holder the whale), in the indexer's order. */
+function holdings(
+  options: SimJettonsOptions,
+  [usd, big]: readonly [SimJetton, SimJetton],
+  walletAddress: (master: string, owner: string) => string,
+): SimJettonWallet[] {
+  const { random } = options;
+  const wallets: SimJettonWallet[] = [];
+  const add = (owner: string, jetton: SimJetton, balance: bigint): void => {
+    wallets.push({ address: walletAddress(jetton.master, owner), owner, jetton: jetton.master, balance, lt: 60_000_000_000_000n });
+  };
+  options.accounts.forEach((account, i) => {
+    if (!WALLET_KINDS.has(account.kind)) return;
+    if (i % 3 !== 2) add(account.raw, usd, i % 11 === 0 ? 0n : BigInt(random.int(50, 2_000_000)) * 1_000_000n + BigInt(random.int(0, 999_999)));
+    const first = !wallets.some((w) => w.jetton === big.master);
+    if (i % 5 === 0) add(account.raw, big, first ? SIM_WHALE_BALANCE : BigInt(random.int(1, 10_000)) * 1_000_000_000n);
+  });
+  // The order never changes: sorted once.
+  return wallets.sort(byOrder);
+}
+
+/** /api/v3/jetton/masters: the masters asked for that exist. */
+function mastersAnswer(
+  url: URL,
+  master: (address: string) => { metadata: Record<string, string>; totalSupply: bigint } | undefined,
+): { status: number; body: string } {
+  const rows = url.searchParams.getAll('address').flatMap((text) => {
+    const parsed = parseAddress(text);
+    const found = parsed.ok ? master(parsed.value.raw) : undefined;
+    if (!parsed.ok || found === undefined) return [];
+    return [
+      {
+        address: parsed.value.raw,
+        total_supply: found.totalSupply.toString(),
+        mintable: true,
+        admin_address: null,
+        jetton_content: found.metadata,
+        jetton_wallet_code_hash: createHash('sha256').update(`jetton-wallet-code:${parsed.value.raw}`).digest('base64'),
+        code_hash: createHash('sha256').update('jetton-master-code').digest('base64'),
+        data_hash: createHash('sha256').update(`jetton-master-data:${parsed.value.raw}`).digest('base64'),
+        last_transaction_lt: '60000000000000',
+      },
+    ];
+  });
+  return { status: 200, body: JSON.stringify({ jetton_masters: rows, address_book: {}, metadata: {} }) };
+}
+
+/** /api/v3/jetton/wallets as the indexer answers: its validation, its limits, its address book. */
+function walletsAnswer(
+  url: URL,
+  matching: (owners: readonly string[], masters: readonly string[], addresses: readonly string[]) => SimJettonWallet[],
+  options: SimJettonsOptions,
+): { status: number; body: string } {
+  const error = (status: number, message: string) => ({ status, body: JSON.stringify({ error: message }) });
+  const friendly = (raw: string, bounceable: boolean) => ({ user_friendly: friendlyForm(raw, { bounceable, testnet: options.testnet }), domain: null });
+  if (url.pathname.length + url.search.length > options.maxUrlBytes) {
+    return { status: 414, body: '<html><head><title>414 Request-URI Too Large</title></head><body><h1>414 Request-URI Too Large</h1></body></html>' };
+  }
+  const read = (name: string): string[] | string => {
+    const out: string[] = [];
+    for (const value of url.searchParams.getAll(name)) {
+      const parsed = parseAddress(value);
+      if (!parsed.ok) return `failed to parse ${name} ${value}: ${parsed.reason}`;
+      out.push(parsed.value.raw);
+    }
+    return out;
+  };
+  const owners = read('owner_address');
+  const masters = read('jetton_address');
+  const addresses = read('address');
+  for (const list of [owners, masters, addresses]) if (typeof list === 'string') return error(422, list);
+  const [o, m, a] = [owners, masters, addresses] as [string[], string[], string[]];
+  if (m.length > 1 && o.length !== 1) return error(422, 'jetton_address: only one value is allowed unless exactly one owner_address is given');
+  const limit = url.searchParams.has('limit') ? Number(url.searchParams.get('limit')) : 100;
+  const offset = Number(url.searchParams.get('offset') ?? 0);
+  if (!Number.isInteger(limit) || limit < 0 || !Number.isInteger(offset) || offset < 0) return error(422, 'limit and offset must be integers');
+  if (limit > 1000) return error(500, `limit is not allowed: ${limit} > 1000`);
+  const rows = matching(o, m, a).slice(offset, offset + (limit === 0 ? 100 : limit));
+  const addressBook: Record<string, unknown> = {};
+  for (const w of rows) {
+    addressBook[w.address] = friendly(w.address, true);
+    addressBook[w.owner] = friendly(w.owner, false);
+    addressBook[w.jetton] = friendly(w.jetton, true);
+  }
+  const body = rows.map((w) => ({
+    address: w.address,
+    balance: w.balance.toString(),
+    owner: w.owner,
+    jetton: w.jetton,
+    last_transaction_lt: w.lt.toString(),
+    code_hash: createHash('sha256').update(`jetton-wallet-code:${w.jetton}`).digest('base64'),
+    data_hash: createHash('sha256').update(`jetton-wallet-data:${w.address}:${w.balance}`).digest('base64'),
+  }));
+  return { status: 200, body: JSON.stringify({ jetton_wallets: body, address_book: addressBook, metadata: {} }) };
 }

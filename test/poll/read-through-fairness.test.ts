@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createClientQueues } from '../../src/features/read-through/client-queues.js';
-import { shareOf } from '../../src/features/read-through/read-through.js';
+import { shareOf } from '../../src/features/read-through/pending.js';
 import type { ServedResponse } from '../../src/serve/response.js';
 import { createWalletStatesHandler, type ReadThroughLookup } from '../../src/features/wallets/v3.js';
 import { rawAddresses } from '../helpers/addresses.js';

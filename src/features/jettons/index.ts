@@ -6,12 +6,14 @@ import { pollJob } from '../../schedule/poll-job.js';
 import { ageSeconds } from '../../snapshot/freshness.js';
 import { createPersistedPart, partFile } from '../../snapshot/persisted-file.js';
 import { firstUrlBound } from '../../upstream/kinds.js';
+import type { UpstreamClient } from '../../domain/upstream.js';
+import type { ScheduledJob } from '../../schedule/scheduler.js';
 import type { Feature, FeatureContext, FeatureParts } from '../feature.js';
 import { jettonColumns } from './columns.js';
 import { JETTONS_CONFIG } from './config.js';
 import { JETTON_METRICS } from './families.js';
 import { JETTONS_FILE } from './file.js';
-import { ownersByJetton, pollJettons } from './poll.js';
+import { ownersByJetton, pollJettons, type JettonPollDeps } from './poll.js';
 import { jettonsRoute } from './routes.js';
 import { createJettonSeriesRenderer, type JettonSeriesInput } from './series.js';
 
@@ -34,7 +36,6 @@ export const jettons: Feature = {
 
 function createJettons(ctx: FeatureContext): FeatureParts {
   const { now, current } = ctx;
-  const logger = ctx.logger.child({ module: 'poll' });
   let snapshot: JettonsSnapshot | null = null;
   let loading = false;
   let loaded: Promise<void> = Promise.resolve();
@@ -87,34 +88,15 @@ function createJettons(ctx: FeatureContext): FeatureParts {
       !watchedJettons(config)
         ? []
         : [
-            pollJob(
-              ctx,
-              QUERY,
-              config.schedule.wallets,
-              {
-                // In a cluster, the replica that leads polls the jettons.
-                due: async () => {
-                  await loaded;
-                  return ctx.cluster.leads();
-                },
+            jettonsJob(ctx, config, client, {
+              batchSize: batchSizes(config),
+              loaded: () => loaded,
+              previous: () => snapshot,
+              publish(next) {
+                snapshot = next;
+                void file.save(next);
               },
-              (signal) =>
-                pollJettons(
-                  {
-                    client,
-                    logger,
-                    config,
-                    batchSize: batchSizes(config),
-                    concurrency: walletConcurrency(config.upstreams[0]?.rps ?? 1),
-                    previous: () => snapshot,
-                    publish(next) {
-                      snapshot = next;
-                      void file.save(next);
-                    },
-                  },
-                  signal,
-                ),
-            ),
+            }),
           ],
     routes: [jettonsRoute({ ctx, view, loading: () => loading })],
     series: [{ kind: 'text', text: (at) => (stopped || !ctx.cluster.leads() ? Buffer.alloc(0) : renderSeries(seriesInput, at)) }],
@@ -132,4 +114,31 @@ function createJettons(ctx: FeatureContext): FeatureParts {
       await file.flush();
     },
   };
+}
+
+/** The jetton poll of one configuration, once the persisted balances are in; in a cluster, on the replica that leads. */
+function jettonsJob(
+  ctx: FeatureContext,
+  config: Config,
+  client: UpstreamClient,
+  parts: Pick<JettonPollDeps, 'batchSize' | 'previous' | 'publish'> & { loaded: () => Promise<void> },
+): ScheduledJob {
+  const due = async (): Promise<boolean> => {
+    await parts.loaded();
+    return ctx.cluster.leads();
+  };
+  return pollJob(ctx, QUERY, config.schedule.wallets, { due }, (signal) =>
+    pollJettons(
+      {
+        client,
+        logger: ctx.logger.child({ module: 'poll' }),
+        config,
+        batchSize: parts.batchSize,
+        concurrency: walletConcurrency(config.upstreams[0]?.rps ?? 1),
+        previous: parts.previous,
+        publish: parts.publish,
+      },
+      signal,
+    ),
+  );
 }

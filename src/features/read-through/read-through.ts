@@ -1,13 +1,12 @@
 import type { UnwatchedAnswer } from '../provisions.js';
 import type { Logger } from 'pino';
 import { createEpisodeLog } from '../../log/episodes.js';
-import type { UpstreamClient } from '../../domain/upstream.js';
+import type { Fetched, UpstreamClient, WalletStatesAnswer } from '../../domain/upstream.js';
 import type { WalletRecord } from '../../accounts/types.js';
 import type { BatchSize } from '../../accounts/batches.js';
-import { createClientQueues } from './client-queues.js';
+import { createPendingAddresses, type Outcome, type PendingAddresses } from './pending.js';
 import { createRecordCache } from './cache.js';
 import { matchWalletAnswer } from '../../accounts/wallet-mapping.js';
-import { MAX_ADDRESSES_PER_REQUEST } from '../../domain/wallet-state.js';
 
 /**
  * Read-through: wallet states for addresses that are not on the watchlist, fetched for the
@@ -64,100 +63,55 @@ export interface ReadThrough {
   close(): void;
 }
 
-type Outcome = { readonly ok: true; readonly record: WalletRecord } | { readonly ok: false; readonly error: string };
-
-interface Pending {
-  readonly promise: Promise<Outcome>;
-  readonly resolve: (outcome: Outcome) => void;
-  /** The client whose share it counts against: the first that asked. */
-  readonly client: string;
-}
-
-/**
- * The most pending addresses one client may hold while `otherClientsHolding` others hold
- * some: maxPendingAddresses less a reserve (one full request, at most a quarter), shared
- * equally. The reserve is room a client that comes next always finds.
- */
-export function shareOf(maxPendingAddresses: number, otherClientsHolding: number): number {
-  const reserve = Math.min(MAX_ADDRESSES_PER_REQUEST, Math.floor(maxPendingAddresses / 4));
-  return Math.max(1, Math.floor((maxPendingAddresses - reserve) / (otherClientsHolding + 1)));
-}
-
 export function createReadThrough(deps: ReadThroughDeps): ReadThrough {
   const { now, logger } = deps;
   const cache = createRecordCache(() => deps.settings().ttlSeconds * 1000);
-  const pending = new Map<string, Pending>();
-  const queues = createClientQueues();
+  const pending = createPendingAddresses();
   let fetching = false;
   const abort = new AbortController();
+  // A dead upstream under a storm fails a batch every few hundred ms: one line per episode.
+  const episodes = createEpisodeLog(logger, deps.now);
 
-  function settle(raw: string, outcome: Outcome): void {
-    const waiting = pending.get(raw);
-    pending.delete(raw);
-    if (waiting !== undefined) queues.settled(waiting.client);
+  const settle = (raw: string, outcome: Outcome): void => {
     if (outcome.ok) cache.set(raw, outcome.record);
-    waiting?.resolve(outcome);
-  }
-
-  /** How many more addresses `client` may have pending now. */
-  function room(client: string): number {
-    const { maxPendingAddresses } = deps.settings();
-    const held = queues.held(client);
-    const others = queues.holders() - (held > 0 ? 1 : 0);
-    return Math.min(maxPendingAddresses - pending.size, shareOf(maxPendingAddresses, others) - held);
-  }
+    pending.settle(raw, outcome);
+  };
+  const room = (client: string): number => pending.room(client, deps.settings().maxPendingAddresses);
 
   const refusal = (addresses: number): ReadThroughAnswer => {
     deps.count('refused', addresses);
-    const limit = deps.settings().maxPendingAddresses;
-    return {
-      ok: false,
-      status: 503,
-      error: `too many addresses waiting for the upstream (readThrough.maxPendingAddresses ${limit}, shared between clients); retry shortly`,
-      retryAfterSeconds: 1,
-    };
+    return refused(deps.settings().maxPendingAddresses);
   };
 
-  // A dead upstream under a storm fails a batch every few hundred ms: one line per episode.
-  const episodes = createEpisodeLog(logger, deps.now);
+  /** One batch of queued addresses fetched and settled, or put back as a smaller batch on a 414. */
+  async function fetchBatch(): Promise<void> {
+    const batchSize = deps.batchSize();
+    const batch = pending.take(batchSize.get());
+    const result = await deps.client().fetchWalletStates(batch, abort.signal, 'read_through');
+    if (result.ok) {
+      batchSize.accepted(batch.length);
+      episodes.ok('read_through', { upstream: result.value.upstream }, 'read-through batches answered again');
+      settleAnswered(batch, result.value, settle, deps.count);
+    } else if (result.error.code === 'uri_too_long') {
+      // The same search as the wallet poll's: a smaller batch, the addresses back in front.
+      batchSize.refused(batch.length);
+      pending.putBack(batch);
+    } else {
+      const context = { upstream: result.error.details.upstream, code: result.error.code, addresses: batch.length };
+      episodes.failed('read_through', context, 'read-through batches failing');
+      for (const raw of batch) settle(raw, { ok: false, error: `${result.error.code}: ${result.error.message}` });
+    }
+  }
 
   /** Fetches queued addresses one batch at a time until every queue is empty. */
   async function drain(): Promise<void> {
     if (fetching) return;
     fetching = true;
     try {
-      while (queues.size > 0 && !abort.signal.aborted) {
-        const batchSize = deps.batchSize();
-        const batch = queues.take(batchSize.get());
-        const result = await deps.client().fetchWalletStates(batch, abort.signal, 'read_through');
-        if (!result.ok) {
-          if (result.error.code === 'uri_too_long') {
-            // The same search as the wallet poll's: a smaller batch, the addresses back in front.
-            batchSize.refused(batch.length);
-            for (const raw of batch) queues.putBack(raw, pending.get(raw)?.client ?? '');
-            continue;
-          }
-          const context = { upstream: result.error.details.upstream, code: result.error.code, addresses: batch.length };
-          episodes.failed('read_through', context, 'read-through batches failing');
-          for (const raw of batch) settle(raw, { ok: false, error: `${result.error.code}: ${result.error.message}` });
-          continue;
-        }
-        batchSize.accepted(batch.length);
-        episodes.ok('read_through', { upstream: result.value.upstream }, 'read-through batches answered again');
-        const { found, missing } = matchWalletAnswer(batch, result.value.value, { fetchedAt: result.value.fetchedAt, upstream: result.value.upstream });
-        deps.count('fetched', found.size);
-        deps.count('unknown', missing.length);
-        for (const [raw, record] of found) settle(raw, { ok: true, record });
-        for (const raw of missing) {
-          settle(raw, {
-            ok: true,
-            record: { raw, state: null, addressBook: null, metadata: undefined, fetchedAt: result.value.fetchedAt, upstream: result.value.upstream },
-          });
-        }
-      }
+      while (pending.queued > 0 && !abort.signal.aborted) await fetchBatch();
     } catch (err) {
       logger.error({ err }, 'read-through failed');
-      for (const raw of queues.takeAll()) settle(raw, { ok: false, error: 'internal error' });
+      pending.failAll('internal error');
     } finally {
       fetching = false;
     }
@@ -169,36 +123,12 @@ export function createReadThrough(deps: ReadThroughDeps): ReadThrough {
     lookup(raws, client = '') {
       const at = now();
       cache.sweep(at);
-      const records = new Map<string, WalletRecord>();
-      const waits: Promise<Outcome>[] = [];
-      /** The raw key each of `waits` is for. */
-      const waitingFor: string[] = [];
-      const missing: string[] = [];
-      let hits = 0;
-      let coalesced = 0;
-      for (const raw of raws) {
-        const cached = cache.get(raw, at);
-        if (cached !== undefined) {
-          records.set(raw, cached);
-          hits += 1;
-          continue;
-        }
-        const inFlight = pending.get(raw);
-        if (inFlight !== undefined) {
-          waits.push(inFlight.promise);
-          waitingFor.push(raw);
-          coalesced += 1;
-        } else missing.push(raw);
-      }
+      const { records, waits, waitingFor, missing } = sortAddresses(raws, (raw) => cache.get(raw, at), pending);
       if (missing.length > room(client)) return refusal(raws.length);
-      deps.count('hit', hits);
-      deps.count('coalesced', coalesced);
+      deps.count('hit', records.size);
+      deps.count('coalesced', waits.length);
       for (const raw of missing) {
-        let resolve!: (outcome: Outcome) => void;
-        const promise = new Promise<Outcome>((r) => (resolve = r));
-        pending.set(raw, { promise, resolve, client });
-        queues.add(raw, client);
-        waits.push(promise);
+        waits.push(pending.add(raw, client));
         waitingFor.push(raw);
       }
       if (waits.length === 0) return { ok: true, records };
@@ -210,11 +140,56 @@ export function createReadThrough(deps: ReadThroughDeps): ReadThrough {
     },
     close() {
       abort.abort(new Error('read-through closed'));
-      queues.takeAll();
-      for (const raw of [...pending.keys()]) settle(raw, { ok: false, error: 'shutting down' });
+      pending.failAll('shutting down');
       cache.clear();
     },
   };
+}
+
+/** The answer to a request refused for want of room: retried a second later. */
+const refused = (maxPendingAddresses: number): ReadThroughAnswer => ({
+  ok: false,
+  status: 503,
+  error: `too many addresses waiting for the upstream (readThrough.maxPendingAddresses ${maxPendingAddresses}, shared between clients); retry shortly`,
+  retryAfterSeconds: 1,
+});
+
+/** A request's addresses: those cached (their records), those being fetched already (what they wait for), and those to fetch. */
+function sortAddresses(
+  raws: readonly string[],
+  cached: (raw: string) => WalletRecord | undefined,
+  pending: Pick<PendingAddresses, 'outcomeOf'>,
+): { records: Map<string, WalletRecord>; waits: Promise<Outcome>[]; waitingFor: string[]; missing: string[] } {
+  const records = new Map<string, WalletRecord>();
+  const waits: Promise<Outcome>[] = [];
+  /** The raw key each of `waits` is for. */
+  const waitingFor: string[] = [];
+  const missing: string[] = [];
+  for (const raw of raws) {
+    const record = cached(raw);
+    const inFlight = record === undefined ? pending.outcomeOf(raw) : undefined;
+    if (record !== undefined) records.set(raw, record);
+    else if (inFlight !== undefined) {
+      waits.push(inFlight);
+      waitingFor.push(raw);
+    } else missing.push(raw);
+  }
+  return { records, waits, waitingFor, missing };
+}
+
+/** A batch's answer settled: a record for each address found, an unknown account (state null) for each left out. */
+function settleAnswered(
+  batch: readonly string[],
+  answer: Fetched<WalletStatesAnswer>,
+  settle: (raw: string, outcome: Outcome) => void,
+  count: ReadThroughDeps['count'],
+): void {
+  const { fetchedAt, upstream } = answer;
+  const { found, missing } = matchWalletAnswer(batch, answer.value, { fetchedAt, upstream });
+  count('fetched', found.size);
+  count('unknown', missing.length);
+  for (const [raw, record] of found) settle(raw, { ok: true, record });
+  for (const raw of missing) settle(raw, { ok: true, record: { raw, state: null, addressBook: null, metadata: undefined, fetchedAt, upstream } });
 }
 
 /** The request's answer once every address it waits for is settled, or a 504 after timeoutMs. */

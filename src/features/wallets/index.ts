@@ -1,22 +1,20 @@
 import { addressBookEntry } from '../../accounts/address-book.js';
-import { createInterning } from '../../domain/interning.js';
+import { createInterning, type Interning } from '../../domain/interning.js';
 import { pollJob } from '../../schedule/poll-job.js';
-import { ageSeconds, notReadyReason } from '../../snapshot/freshness.js';
-import { createPersistedPart, partFile } from '../../snapshot/persisted-file.js';
-import type { Feature, FeatureContext, FeatureParts } from '../feature.js';
+import { notReadyReason } from '../../snapshot/freshness.js';
+import type { ScheduledJob } from '../../schedule/scheduler.js';
+import type { Feature, FeatureContext, FeatureParts, GenerationParts } from '../feature.js';
 import { WALLETS_CONFIG } from './config.js';
 import { WALLET_METRICS } from './families.js';
-import { WALLETS_FILE } from './file.js';
-import { createWalletsHeld } from './held.js';
+import { createWalletsHeld, type WalletsHeld } from './held.js';
+import { createWalletsPersisted, type WalletsPersisted } from './persisted.js';
 import { pollWallets } from './poll.js';
 import { walletConcurrency } from '../../accounts/batches.js';
 import { createWalletSeriesRenderer } from './series.js';
-import { createWalletTable, walletsSection } from './status.js';
+import { createWalletTable, walletsSection, type WalletTableSources } from './status.js';
 import { walletsRoutes } from './routes.js';
 
 const QUERY = 'wallets';
-/** How long after the persisted wallets are in start-up counts as over (FeatureContext.startedUp). */
-const STARTED_UP_AFTER_MS = 1_000;
 
 /**
  * The watched wallets' states (toncenter's walletStates, or a liteserver's account states):
@@ -34,137 +32,80 @@ export const wallets: Feature = {
 
 function createWallets(ctx: FeatureContext): FeatureParts {
   const { now, current } = ctx;
-  const logger = ctx.logger.child({ module: 'poll' });
-  /** One copy of what repeats across the states kept, for the life of the daemon. */
-  const interning = createInterning();
   const held = createWalletsHeld(ctx);
-  const file = createPersistedPart(() => partFile(current().config.snapshot.file, 'wallets'), {
-    codec: WALLETS_FILE,
-    logger: ctx.logger.child({ module: 'snapshot' }),
-    now,
-    wallOffset: ctx.wallOffset,
-    observer: ctx.persisted,
-  });
-  /** True while the persisted wallets file is being read at start. */
-  let loading = false;
-  let loaded: Promise<void> = Promise.resolve();
-  let stopped = false;
-  /** Stops a read of the persisted wallets file still going on at shutdown. */
-  const loadAborter = new AbortController();
+  const persisted = createWalletsPersisted(ctx, held);
   const series = createWalletSeriesRenderer({
     watchlist: () => ctx.cluster.owned(current().config.watchlist),
     maxAgeSeconds: () => current().config.snapshot.maxAgeSeconds,
     testnet: () => current().config.testnet,
   });
   const table = createWalletTable();
-  const tableSources = (at: number) => {
+  const tableSources = (at: number): WalletTableSources => {
     const { config } = current();
     const columns = ctx.provided.all('walletColumns');
     return { now: at, snapshot: held.current(), watchlist: config.watchlist, maxAgeSeconds: config.snapshot.maxAgeSeconds, testnet: config.testnet, columns };
   };
-
-  async function loadPersisted(): Promise<void> {
-    try {
-      const loadedWallets = await file.load(loadAborter.signal);
-      // A poll cannot have published wallets first (it waits for this), but a cluster may have.
-      if (loadedWallets !== null && held.current() === null) {
-        held.replace(loadedWallets);
-        ctx.logger.info(
-          { wallets: loadedWallets.wallets.size, ageSeconds: ageSeconds(loadedWallets.fetchedAt, now()) },
-          'loaded the persisted snapshot (wallet states)',
-        );
-      }
-    } catch (err) {
-      ctx.logger.error({ err }, 'could not load the persisted wallet states; starting without them');
-    }
-  }
-
-  /** Waits for the persisted wallets file to be read (a poll builds on it); false when stopped meanwhile. */
-  async function loadedFirst(signal: AbortSignal): Promise<boolean> {
-    if (loading) {
-      await new Promise<void>((resolve) => {
-        const onAbort = (): void => resolve();
-        signal.addEventListener('abort', onAbort, { once: true });
-        void loaded.then(() => {
-          signal.removeEventListener('abort', onAbort);
-          resolve();
-        });
-      });
-    }
-    return !signal.aborted;
-  }
+  /** One copy of what repeats across the states kept, for the life of the daemon. */
+  const interning = createInterning();
 
   return {
-    jobs: ({ config, client, batchSize }) =>
-      config.watchlist.length === 0
-        ? []
-        : [
-            // In a cluster, a replica that owns no wallet (yet) has nothing to poll.
-            pollJob(
-              ctx,
-              QUERY,
-              config.schedule.wallets,
-              { due: async (signal) => ctx.cluster.owned(config.watchlist).length > 0 && (await loadedFirst(signal)) },
-              (signal) =>
-                pollWallets(
-                  {
-                    client,
-                    logger,
-                    now,
-                    watchlist: ctx.cluster.owned(config.watchlist),
-                    batchSize,
-                    // The primary upstream's budget: failover is the exception.
-                    concurrency: walletConcurrency(config.upstreams[0]?.rps ?? 1),
-                    previous: () => held.current(),
-                    publish(snapshot) {
-                      held.polled(snapshot);
-                      void file.save(held.current() ?? snapshot);
-                    },
-                    // A record still served (fresh) holds back an older state of its wallet.
-                    heldFrom: () => now() - config.snapshot.maxAgeSeconds * 1000,
-                    stale: (upstream) => ctx.metrics.staleAnswer(upstream, QUERY),
-                    episodes: ctx.episodes,
-                    interning,
-                  },
-                  signal,
-                ),
-            ),
-          ],
-    routes: walletsRoutes({ ctx, held: () => held.current(), loading: () => loading, table, tableSources }),
+    jobs: (generation) => (generation.config.watchlist.length === 0 ? [] : [walletsJob(ctx, generation, { held, persisted, interning })]),
+    routes: walletsRoutes({ ctx, held: () => held.current(), loading: () => persisted.loading(), table, tableSources }),
     series: [{ kind: 'gzip', parts: (at) => series.render(held.current(), at) }],
     polls: [{ query: QUERY, active: () => current().config.watchlist.length > 0, fetchedAt: () => held.current()?.fetchedAt, alwaysExported: true }],
     readiness: () => {
       if (current().config.watchlist.length === 0) return [];
-      const reason = notReadyReason(QUERY, held.current()?.fetchedAt, now(), current().config.snapshot.maxAgeSeconds, loading);
+      const reason = notReadyReason(QUERY, held.current()?.fetchedAt, now(), current().config.snapshot.maxAgeSeconds, persisted.loading());
       return reason === null ? [] : [reason];
     },
     provides: {
       addressBook: (raw) => addressBookEntry(held.current()?.wallets.get(raw), raw, current().config.testnet),
       statusSections: [walletsSection(table, tableSources)],
     },
-    load() {
-      // Not awaited: the file is read while the server starts listening, and decoded while it answers.
-      loading = true;
-      loaded = loadPersisted().finally(() => {
-        loading = false;
-      });
-      void loaded.then(() =>
-        setTimeout(() => {
-          if (!stopped) ctx.startedUp?.();
-        }, STARTED_UP_AFTER_MS).unref(),
-      );
-      return Promise.resolve();
-    },
+    load: () => persisted.load(),
     start() {
       // In a cluster, wallets this replica has just taken over are polled at once, not at the next tick.
       ctx.cluster.onGained(() => current().scheduler.runNow(QUERY));
     },
     async stop() {
-      stopped = true;
-      loadAborter.abort();
       held.stop();
-      const last = held.current();
-      if (last !== null && !loading) await file.save(last);
+      await persisted.stop();
     },
   };
+}
+
+/** The wallet poll of one configuration: this replica's share of the watchlist, once the persisted file is in. */
+function walletsJob(
+  ctx: FeatureContext,
+  { config, client, batchSize }: GenerationParts,
+  parts: { held: WalletsHeld; persisted: WalletsPersisted; interning: Interning },
+): ScheduledJob {
+  const { now } = ctx;
+  const { held, persisted } = parts;
+  // In a cluster, a replica that owns no wallet (yet) has nothing to poll.
+  const due = async (signal: AbortSignal): Promise<boolean> => ctx.cluster.owned(config.watchlist).length > 0 && (await persisted.loadedFirst(signal));
+  return pollJob(ctx, QUERY, config.schedule.wallets, { due }, (signal) =>
+    pollWallets(
+      {
+        client,
+        logger: ctx.logger.child({ module: 'poll' }),
+        now,
+        watchlist: ctx.cluster.owned(config.watchlist),
+        batchSize,
+        // The primary upstream's budget: failover is the exception.
+        concurrency: walletConcurrency(config.upstreams[0]?.rps ?? 1),
+        previous: () => held.current(),
+        publish(snapshot) {
+          held.polled(snapshot);
+          persisted.save(held.current() ?? snapshot);
+        },
+        // A record still served (fresh) holds back an older state of its wallet.
+        heldFrom: () => now() - config.snapshot.maxAgeSeconds * 1000,
+        stale: (upstream) => ctx.metrics.staleAnswer(upstream, QUERY),
+        episodes: ctx.episodes,
+        interning: parts.interning,
+      },
+      signal,
+    ),
+  );
 }

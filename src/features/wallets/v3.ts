@@ -68,46 +68,12 @@ export function createWalletStatesHandler(wallOffset: () => number = () => 0): W
     return kept[network];
   };
 
-  /**
-   * The answer for `addresses`: watched ones from the snapshot, others from `readThrough`
-   * records when given (else address book only).
-   */
   const build = (
     snapshot: WalletsLookup | null,
     request: WalletStatesRequest,
     addresses: readonly RequestedAddress[],
     readThrough: ReadonlyMap<string, WalletRecord> | null,
-  ): { body: Buffer; validUntil: number } => {
-    let validUntil = snapshot ? staleFrom(snapshot.fetchedAt, request.maxAgeSeconds) : Infinity;
-    const wallets: string[] = [];
-    const book: string[] = [];
-    const metadata: string[] = [];
-    const readThroughMs = (request.readThroughTtlSeconds ?? 0) * 1000;
-    for (const requested of addresses) {
-      const watched = request.watched.has(requested.raw);
-      const record = watched ? snapshot?.wallets.get(requested.raw) : readThrough?.get(requested.raw);
-      const key = `"${requested.raw}"`;
-      if (record && !watched) {
-        validUntil = Math.min(validUntil, record.fetchedAt + readThroughMs);
-        const parts = fragmentsOf(record, key, request.testnet, () => addressBookEntry(record, requested.raw, request.testnet));
-        if (parts.state !== null) wallets.push(parts.state);
-        book.push(parts.book);
-        if (parts.metadata !== null) metadata.push(parts.metadata);
-      } else if (record && isFresh(record.fetchedAt, request.now, request.maxAgeSeconds)) {
-        validUntil = Math.min(validUntil, staleFrom(record.fetchedAt, request.maxAgeSeconds));
-        const parts = fragmentsOf(record, key, request.testnet, () => addressBookEntry(record, requested.raw, request.testnet));
-        if (parts.state !== null) wallets.push(parts.state);
-        book.push(parts.book);
-        if (parts.metadata !== null) metadata.push(parts.metadata);
-      } else {
-        book.push(`${key}:${JSON.stringify(addressBookEntry(undefined, requested.raw, request.testnet))}`);
-      }
-    }
-    return {
-      body: Buffer.from(`{"wallets":[${wallets.join(',')}],"address_book":{${book.join(',')}},"metadata":{${metadata.join(',')}}}`),
-      validUntil,
-    };
-  };
+  ): { body: Buffer; validUntil: number } => buildAnswer(fragmentsOf, snapshot, request, addresses, readThrough);
 
   /** The answer with read-through: the unwatched addresses looked up, the rest from the snapshot. Not cached: the records are. */
   const withReadThrough = (
@@ -159,6 +125,43 @@ export function createWalletStatesHandler(wallOffset: () => number = () => 0): W
       const fetchedAt = snapshot?.fetchedAt ?? request.now;
       return respond(answer.body, fetchedAt, request.now, request.nextPollDueAt);
     },
+  };
+}
+
+/**
+ * The answer for `addresses`: watched ones from the snapshot (fresh ones only), others from
+ * `readThrough` records when given (else the address book only), and when it turns stale.
+ */
+function buildAnswer(
+  fragmentsOf: (record: WalletRecord, key: string, testnet: boolean, make: () => ReturnType<typeof addressBookEntry>) => Fragments,
+  snapshot: WalletsLookup | null,
+  request: WalletStatesRequest,
+  addresses: readonly RequestedAddress[],
+  readThrough: ReadonlyMap<string, WalletRecord> | null,
+): { body: Buffer; validUntil: number } {
+  let validUntil = snapshot ? staleFrom(snapshot.fetchedAt, request.maxAgeSeconds) : Infinity;
+  const wallets: string[] = [];
+  const book: string[] = [];
+  const metadata: string[] = [];
+  const readThroughMs = (request.readThroughTtlSeconds ?? 0) * 1000;
+  for (const requested of addresses) {
+    const watched = request.watched.has(requested.raw);
+    const record = watched ? snapshot?.wallets.get(requested.raw) : readThrough?.get(requested.raw);
+    const key = `"${requested.raw}"`;
+    const shown = record !== undefined && (!watched || isFresh(record.fetchedAt, request.now, request.maxAgeSeconds));
+    if (!shown) {
+      book.push(`${key}:${JSON.stringify(addressBookEntry(undefined, requested.raw, request.testnet))}`);
+      continue;
+    }
+    validUntil = Math.min(validUntil, watched ? staleFrom(record.fetchedAt, request.maxAgeSeconds) : record.fetchedAt + readThroughMs);
+    const parts = fragmentsOf(record, key, request.testnet, () => addressBookEntry(record, requested.raw, request.testnet));
+    if (parts.state !== null) wallets.push(parts.state);
+    book.push(parts.book);
+    if (parts.metadata !== null) metadata.push(parts.metadata);
+  }
+  return {
+    body: Buffer.from(`{"wallets":[${wallets.join(',')}],"address_book":{${book.join(',')}},"metadata":{${metadata.join(',')}}}`),
+    validUntil,
   };
 }
 
