@@ -19,9 +19,10 @@ async function msUntil200(url, since) {
 
 /**
  * Milliseconds from spawning `tonwatch` on a persisted snapshot of `wallets` wallets
- * (upstream dead) to its first 200 on v2, and on walletStates for one watched address.
- * A restart (`restart`, the default: tonwatch ran once on this config before, as in
- * production), or a first start (nothing in the start cache).
+ * (upstream dead) to its first 200 on v2, on walletStates for one watched address, and on
+ * /readyz. A restart (`restart`, the default: tonwatch ran once on this config before, as
+ * in production, so the files and the page cache are what a previous run left), or a
+ * first start.
  */
 export async function startTimes(wallets, watchlist = 'realistic', restart = true) {
   const port = await freePort();
@@ -30,13 +31,14 @@ export async function startTimes(wallets, watchlist = 'realistic', restart = tru
   const started = process.hrtime.bigint();
   const daemon = await spawnTonwatch(['--config', data.config]);
   try {
-    const [v2, v3] = await Promise.all([
+    const [v2, v3, ready] = await Promise.all([
       msUntil200(`${base}/api/v2/getOutMsgQueueSizes`, started),
       msUntil200(`${base}/api/v3/walletStates?address=${encodeURIComponent(data.addresses(1)[0])}`, started),
+      msUntil200(`${base}/readyz`, started),
     ]);
     // The bytes answered, for the baseline (bareStartMs) to send the same.
     const v2Body = (await getWhenUp(`${base}/api/v2/getOutMsgQueueSizes`)).body;
-    return { v2, v3, v2Body };
+    return { v2, v3, ready, v2Body };
   } finally {
     daemon.kill('SIGKILL');
     await exited(daemon);
