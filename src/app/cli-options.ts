@@ -18,5 +18,6 @@ export const OPTIONS = {
   'indexer-lag': { type: 'string' },
   'liteserver-port': { type: 'string' },
   'liteserver-without-queue-sizes': { type: 'boolean' },
+  'validator-round-seconds': { type: 'string' },
   liteserver: { type: 'boolean' },
 } as const;

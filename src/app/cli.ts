@@ -128,6 +128,12 @@ async function simulate(values: { [K in keyof typeof OPTIONS]?: string | boolean
     indexerLagBlocks: intOption(values['indexer-lag'] as string | undefined, 'indexer-lag', 0),
     liteserverPort: values['liteserver-port'] === undefined ? null : intOption(values['liteserver-port'] as string, 'liteserver-port', 0),
     liteserverWithoutQueueSizes: values['liteserver-without-queue-sizes'] === true,
+    validatorRoundSeconds: intOption(
+      values['validator-round-seconds'] as string | undefined,
+      'validator-round-seconds',
+      DEFAULT_SIMULATOR_OPTIONS.validatorRoundSeconds,
+      8,
+    ),
   });
   const host = (values.host as string | undefined) ?? '127.0.0.1';
   const address = await simulator.start(host, intOption(values.port as string | undefined, 'port', DEFAULT_SIMULATOR_PORT));

@@ -1,3 +1,4 @@
+import type { ChainHeadsAnswer, ConfigParamsAnswer, GetMethodAnswer, ValidatorStatsAnswer } from './chain.js';
 import type { JettonWalletsAnswer } from './jettons.js';
 import type { QueryName } from './queries.js';
 import type { AddressBookEntry, ServedWalletState } from './wallet-state.js';
@@ -31,7 +32,9 @@ export type UpstreamErrorCode =
   /** A 2xx envelope with ok=false. */
   | 'upstream_error'
   /** A liteserver answered liteServer.error (its code is in details.liteserverCode). */
-  | 'liteserver_error';
+  | 'liteserver_error'
+  /** The upstream's kind has no such call (toncenter: block creation counters). */
+  | 'unsupported';
 
 /** One failed upstream request (upstream/errors.ts has the implementation). */
 export interface UpstreamFailure {
@@ -139,6 +142,14 @@ export interface UpstreamClient {
   ): Promise<Result<Fetched<JettonWalletsAnswer>>>;
   /** A jetton master's metadata (TEP-64 content: `decimals`, `uri`, …), with retries and failover. */
   fetchJettonMetadata(master: string, signal?: AbortSignal): Promise<Result<Fetched<Readonly<Record<string, unknown>>>>>;
+  /** Every chain's newest block with its gen_utime, with retries and failover; below the queue-size poll, above the wallet cycle. */
+  fetchChainHeads(signal?: AbortSignal): Promise<Result<Fetched<ChainHeadsAnswer>>>;
+  /** These config parameters' value cells, with retries and failover. */
+  fetchConfigParams(params: readonly number[], signal?: AbortSignal): Promise<Result<Fetched<ConfigParamsAnswer>>>;
+  /** A get-method with no arguments on a masterchain account (`-1:…`), with retries and failover. */
+  runGetMethod(address: string, method: string, signal?: AbortSignal): Promise<Result<Fetched<GetMethodAnswer>>>;
+  /** Blocks created per validator (liteServer.getValidatorStats): a toncenter upstream has no such call and fails with `unsupported`. */
+  fetchValidatorStats(signal?: AbortSignal): Promise<Result<Fetched<ValidatorStatsAnswer>>>;
   /** Closes the connections it keeps (liteservers); a request after this opens them again. */
   close(): void;
 }

@@ -6,6 +6,7 @@ import { isScenario } from './scenarios.js';
 import type { SimJettons } from './jettons.js';
 import type { LoadMeter } from './load-meter.js';
 import type { SimWallets } from './wallets.js';
+import type { SimValidators } from './validators.js';
 
 /** The simulator's control API under /_sim/: step, scenario, inject, lag, liteserver faults, state, accounts, load. */
 export interface SimControlDeps {
@@ -19,6 +20,8 @@ export interface SimControlDeps {
   setLag(lag: { blocks: number; indexer: number }): void;
   stats(): { stats: Record<string, number>; requests: Record<string, number> };
   readonly load: LoadMeter;
+  readonly validators: SimValidators;
+  readonly now: () => number;
 }
 
 export function createSimControl(deps: SimControlDeps): (url: URL, res: ServerResponse) => void {
@@ -70,6 +73,29 @@ export function createSimControl(deps: SimControlDeps): (url: URL, res: ServerRe
       }
       case '/_sim/state':
         break;
+      case '/_sim/chain': {
+        // ?stall=masterchain|0:<shard hex> stops that chain's blocks; ?resume=… (or all) lets it go on.
+        for (const [key, stalled] of [
+          ['stall', true],
+          ['resume', false],
+        ] as const) {
+          const name = param(key);
+          if (name === '') continue;
+          const names = name === 'all' && !stalled ? chain.stalled() : [name];
+          if (!names.every((n) => chain.stall(n, stalled)))
+            return send(res, 404, JSON.stringify({ error: `no chain "${name}": masterchain, or 0:<16 hex digits>` }));
+        }
+        return send(
+          res,
+          200,
+          JSON.stringify({
+            stalled: chain.stalled(),
+            heads: chain.queues().map(({ workchain, shard, seqno, genUtime }) => ({ workchain, shard, seqno, genUtime })),
+          }),
+        );
+      }
+      case '/_sim/validators':
+        return validatorControl(deps, param, (status, body) => send(res, status, body));
       case '/_sim/jettons': {
         // ?owner=&master=&balance= sets one balance (base units); the answer lists masters and jetton wallets.
         if (param('owner') !== '') {
@@ -116,4 +142,43 @@ export function createSimControl(deps: SimControlDeps): (url: URL, res: ServerRe
       }),
     );
   };
+}
+
+/**
+ * /_sim/validators: ?drop=<key> keeps a validator out of the elections that close from now
+ * on (?restore=<key> lets it back), ?complain=<key> files a complaint against it,
+ * ?idle=<key> stops it creating blocks (?busy=<key> again); the answer is the pool, the
+ * sets, the open election and the past elections.
+ */
+function validatorControl(deps: SimControlDeps, param: (name: string) => string, send: (status: number, body: string) => void): void {
+  const { validators } = deps;
+  const now = Math.floor(deps.now() / 1000);
+  const actions: [string, (key: string) => boolean][] = [
+    ['drop', (key) => validators.drop(key, true)],
+    ['restore', (key) => validators.drop(key, false)],
+    ['complain', (key) => validators.complain(key, now)],
+    ['idle', (key) => validators.idle(key, true)],
+    ['busy', (key) => validators.idle(key, false)],
+  ];
+  for (const [name, act] of actions) {
+    const key = param(name).toLowerCase();
+    if (key !== '' && !act(key))
+      return send(404, JSON.stringify({ error: `${name}: no such validator in the pool (or, for complain, in the newest past election)` }));
+  }
+  const stake = (s: { validator: { publicKey: string }; stake: bigint }) => ({ publicKey: s.validator.publicKey, stake: s.stake.toString() });
+  const set = (x: { since: number; until: number; main: number; members: readonly { validator: { publicKey: string }; stake: bigint }[] } | null) =>
+    x === null ? null : { since: x.since, until: x.until, main: x.main, members: x.members.map(stake) };
+  const { previous, current, next } = validators.sets(now);
+  const election = validators.election(now);
+  send(
+    200,
+    JSON.stringify({
+      now,
+      timing: validators.timing,
+      pool: validators.pool,
+      sets: { previous: set(previous), current: set(current), next: set(next) },
+      election: election === null ? null : { id: election.id, closesAt: election.closesAt, participants: election.participants.map(stake) },
+      pastElections: validators.pastElections(now).map((p) => ({ id: p.id, unfreezeAt: p.unfreezeAt, frozen: p.frozen.map(stake), complaints: p.complaints })),
+    }),
+  );
 }

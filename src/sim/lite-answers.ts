@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Address, beginCell, convertToMerkleProof } from '@ton/core';
 import { serializeRoots } from '../ton/boc.js';
+import { type LiteBlockId, type LiteRequest } from '../ton/lite-api.js';
 import {
   encodeAccountState,
   encodeAllShardsInfo,
@@ -8,9 +9,7 @@ import {
   encodeError,
   encodeMasterchainInfo,
   encodeOutMsgQueueSizes,
-  type LiteBlockId,
-  type LiteRequest,
-} from '../ton/lite-api.js';
+} from '../ton/lite-answers.js';
 import { parseSignedShard, shardContains } from '../ton/shard.js';
 import { buildShardHashes } from '../ton/shard-hashes.js';
 import { accountCellOf, stateProofOf } from './account-cells.js';
@@ -27,6 +26,8 @@ import {
 import { encodeRunMethodResult } from '../ton/run-method.js';
 import type { SimJettons } from './jettons.js';
 import { WALLET_ID, type SimAccount, type SimWallets } from './wallets.js';
+import { createLiteChainAnswers } from './lite-chain-answers.js';
+import type { SimValidators } from './validators.js';
 
 /**
  * The simulated chain's answers to the lite API calls tonwatch makes, as TL bytes: what
@@ -45,7 +46,14 @@ const blockOf = (q: SimShardQueue): LiteBlockId => ({
   fileHash: bytes32(q.fileHash),
 });
 
-export function createLiteAnswers(options: { chain: SimChain; wallets: SimWallets; jettons?: SimJettons | undefined; seed: number }): {
+export function createLiteAnswers(options: {
+  chain: SimChain;
+  wallets: SimWallets;
+  jettons?: SimJettons | undefined;
+  validators: SimValidators;
+  seed: number;
+  now: () => number;
+}): {
   answer(request: LiteRequest, withoutQueueSizes: boolean): Buffer;
 } {
   const { chain, wallets, seed } = options;
@@ -60,9 +68,13 @@ export function createLiteAnswers(options: { chain: SimChain; wallets: SimWallet
     }
   };
 
+  const chainAnswer = createLiteChainAnswers({ validators: options.validators, seed, now: options.now });
+
   const answer = (request: LiteRequest, withoutQueueSizes: boolean): Buffer => {
     const queues = chain.queues();
     const masterchain = blockOf(queues[0] as SimShardQueue);
+    const answered = chainAnswer(request, masterchain, queues[0]?.genUtime ?? 0);
+    if (answered !== null) return answered;
     if (request.kind === 'getMasterchainInfo' || request.kind === 'getAllShardsInfo') remember(queues);
     switch (request.kind) {
       case 'getMasterchainInfo': {
@@ -75,7 +87,10 @@ export function createLiteAnswers(options: { chain: SimChain; wallets: SimWallet
         });
       }
       case 'getAllShardsInfo':
-        return encodeAllShardsInfo(masterchain, buildShardHashes(queues.filter((q) => q.workchain !== -1).map(blockOf)));
+        return encodeAllShardsInfo(
+          masterchain,
+          buildShardHashes(queues.filter((q) => q.workchain !== -1).map((q) => ({ ...blockOf(q), genUtime: q.genUtime }))),
+        );
       case 'getOutMsgQueueSizes':
         if (withoutQueueSizes) return encodeError(UNKNOWN_QUERY_CODE, 'unknown query');
         return encodeOutMsgQueueSizes({ shards: queues.map((q) => ({ id: blockOf(q), size: q.size })), extMsgQueueSizeLimit: chain.limit });
@@ -88,6 +103,10 @@ export function createLiteAnswers(options: { chain: SimChain; wallets: SimWallet
       }
       case 'getAccountState':
         return accountState(queues, masterchain, request.workchain, request.account);
+      case 'getMasterchainInfoExt':
+      case 'getConfigParams':
+      case 'getValidatorStats':
+        return encodeError(UNKNOWN_QUERY_CODE, 'unknown query');
       case 'runSmcMethod':
         return runMethod(masterchain, `${request.workchain}:${request.account.toString('hex').toUpperCase()}`, request.methodId, request.params);
     }

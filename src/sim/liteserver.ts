@@ -1,12 +1,14 @@
 import { createHash } from 'node:crypto';
 import { createServer, type Server, type Socket } from 'node:net';
 import { FrameError, HANDSHAKE_BYTES, acceptHandshake, createFrameReader, ed25519FromSeed, frame, type Ed25519Keys } from '../ton/adnl.js';
-import { ID, decodeRequest, encodeError } from '../ton/lite-api.js';
+import { ID, decodeRequest } from '../ton/lite-api.js';
+import { encodeError } from '../ton/lite-answers.js';
 import { TlReader, TlWriter } from '../ton/tl.js';
 import type { SimChain } from './chain.js';
 import { UNKNOWN_QUERY_CODE, createLiteAnswers } from './lite-answers.js';
 import type { SimJettons } from './jettons.js';
 import type { SimWallets } from './wallets.js';
+import type { SimValidators } from './validators.js';
 
 /**
  * The simulated chain as a liteserver: the server side of ADNL over TCP (handshake, the
@@ -33,7 +35,9 @@ export interface SimLiteserverOptions {
   readonly wallets: SimWallets;
   /** Answers the jetton get-methods; without it every runSmcMethod fails. */
   readonly jettons?: SimJettons | undefined;
+  readonly validators: SimValidators;
   readonly seed: number;
+  readonly now: () => number;
   /** Answer getOutMsgQueueSizes as a node older than 2024.04 does: liteServer.error. */
   readonly withoutQueueSizes: boolean;
 }
@@ -64,7 +68,7 @@ export function createSimLiteserver(options: SimLiteserverOptions): SimLiteserve
   };
   const sockets = new Set<Socket>();
 
-  const answers = createLiteAnswers({ chain, wallets, jettons: options.jettons, seed: options.seed });
+  const answers = createLiteAnswers({ chain, wallets, jettons: options.jettons, validators: options.validators, seed: options.seed, now: options.now });
 
   const onConnection = (socket: Socket): void => {
     sockets.add(socket);

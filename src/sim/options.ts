@@ -28,6 +28,8 @@ export interface SimulatorOptions {
   readonly liteserverPort: number | null;
   /** The liteserver answers getOutMsgQueueSizes with liteServer.error, as a node older than 2024.04. */
   readonly liteserverWithoutQueueSizes: boolean;
+  /** A validator round (config 15's validators_elected_for), seconds: mainnet's is ~18 hours, the simulator's minutes. */
+  readonly validatorRoundSeconds: number;
   readonly now: () => number;
 }
 
@@ -38,6 +40,7 @@ export const DEFAULT_SIMULATOR_OPTIONS: Omit<SimulatorOptions, 'now'> = {
   rps: null,
   accounts: 60,
   blockMs: 1000,
+  validatorRoundSeconds: 120,
   testnet: false,
   maxUrlBytes: 8192,
   hangMs: 30_000,

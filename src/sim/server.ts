@@ -10,6 +10,8 @@ import { createSimControl } from './control.js';
 import { createLoadMeter } from './load-meter.js';
 import { parseAddress } from '../ton/address.js';
 import { createSimBodies, type SimStyle } from './v2-bodies.js';
+import { CHAIN_PATHS, createSimChainBodies } from './chain-bodies.js';
+import type { SimValidators } from './validators.js';
 
 /**
  * The simulator's HTTP face: a toncenter-compatible upstream in either server generation's
@@ -37,6 +39,7 @@ export interface SimServerOptions {
   readonly indexerLagBlocks: number;
   /** The liteserver face, controlled through /_sim/liteserver; null when there is none. */
   readonly liteserver?: SimLiteserver | null;
+  readonly validators: SimValidators;
 }
 
 export interface SimServer {
@@ -105,16 +108,32 @@ export function createSimServer(options: SimServerOptions): SimServer {
     setLag: (next) => (lag = next),
     stats: () => ({ stats: counts, requests: byPath }),
     load,
+    validators: options.validators,
+    now,
   });
 
+  const chainBodies = createSimChainBodies({ chain, validators: options.validators, now });
+
+  /** A POST's body (runGetMethod's), read before the request is answered. */
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
+    if (req.method !== 'POST') return answer(req, res, null);
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => answer(req, res, Buffer.concat(chunks)));
+  };
+
+  const answer = (req: IncomingMessage, res: ServerResponse, posted: Buffer | null): void => {
     const url = new URL(req.url ?? '/', 'http://sim.invalid');
     if (url.pathname.startsWith('/_sim/')) return control(url, res);
     const isV2 = url.pathname === PLURAL || url.pathname === SINGULAR;
     const isV3 = url.pathname === '/api/v3/walletStates' || url.pathname === JETTON_WALLETS || url.pathname === JETTON_MASTERS;
     const isTip = url.pathname === MASTERCHAIN_INFO || url.pathname === INDEXER_MASTERCHAIN_INFO;
-    if (!isV2 && !isV3 && !isTip) return send(res, 404, JSON.stringify({ ok: false, error: 'Not Found', code: 404, '@extra': '_' }));
-    if (req.method !== 'GET') return send(res, 405, JSON.stringify({ ok: false, error: 'Method Not Allowed', code: 405 }));
+    const isChain = CHAIN_PATHS.has(url.pathname);
+    if (!isV2 && !isV3 && !isTip && !isChain) return send(res, 404, JSON.stringify({ ok: false, error: 'Not Found', code: 404, '@extra': '_' }));
+    // runGetMethod is POST only, as on both toncenter servers; everything else GET.
+    if (req.method !== (url.pathname === '/api/v2/runGetMethod' ? 'POST' : 'GET')) {
+      return send(res, 405, JSON.stringify({ ok: false, error: 'Method Not Allowed', code: 405 }));
+    }
     requestCount += 1;
     load.arrived(now(), url.pathname === '/api/v3/walletStates' ? url.searchParams.getAll('address') : []);
     byPath[url.pathname] = (byPath[url.pathname] ?? 0) + 1;
@@ -125,24 +144,26 @@ export function createSimServer(options: SimServerOptions): SimServer {
     const wrongSpelling = (options.style === 'python' && url.pathname === SINGULAR) || (options.style === 'cpp' && url.pathname === PLURAL);
     if (isV2 && wrongSpelling) return send(res, 404, JSON.stringify({ ok: false, error: 'Not Found', code: 404, '@extra': '_' }));
 
-    const answer = isV2
-      ? { status: 200, body: bodies.queueSizes() }
-      : url.pathname === MASTERCHAIN_INFO
-        ? { status: 200, body: bodies.masterchainInfo() }
-        : url.pathname === INDEXER_MASTERCHAIN_INFO
-          ? { status: 200, body: bodies.indexerMasterchainInfo() }
-          : url.pathname === JETTON_WALLETS
-            ? options.jettons.answer(url)
-            : url.pathname === JETTON_MASTERS
-              ? options.jettons.masters(url)
-              : wallets.answer(url);
+    const answered = isChain
+      ? chainBodies.answer(url, posted)
+      : isV2
+        ? { status: 200, body: bodies.queueSizes() }
+        : url.pathname === MASTERCHAIN_INFO
+          ? { status: 200, body: bodies.masterchainInfo() }
+          : url.pathname === INDEXER_MASTERCHAIN_INFO
+            ? { status: 200, body: bodies.indexerMasterchainInfo() }
+            : url.pathname === JETTON_WALLETS
+              ? options.jettons.answer(url)
+              : url.pathname === JETTON_MASTERS
+                ? options.jettons.masters(url)
+                : wallets.answer(url);
     const failure = injected.shift() ?? (random.chance(scenarioParams(chain.scenario).failureRate) ? random.pick(FAILURE_KINDS) : undefined);
-    if (failure && answer.status === 200) {
+    if (failure && answered.status === 200) {
       count(failure === 'timeout' || failure === 'reset' ? failure : failure.startsWith('rate_limited') ? 429 : failure);
-      writeFailure(failure, req, res, answer.body, options.hangMs);
+      writeFailure(failure, req, res, answered.body, options.hangMs);
       return;
     }
-    send(res, answer.status, answer.body);
+    send(res, answered.status, answered.body);
   };
 
   // Big header limit: the simulator must see long walletStates URLs to answer them 414 itself.

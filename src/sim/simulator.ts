@@ -7,11 +7,13 @@ import { createSimServer, type SimServer } from './server.js';
 import type { SimulatorOptions } from './options.js';
 import { createSimJettons, type SimJettons } from './jettons.js';
 import { createSimWallets, type SimWallets } from './wallets.js';
+import { createSimValidators, type SimValidators } from './validators.js';
 
 export { DEFAULT_SIMULATOR_OPTIONS, type SimulatorOptions } from './options.js';
 
 export interface Simulator {
   readonly chain: SimChain;
+  readonly validators: SimValidators;
   readonly wallets: SimWallets;
   readonly jettons: SimJettons;
   readonly http: SimServer;
@@ -28,7 +30,7 @@ export interface Simulator {
  * Each part draws from its own random stream, derived from the seed, so asking for wallets
  * does not change how the chain evolves.
  */
-const STREAM = { chain: 0, wallets: 0x5eed, failures: 0xfa11, jettons: 0x7e77 } as const;
+const STREAM = { chain: 0, wallets: 0x5eed, failures: 0xfa11, jettons: 0x7e77, validators: 0x7a11 } as const;
 
 /** The simulated accounts of a simulator run with these options: the same accounts it serves. */
 export function createSimWalletsFor(options: Pick<SimulatorOptions, 'seed' | 'accounts' | 'testnet' | 'maxUrlBytes'>): SimWallets {
@@ -43,7 +45,12 @@ export function createSimWalletsFor(options: Pick<SimulatorOptions, 'seed' | 'ac
 
 /** The simulated TON network and its toncenter-compatible HTTP face, deterministic under a seed. */
 export function createSimulator(options: SimulatorOptions): Simulator {
-  const chain = createSimChain({ random: createRandom(options.seed ^ STREAM.chain), seed: options.seed, scenario: options.scenario });
+  const chain = createSimChain({ random: createRandom(options.seed ^ STREAM.chain), seed: options.seed, scenario: options.scenario, now: options.now });
+  const validators = createSimValidators({
+    seed: options.seed,
+    random: createRandom(options.seed ^ STREAM.validators),
+    roundSeconds: options.validatorRoundSeconds,
+  });
   const wallets = createSimWalletsFor(options);
   const jettons = createSimJettons({
     random: createRandom(options.seed ^ STREAM.jettons),
@@ -56,16 +63,26 @@ export function createSimulator(options: SimulatorOptions): Simulator {
     chain.step();
     wallets.step();
     jettons.step();
+    validators.step(Math.floor(options.now() / 1000), chain.queues().length - 1);
   };
   const liteserver =
     options.liteserverPort === null
       ? null
-      : createSimLiteserver({ chain, wallets, jettons, seed: options.seed, withoutQueueSizes: options.liteserverWithoutQueueSizes });
+      : createSimLiteserver({
+          chain,
+          wallets,
+          jettons,
+          validators,
+          seed: options.seed,
+          now: options.now,
+          withoutQueueSizes: options.liteserverWithoutQueueSizes,
+        });
   const http = createSimServer({
     liteserver,
     chain,
     wallets,
     jettons,
+    validators,
     step,
     random: createRandom(options.seed ^ STREAM.failures),
     style: options.style,
@@ -79,6 +96,7 @@ export function createSimulator(options: SimulatorOptions): Simulator {
   let liteserverAddress: AddressInfo | null = null;
   return {
     chain,
+    validators,
     wallets,
     jettons,
     http,

@@ -30,9 +30,23 @@ export const SCHEMA = {
   runMethodResult:
     'liteServer.runMethodResult mode:# id:tonNode.blockIdExt shardblk:tonNode.blockIdExt shard_proof:mode.0?bytes proof:mode.0?bytes ' +
     'state_proof:mode.1?bytes init_c7:mode.3?bytes lib_extras:mode.4?bytes exit_code:int result:mode.2?bytes = liteServer.RunMethodResult',
+  getMasterchainInfoExt: 'liteServer.getMasterchainInfoExt mode:# = liteServer.MasterchainInfoExt',
+  masterchainInfoExt:
+    'liteServer.masterchainInfoExt mode:# version:int capabilities:long last:tonNode.blockIdExt last_utime:int now:int state_root_hash:int256 ' +
+    'init:tonNode.zeroStateIdExt = liteServer.MasterchainInfoExt',
+  getConfigParams: 'liteServer.getConfigParams mode:# id:tonNode.blockIdExt param_list:(vector int) = liteServer.ConfigInfo',
+  configInfo: 'liteServer.configInfo mode:# id:tonNode.blockIdExt state_proof:bytes config_proof:bytes = liteServer.ConfigInfo',
+  getValidatorStats:
+    'liteServer.getValidatorStats mode:# id:tonNode.blockIdExt limit:int start_after:mode.0?int256 modified_after:mode.2?int = liteServer.ValidatorStats',
+  validatorStats: 'liteServer.validatorStats mode:# id:tonNode.blockIdExt count:int complete:Bool state_proof:bytes data_proof:bytes = liteServer.ValidatorStats',
 } as const;
 
-export const ID: { readonly [K in keyof typeof SCHEMA]: number } = Object.fromEntries(Object.entries(SCHEMA).map(([name, line]) => [name, tlId(line)])) as {
+/** Ids lite_api.tl gives explicitly (`name#id`), which are not the CRC32 of the line. */
+const EXPLICIT_IDS: Partial<Record<keyof typeof SCHEMA, number>> = { getValidatorStats: 0x091a58bc };
+
+export const ID: { readonly [K in keyof typeof SCHEMA]: number } = Object.fromEntries(
+  Object.entries(SCHEMA).map(([name, line]) => [name, EXPLICIT_IDS[name as keyof typeof SCHEMA] ?? tlId(line)]),
+) as {
   [K in keyof typeof SCHEMA]: number;
 };
 
@@ -45,25 +59,6 @@ export interface LiteBlockId {
   readonly fileHash: Buffer;
 }
 
-export interface MasterchainInfo {
-  readonly last: LiteBlockId;
-  readonly stateRootHash: Buffer;
-  readonly init: { readonly workchain: number; readonly rootHash: Buffer; readonly fileHash: Buffer };
-}
-
-export interface OutMsgQueueSizes {
-  readonly shards: readonly { readonly id: LiteBlockId; readonly size: number }[];
-  readonly extMsgQueueSizeLimit: number;
-}
-
-export interface AccountStateAnswer {
-  readonly id: LiteBlockId;
-  readonly shardblk: LiteBlockId;
-  readonly shardProof: Buffer;
-  readonly proof: Buffer;
-  readonly state: Buffer;
-}
-
 /** The functions tonwatch calls, as one tagged value. */
 export type LiteRequest =
   | { readonly kind: 'getMasterchainInfo' }
@@ -71,6 +66,11 @@ export type LiteRequest =
   | { readonly kind: 'getOutMsgQueueSizes' }
   | { readonly kind: 'getBlockOutMsgQueueSize'; readonly id: LiteBlockId }
   | { readonly kind: 'getAccountState'; readonly id: LiteBlockId; readonly workchain: number; readonly account: Buffer }
+  | { readonly kind: 'getMasterchainInfoExt' }
+  /** Config parameters at a masterchain block (mode 0: their values in config_proof). */
+  | { readonly kind: 'getConfigParams'; readonly id: LiteBlockId; readonly params: readonly number[] }
+  /** Block creators' counters at a masterchain block, `limit` of them after `startAfter` (a public key). */
+  | { readonly kind: 'getValidatorStats'; readonly id: LiteBlockId; readonly limit: number; readonly startAfter: Buffer | null }
   /** A get-method run on the liteserver (mode 4: the result stack alone, no proofs); `params` and the result are BoCs of a VmStack. */
   | {
       readonly kind: 'runSmcMethod';
@@ -104,6 +104,19 @@ export function encodeRequest(request: LiteRequest): Buffer {
       return writeBlockId(w.id(ID.getBlockOutMsgQueueSize).uint32(0), request.id).build();
     case 'getAccountState':
       return writeBlockId(w.id(ID.getAccountState), request.id).int32(request.workchain).int256(request.account).build();
+    case 'getMasterchainInfoExt':
+      return w.id(ID.getMasterchainInfoExt).uint32(0).build();
+    case 'getConfigParams': {
+      writeBlockId(w.id(ID.getConfigParams).uint32(0), request.id).uint32(request.params.length);
+      for (const param of request.params) w.int32(param);
+      return w.build();
+    }
+    case 'getValidatorStats': {
+      const mode = request.startAfter === null ? 0 : 1;
+      writeBlockId(w.id(ID.getValidatorStats).uint32(mode), request.id).int32(request.limit);
+      if (request.startAfter !== null) w.int256(request.startAfter);
+      return w.build();
+    }
     case 'runSmcMethod':
       return writeBlockId(w.id(ID.runSmcMethod).uint32(4), request.id)
         .int32(request.workchain)
@@ -137,6 +150,24 @@ export function decodeRequest(data: Buffer): LiteRequest {
     }
     case ID.getAccountState:
       return { kind: 'getAccountState', id: readBlockId(r), workchain: r.int32(), account: r.int256() };
+    case ID.getMasterchainInfoExt:
+      r.uint32();
+      return { kind: 'getMasterchainInfoExt' };
+    case ID.getConfigParams: {
+      r.uint32();
+      const id = readBlockId(r);
+      const count = r.uint32();
+      if (count > 256) throw new TlError(`${count} config params is not a plausible count`);
+      return { kind: 'getConfigParams', id, params: Array.from({ length: count }, () => r.int32()) };
+    }
+    case ID.getValidatorStats: {
+      const mode = r.uint32();
+      const id = readBlockId(r);
+      const limit = r.int32();
+      const startAfter = (mode & 1) !== 0 ? r.int256() : null;
+      if ((mode & 4) !== 0) r.int32();
+      return { kind: 'getValidatorStats', id, limit, startAfter };
+    }
     case ID.runSmcMethod: {
       r.uint32();
       return { kind: 'runSmcMethod', id: readBlockId(r), workchain: r.int32(), account: r.int256(), methodId: r.int64(), params: r.bytes() };
@@ -164,64 +195,4 @@ export function answerReader(data: Buffer, expected: number, what: string): TlRe
   if (id === ID.error) throw new LiteServerError(r.int32(), r.string());
   if (id !== expected) throw new TlError(`expected ${what} (0x${hex(expected)}), got 0x${hex(id)}`);
   return r;
-}
-
-export function decodeMasterchainInfo(data: Buffer): MasterchainInfo {
-  const r = answerReader(data, ID.masterchainInfo, 'liteServer.masterchainInfo');
-  return { last: readBlockId(r), stateRootHash: r.int256(), init: { workchain: r.int32(), rootHash: r.int256(), fileHash: r.int256() } };
-}
-
-export function encodeMasterchainInfo(info: MasterchainInfo): Buffer {
-  const w = writeBlockId(new TlWriter().id(ID.masterchainInfo), info.last).int256(info.stateRootHash);
-  return w.int32(info.init.workchain).int256(info.init.rootHash).int256(info.init.fileHash).build();
-}
-
-export function decodeAllShardsInfo(data: Buffer): { readonly id: LiteBlockId; readonly data: Buffer } {
-  const r = answerReader(data, ID.allShardsInfo, 'liteServer.allShardsInfo');
-  const id = readBlockId(r);
-  r.bytes();
-  return { id, data: r.bytes() };
-}
-
-export function encodeAllShardsInfo(id: LiteBlockId, shardHashes: Buffer): Buffer {
-  return writeBlockId(new TlWriter().id(ID.allShardsInfo), id).bytes(Buffer.alloc(0)).bytes(shardHashes).build();
-}
-
-export function decodeOutMsgQueueSizes(data: Buffer): OutMsgQueueSizes {
-  const r = answerReader(data, ID.outMsgQueueSizes, 'liteServer.outMsgQueueSizes');
-  const count = r.uint32();
-  if (count > 4096) throw new TlError(`${count} shards is not a plausible count`);
-  const shards = [];
-  for (let i = 0; i < count; i += 1) shards.push({ id: readBlockId(r), size: r.int32() });
-  return { shards, extMsgQueueSizeLimit: r.int32() };
-}
-
-export function encodeOutMsgQueueSizes(value: OutMsgQueueSizes): Buffer {
-  const w = new TlWriter().id(ID.outMsgQueueSizes).uint32(value.shards.length);
-  for (const shard of value.shards) writeBlockId(w, shard.id).int32(shard.size);
-  return w.int32(value.extMsgQueueSizeLimit).build();
-}
-
-export function decodeBlockOutMsgQueueSize(data: Buffer): { readonly id: LiteBlockId; readonly size: bigint } {
-  const r = answerReader(data, ID.blockOutMsgQueueSize, 'liteServer.blockOutMsgQueueSize');
-  r.uint32();
-  return { id: readBlockId(r), size: r.int64() };
-}
-
-export function encodeBlockOutMsgQueueSize(id: LiteBlockId, size: number): Buffer {
-  return writeBlockId(new TlWriter().id(ID.blockOutMsgQueueSize).uint32(0), id).int64(BigInt(size)).build();
-}
-
-export function decodeAccountState(data: Buffer): AccountStateAnswer {
-  const r = answerReader(data, ID.accountState, 'liteServer.accountState');
-  return { id: readBlockId(r), shardblk: readBlockId(r), shardProof: r.bytes(), proof: r.bytes(), state: r.bytes() };
-}
-
-export function encodeAccountState(value: AccountStateAnswer): Buffer {
-  const w = writeBlockId(writeBlockId(new TlWriter().id(ID.accountState), value.id), value.shardblk);
-  return w.bytes(value.shardProof).bytes(value.proof).bytes(value.state).build();
-}
-
-export function encodeError(code: number, message: string): Buffer {
-  return new TlWriter().id(ID.error).int32(code).string(message).build();
 }

@@ -1,5 +1,6 @@
 import { TonParseError } from './errors.js';
-import { beginCell, convertToMerkleProof, type Builder, type Cell, type Slice } from '@ton/core';
+import { beginCell, convertToMerkleProof, type Cell, type Slice } from '@ton/core';
+import { hashmapLookup, writeLabel } from './hashmap.js';
 import { shardDepth } from './shard.js';
 
 /**
@@ -26,51 +27,6 @@ export interface ShardAccountRecord {
   readonly lastTransLt: bigint;
 }
 
-/** Bits needed for a number in 0..max (TL-B's `#<= max`). */
-const bitsFor = (max: number): number => Math.ceil(Math.log2(max + 1));
-
-function readLabel(s: Slice, max: number): { readonly bits: string } {
-  if (!s.loadBit()) {
-    let length = 0;
-    while (s.loadBit()) length += 1;
-    return { bits: readBits(s, length) };
-  }
-  if (!s.loadBit()) {
-    const length = s.loadUint(bitsFor(max));
-    return { bits: readBits(s, length) };
-  }
-  const bit = s.loadBit() ? '1' : '0';
-  return { bits: bit.repeat(s.loadUint(bitsFor(max))) };
-}
-
-function readBits(s: Slice, length: number): string {
-  let bits = '';
-  for (let i = 0; i < length; i += 1) bits += s.loadBit() ? '1' : '0';
-  return bits;
-}
-
-/** Writes a label in the shortest of the three forms, as the node does. */
-function writeLabel(b: Builder, bits: string, max: number): void {
-  const n = bits.length;
-  const width = bitsFor(max);
-  const short = 2 + 2 * n;
-  const long = 2 + width + n;
-  const same = n > 0 && /^(0+|1+)$/.test(bits) ? 3 + width : Number.POSITIVE_INFINITY;
-  if (same < short && same < long) {
-    b.storeUint(0b11, 2)
-      .storeBit(bits[0] === '1')
-      .storeUint(n, width);
-  } else if (short <= long) {
-    b.storeBit(false);
-    for (let i = 0; i < n; i += 1) b.storeBit(true);
-    b.storeBit(false);
-    for (const c of bits) b.storeBit(c === '1');
-  } else {
-    b.storeUint(0b10, 2).storeUint(n, width);
-    for (const c of bits) b.storeBit(c === '1');
-  }
-}
-
 const keyBitsOf = (hash: Uint8Array): string => [...hash].map((byte) => byte.toString(2).padStart(8, '0')).join('');
 
 /** Skips a DepthBalanceInfo (split_depth:(#<= 30) balance:CurrencyCollection). */
@@ -83,23 +39,8 @@ function skipDepthBalance(s: Slice): void {
 /** The ShardAccount under `accountHash` in a ShardAccounts root slice; null when the account is not in the dictionary. */
 function lookupAccounts(root: Slice, accountHash: Uint8Array): ShardAccountRecord | null {
   if (!root.loadBit()) return null;
-  const key = keyBitsOf(accountHash);
-  let cell = root.loadRef();
-  let offset = 0;
-  for (;;) {
-    const s = cell.beginParse();
-    const label = readLabel(s, KEY_BITS - offset);
-    if (key.slice(offset, offset + label.bits.length) !== label.bits) return null;
-    offset += label.bits.length;
-    if (offset === KEY_BITS) {
-      skipDepthBalance(s);
-      return { account: s.loadRef(), lastTransHash: s.loadBuffer(32), lastTransLt: s.loadUintBig(64) };
-    }
-    const left = s.loadRef();
-    const right = s.loadRef();
-    cell = key[offset] === '1' ? right : left;
-    offset += 1;
-  }
+  const s = hashmapLookup(root.loadRef(), KEY_BITS, keyBitsOf(accountHash), skipDepthBalance);
+  return s === null ? null : { account: s.loadRef(), lastTransHash: s.loadBuffer(32), lastTransLt: s.loadUintBig(64) };
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
+import type { ChainHeadsAnswer, ConfigParamsAnswer, GetMethodAnswer, ValidatorStatsAnswer } from '../domain/chain.js';
 import type { JettonWalletsAnswer } from '../domain/jettons.js';
 import type { JettonPage, QueueSizesAnswer, Result, UpstreamObserver, UpstreamTip, WalletStatesAnswer } from '../domain/upstream.js';
 import type { RequestBudget, RequestPriority } from './budget.js';
@@ -27,6 +28,14 @@ export interface UpstreamCalls {
   jettonMetadata(master: string, signal: AbortSignal | undefined): Promise<Result<Readonly<Record<string, unknown>>, UpstreamError>>;
   /** Its tip for the lag check, each part asked once; null where it did not answer. */
   tip(signal: AbortSignal | undefined): Promise<UpstreamTip>;
+  /** Every chain's newest block with its gen_utime. */
+  chainHeads(signal: AbortSignal | undefined): Promise<Result<ChainHeadsAnswer, UpstreamError>>;
+  /** These config parameters' value cells (BoCs). */
+  configParams(params: readonly number[], signal: AbortSignal | undefined): Promise<Result<ConfigParamsAnswer, UpstreamError>>;
+  /** A get-method without arguments on a masterchain account. */
+  getMethod(address: string, method: string, signal: AbortSignal | undefined): Promise<Result<GetMethodAnswer, UpstreamError>>;
+  /** Blocks created per validator; `unsupported` where the kind has no such call. */
+  validatorStats(signal: AbortSignal | undefined): Promise<Result<ValidatorStatsAnswer, UpstreamError>>;
   /** Closes the connections it keeps. */
   close(): void;
 }

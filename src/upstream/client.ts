@@ -128,6 +128,18 @@ export function createUpstreamClient(deps: UpstreamClientDeps): UpstreamClient {
     fetchJettonMetadata(master, signal) {
       return withFailover('jetton_wallets', signal, async (u) => (await callsOf(u)).jettonMetadata(master, signal));
     },
+    fetchChainHeads(signal) {
+      return withFailover('chain_heads', signal, async (u) => (await callsOf(u)).chainHeads(signal));
+    },
+    fetchConfigParams(params, signal) {
+      return withFailover('validators', signal, async (u) => (await callsOf(u)).configParams(params, signal));
+    },
+    runGetMethod(address, method, signal) {
+      return withFailover('validators', signal, async (u) => (await callsOf(u)).getMethod(address, method, signal));
+    },
+    fetchValidatorStats(signal) {
+      return withFailover('validators', signal, async (u) => (await callsOf(u)).validatorStats(signal));
+    },
     close() {
       for (const calls of upstreamCalls.values()) void calls.then((c) => c.close());
       upstreamCalls.clear();

@@ -17,7 +17,7 @@ export class UpstreamError extends Error implements UpstreamFailure {
 
   /** Worth asking the same upstream again after a backoff. */
   get retryable(): boolean {
-    return !['aborted', 'uri_too_long', 'not_found', 'unauthorized'].includes(this.code);
+    return !['aborted', 'uri_too_long', 'not_found', 'unauthorized', 'unsupported'].includes(this.code);
   }
 
   /**

@@ -1,10 +1,11 @@
 /** Who waits for an upstream's budget, highest first: see WaiterQueue. */
-export type RequestPriority = 'high' | 'low' | 'jetton' | 'read';
+export type RequestPriority = 'high' | 'chain' | 'low' | 'jetton' | 'read';
 
 /**
  * The requests waiting for an upstream's budget, in the order they are to be served:
  * `high` waiters (the queue-size poll, the lag check) first, in arrival order; below them
- * the polls (the wallet cycle, `low`, before the jetton cycle, `jetton`) and read-through
+ * the polls (the chain heads and validators, `chain`, before the wallet cycle, `low`,
+ * before the jetton cycle, `jetton`) and read-through
  * batches (`read`). Read-through spends what the polls leave: a token no poll waits for
  * when the bucket holds more than half its burst (the rest is kept for the polls' next
  * cycle), and one turn after every POLL_TURNS_PER_READ of the polls' while both wait. So a
@@ -41,11 +42,15 @@ export function createWaiterQueue(): WaiterQueue {
   /** Poll turns since read-through's last turn. */
   let pollTurns = 0;
 
+  const firstOf = (priority: RequestPriority): number | undefined => {
+    const index = waiters.findIndex((w) => w.priority === priority);
+    return index === -1 ? undefined : index;
+  };
+
   /** The waiter to serve next (-1: none may be): the first high one, else a poll (wallets before jettons) or read-through, as above. */
   const nextIndex = (spare: boolean): number => {
     if (waiters[0]?.priority === 'high') return 0;
-    const wallets = waiters.findIndex((w) => w.priority === 'low');
-    const poll = wallets === -1 ? waiters.findIndex((w) => w.priority === 'jetton') : wallets;
+    const poll = firstOf('chain') ?? firstOf('low') ?? firstOf('jetton') ?? -1;
     const read = waiters.findIndex((w) => w.priority === 'read');
     const readsTurn = pollTurns >= POLL_TURNS_PER_READ;
     if (poll === -1) return read !== -1 && (spare || readsTurn) ? read : -1;

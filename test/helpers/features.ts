@@ -26,6 +26,10 @@ export function clientStub(calls: Partial<UpstreamClient> = {}): UpstreamClient 
     fetchWalletStates: unanswered,
     fetchJettonWallets: unanswered,
     fetchJettonMetadata: unanswered,
+    fetchChainHeads: unanswered,
+    fetchConfigParams: unanswered,
+    runGetMethod: unanswered,
+    fetchValidatorStats: unanswered,
     close: () => undefined,
     ...calls,
   };

@@ -1,4 +1,5 @@
 import { Agent, fetch as undiciFetch } from 'undici';
+import { clientStub } from '../helpers/features.js';
 import { describe, expect, it } from 'vitest';
 import type { UpstreamClient } from '../../src/domain/upstream.js';
 import { createBatchSize } from '../../src/accounts/batches.js';
@@ -36,6 +37,7 @@ function harness(sim: RunningSim, settings: Partial<ReadThroughLimits> = {}, ups
     userAgent: 'test',
   });
   const client: UpstreamClient = {
+    ...clientStub(),
     fetchTips: (signal) => real.fetchTips(signal),
     fetchJettonWallets: (owners, master, page, signal) => real.fetchJettonWallets(owners, master, page, signal),
     fetchJettonMetadata: () => Promise.reject(new Error('not used')),

@@ -1,3 +1,4 @@
+import { clientStub } from '../helpers/features.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { WatchedWallet } from '../../src/domain/config.js';
 import { createBatchSize } from '../../src/accounts/batches.js';
@@ -43,6 +44,7 @@ describe('wallet poller against the simulator', () => {
     /** Addresses per walletStates call that went through. */
     const accepted: number[] = [];
     const client: UpstreamClient = {
+      ...clientStub(),
       fetchTips: (signal) => upstream.fetchTips(signal),
       fetchJettonWallets: (owners, master, page, signal) => upstream.fetchJettonWallets(owners, master, page, signal),
       fetchJettonMetadata: () => Promise.reject(new Error('not used')),
@@ -180,6 +182,7 @@ describe('wallet poller concurrency', () => {
     let inFlight = 0;
     let most = 0;
     const client = {
+      ...clientStub(),
       fetchTips: () => Promise.reject(new Error('not used')),
       fetchJettonWallets: () => Promise.reject(new Error('not used')),
       fetchJettonMetadata: () => Promise.reject(new Error('not used')),
@@ -225,6 +228,7 @@ describe('wallet poller progress', () => {
     const addresses = rawAddresses(50);
     // A fake upstream that answers every batch after 4 s of (virtual) time.
     const client = {
+      ...clientStub(),
       fetchTips: () => Promise.reject(new Error('not used')),
       fetchJettonWallets: () => Promise.reject(new Error('not used')),
       fetchJettonMetadata: () => Promise.reject(new Error('not used')),
@@ -265,6 +269,7 @@ describe('a dead upstream under a large watchlist', () => {
     const log = createLogSink();
     let dead = true;
     const client: UpstreamClient = {
+      ...clientStub(),
       fetchTips: () => Promise.resolve([]),
       fetchJettonWallets: () => Promise.reject(new Error('not used')),
       fetchJettonMetadata: () => Promise.reject(new Error('not used')),

@@ -13,18 +13,8 @@ import {
   keyId,
   sharedSecret,
 } from '../../src/ton/adnl.js';
-import {
-  ID,
-  LiteServerError,
-  decodeAccountState,
-  decodeMasterchainInfo,
-  decodeOutMsgQueueSizes,
-  decodeRequest,
-  encodeError,
-  encodeOutMsgQueueSizes,
-  encodeRequest,
-  type LiteBlockId,
-} from '../../src/ton/lite-api.js';
+import { ID, LiteServerError, decodeRequest, encodeRequest, type LiteBlockId } from '../../src/ton/lite-api.js';
+import { decodeAccountState, decodeMasterchainInfo, decodeOutMsgQueueSizes, encodeError, encodeOutMsgQueueSizes } from '../../src/ton/lite-answers.js';
 import { buildShardAccounts, buildShardStateProof, lookupShardAccount } from '../../src/ton/shard-accounts.js';
 import { buildShardHashes, parseShardHashes } from '../../src/ton/shard-hashes.js';
 import { TlError, TlReader, TlWriter } from '../../src/ton/tl.js';

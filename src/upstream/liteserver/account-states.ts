@@ -1,7 +1,8 @@
 import { Cell } from '@ton/core';
 import type { Result, UpstreamQuery, WalletStatesAnswer } from '../../domain/upstream.js';
 import type { ServedWalletState } from '../../domain/wallet-state.js';
-import { decodeAccountState, decodeMasterchainInfo, type LiteRequest } from '../../ton/lite-api.js';
+import { type LiteRequest } from '../../ton/lite-api.js';
+import { decodeAccountState, decodeMasterchainInfo } from '../../ton/lite-answers.js';
 import { lookupShardAccount } from '../../ton/shard-accounts.js';
 import { walletStateOfAccount } from '../../ton/wallet-account.js';
 import type { RequestPriority } from '../budget.js';

@@ -9,7 +9,8 @@ import {
   readWalletData,
   walletAddressParams,
 } from '../../ton/get-methods.js';
-import { decodeMasterchainInfo, type LiteBlockId, type LiteRequest } from '../../ton/lite-api.js';
+import { type LiteBlockId, type LiteRequest } from '../../ton/lite-api.js';
+import { decodeMasterchainInfo } from '../../ton/lite-answers.js';
 import { decodeRunMethodResult } from '../../ton/run-method.js';
 import { UpstreamError } from '../errors.js';
 import { ACCOUNTS_IN_FLIGHT_PER_SERVER, walletStatesOf, type LiteCall } from './account-states.js';

@@ -1,15 +1,8 @@
 import { TonParseError } from '../../ton/errors.js';
 import type { LiteserverUpstreamSettings } from './settings.js';
 import type { QueueSizesAnswer, Result, UpstreamQuery } from '../../domain/upstream.js';
-import {
-  LiteServerError,
-  decodeAllShardsInfo,
-  decodeBlockOutMsgQueueSize,
-  decodeMasterchainInfo,
-  decodeOutMsgQueueSizes,
-  type LiteBlockId,
-  type LiteRequest,
-} from '../../ton/lite-api.js';
+import { LiteServerError, type LiteBlockId, type LiteRequest } from '../../ton/lite-api.js';
+import { decodeAllShardsInfo, decodeBlockOutMsgQueueSize, decodeMasterchainInfo, decodeOutMsgQueueSizes } from '../../ton/lite-answers.js';
 import { parseShardHashes } from '../../ton/shard-hashes.js';
 import { unsignedShardToSigned } from '../../ton/shard.js';
 import type { RequestPriority } from '../budget.js';
@@ -19,6 +12,7 @@ import { LiteTransportError } from './connection.js';
 import { createLitePool } from './pool.js';
 import { walletStatesOf } from './account-states.js';
 import { jettonMetadataOf, jettonWalletsOf } from './jettons.js';
+import { liteChainCalls } from './chain.js';
 
 /**
  * A `kind: liteserver` upstream: the two polls and the tip, each as a sequence of lite API
@@ -148,6 +142,7 @@ export function createLiteUpstream(deps: LiteUpstreamDeps): UpstreamCalls {
       if (!info.ok && info.error.code !== 'aborted') logger.debug({ code: info.error.code, err: info.error.message }, 'lag check: tip request failed');
       return { upstream: name, seqno: info.ok ? info.value.last.seqno : null, indexerSeqno: null };
     },
+    ...liteChainCalls(call),
     close: () => pool.close(),
   };
 }
