@@ -20,8 +20,8 @@ export const cronExpression = z
   .string()
   .refine((expr) => isValidCron(expr), { message: 'not a valid cron expression (node-cron syntax, seconds field allowed)' });
 
-/** Labels added to a watched wallet's series: Prometheus label names, values up to 1024 characters. */
-function labelsSchema() {
+/** Labels a user adds to a watched thing's series (a wallet, a validator): Prometheus label names, values up to 1024 characters. */
+export function labelsSchema() {
   return z.record(z.string(), z.string().max(1024)).superRefine((record, ctx) => {
     for (const name of Object.keys(record)) {
       const problem = labelNameProblem(name);

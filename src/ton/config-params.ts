@@ -1,4 +1,5 @@
-import { beginCell, Cell, Dictionary, type Builder, type DictionaryValue, type Slice } from '@ton/core';
+import type { Cell } from '@ton/core';
+import { beginCell, Dictionary, type Builder, type DictionaryValue, type Slice } from '@ton/core';
 import { TonParseError } from './errors.js';
 
 /**
@@ -92,8 +93,7 @@ export function readValidatorSet(cell: Cell): ValidatorSet {
   const total = s.loadUint(16);
   const main = s.loadUint(16);
   const given = tag === 0x12 ? s.loadUintBig(64) : null;
-  const list =
-    tag === 0x12 ? s.loadDict(Dictionary.Keys.Uint(16), VALIDATOR_DESCR) : Dictionary.loadDirect(Dictionary.Keys.Uint(16), VALIDATOR_DESCR, s);
+  const list = tag === 0x12 ? s.loadDict(Dictionary.Keys.Uint(16), VALIDATOR_DESCR) : Dictionary.loadDirect(Dictionary.Keys.Uint(16), VALIDATOR_DESCR, s);
   const validators = [...list.keys()].sort((a, b) => a - b).map((index) => list.get(index) as ValidatorDescr);
   const totalWeight = given ?? validators.reduce((sum, v) => sum + v.weight, 0n);
   return { since, until, total, main, totalWeight, validators };

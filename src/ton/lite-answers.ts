@@ -140,5 +140,9 @@ export function decodeValidatorStats(data: Buffer): ValidatorStatsInfo {
 
 export function encodeValidatorStats(id: LiteBlockId, stats: ValidatorStatsInfo): Buffer {
   const w = writeBlockId(new TlWriter().id(ID.validatorStats).uint32(0), id).int32(stats.count);
-  return w.uint32(stats.complete ? BOOL_TRUE : BOOL_FALSE).bytes(Buffer.alloc(0)).bytes(stats.dataProof).build();
+  return w
+    .uint32(stats.complete ? BOOL_TRUE : BOOL_FALSE)
+    .bytes(Buffer.alloc(0))
+    .bytes(stats.dataProof)
+    .build();
 }

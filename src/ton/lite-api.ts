@@ -38,7 +38,8 @@ export const SCHEMA = {
   configInfo: 'liteServer.configInfo mode:# id:tonNode.blockIdExt state_proof:bytes config_proof:bytes = liteServer.ConfigInfo',
   getValidatorStats:
     'liteServer.getValidatorStats mode:# id:tonNode.blockIdExt limit:int start_after:mode.0?int256 modified_after:mode.2?int = liteServer.ValidatorStats',
-  validatorStats: 'liteServer.validatorStats mode:# id:tonNode.blockIdExt count:int complete:Bool state_proof:bytes data_proof:bytes = liteServer.ValidatorStats',
+  validatorStats:
+    'liteServer.validatorStats mode:# id:tonNode.blockIdExt count:int complete:Bool state_proof:bytes data_proof:bytes = liteServer.ValidatorStats',
 } as const;
 
 /** Ids lite_api.tl gives explicitly (`name#id`), which are not the CRC32 of the line. */

@@ -103,7 +103,11 @@ export function buildMcStateProof(options: {
   for (const [param, value] of options.params) config.set(param, value);
   const creators = Dictionary.empty(Dictionary.Keys.BigUint(256), Dictionary.Values.Cell());
   const creatorStats = (counts: CreatorCounts): Cell =>
-    beginCell().storeUint(0x4, 4).storeBuilder(countersOf(counts.masterchain, options.genUtime)).storeBuilder(countersOf(counts.shardchain, options.genUtime)).endCell();
+    beginCell()
+      .storeUint(0x4, 4)
+      .storeBuilder(countersOf(counts.masterchain, options.genUtime))
+      .storeBuilder(countersOf(counts.shardchain, options.genUtime))
+      .endCell();
   for (const [key, counts] of options.creators) creators.set(BigInt(`0x${key}`), creatorStats(counts));
   const rest = beginCell()
     .storeUint(1, 16)

@@ -49,14 +49,23 @@ export function httpChainCalls(name: string, attempt: AttemptOf): ChainCalls {
       const ids = [last, ...shards.value.result.shards];
       const headers = await Promise.all(
         ids.map((id) =>
-          attempt({ ...heads, path: '/api/v2/getBlockHeader', search: `workchain=${id.workchain}&shard=${id.shard}&seqno=${id.seqno}`, schema: blockHeaderSchema }, signal),
+          attempt(
+            { ...heads, path: '/api/v2/getBlockHeader', search: `workchain=${id.workchain}&shard=${id.shard}&seqno=${id.seqno}`, schema: blockHeaderSchema },
+            signal,
+          ),
         ),
       );
       const blocks = [];
       for (const [i, header] of headers.entries()) {
         const id = ids[i];
         if (!header.ok) return header;
-        if (id !== undefined) blocks.push({ workchain: id.workchain, shard: BigInt.asUintN(64, parseSignedShard(id.shard)), seqno: id.seqno, genUtime: header.value.result.gen_utime });
+        if (id !== undefined)
+          blocks.push({
+            workchain: id.workchain,
+            shard: BigInt.asUintN(64, parseSignedShard(id.shard)),
+            seqno: id.seqno,
+            genUtime: header.value.result.gen_utime,
+          });
       }
       return { ok: true, value: { blocks } };
     },

@@ -26,7 +26,8 @@ const numberOf = (text: unknown): bigint => {
 };
 
 /** Items of a list, as nested pairs ending in null. */
-const pairs = (items: readonly TupleItem[]): TupleItem => items.reduceRight<TupleItem>((rest, item) => ({ type: 'tuple', items: [item, rest] }), { type: 'null' });
+const pairs = (items: readonly TupleItem[]): TupleItem =>
+  items.reduceRight<TupleItem>((rest, item) => ({ type: 'tuple', items: [item, rest] }), { type: 'null' });
 
 const record = (value: unknown): Record<string, unknown> => {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new StackFormatError(`not an object: ${JSON.stringify(value)}`);
@@ -60,7 +61,8 @@ function nested(value: unknown): TupleItem {
 
 /** One top-level entry: `[type, value]`. */
 function topLevel(entry: unknown): TupleItem {
-  if (!Array.isArray(entry) || entry.length !== 2 || typeof entry[0] !== 'string') throw new StackFormatError(`not a [type, value] entry: ${JSON.stringify(entry)}`);
+  if (!Array.isArray(entry) || entry.length !== 2 || typeof entry[0] !== 'string')
+    throw new StackFormatError(`not a [type, value] entry: ${JSON.stringify(entry)}`);
   const [type, value] = entry as [string, unknown];
   switch (type) {
     case 'num':

@@ -27,7 +27,6 @@ const JETTON_MASTERS_PATH = '/api/v3/jetton/masters';
 const MASTERCHAIN_INFO_PATH = '/api/v2/getMasterchainInfo';
 const INDEXER_MASTERCHAIN_INFO_PATH = '/api/v3/masterchainInfo';
 
-
 export function createHttpUpstream(deps: HttpUpstreamDeps): UpstreamCalls {
   const { settings: upstream, logger } = deps;
   const attempt = createAttempt(deps);
