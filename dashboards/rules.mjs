@@ -28,6 +28,9 @@ export function ruleGroups(options = {}) {
     annotations: { summary, description, runbook_url: `${base}#${name.toLowerCase()}` },
   });
   const shard = '{{ $labels.workchain }}:{{ $labels.shard }}';
+  /** How old each chain's newest block was when tonwatch last asked: its gen_utime against the chain-heads poll's last success. */
+  const blockAge = (matcher) =>
+    `(max by (job, instance) (${m('tonwatch_last_success_timestamp_seconds', 'query="chain_heads"')})\n  - on (job, instance) group_right () ${m('ton_block_timestamp_seconds', matcher)})`;
   return {
     groups: [
       {
@@ -39,6 +42,17 @@ export function ruleGroups(options = {}) {
           { record: 'ton:out_msg_queue_size:predict_15m', expr: `predict_linear(${m('ton_out_msg_queue_size')}[10m], 900)` },
           { record: 'ton:shard_block_seqno:deriv5m', expr: `deriv(${m('ton_shard_block_seqno')}[5m])` },
           { record: 'ton:shards:count', expr: `count without (shard) (${m('ton_out_msg_queue_size')})` },
+          {
+            // A masterchain validator's blocks over the last hour against its expected share (the round's blocks over its
+            // main validators), as mytonctrl computes efficiency; liteserver upstreams only.
+            record: 'ton:validator_efficiency:ratio1h',
+            expr:
+              `increase(${m('ton_validator_blocks_created_total', 'chain="masterchain"')}[1h])\n` +
+              `  / on (job, instance) group_left ()\n` +
+              `    (sum by (job, instance) (increase(${m('ton_blocks_created_total', 'chain="masterchain"')}[1h]))\n` +
+              `      / on (job, instance) max by (job, instance) (${m('ton_validator_set_main_validators', 'set="current"')}))\n` +
+              `  and on (job, instance, validator) ${m('ton_validator_main', 'set="current"')} == 1\n`,
+          },
           {
             record: 'tonwatch:upstream_requests:rate5m',
             expr: `sum by (job, instance, upstream, query, code) (rate(${m('tonwatch_upstream_requests_total')}[5m]))`,
@@ -72,12 +86,20 @@ export function ruleGroups(options = {}) {
             `A linear fit over the last 10 minutes puts the outbound queue of shard ${shard} at {{ $value | humanize }} messages in 15 minutes, above ext_msg_queue_size_limit (tonwatch {{ $labels.instance }}).`,
           ),
           alert(
-            'TonShardStalled',
-            `changes(${m('ton_shard_block_seqno')}[5m]) == 0`,
-            '1m',
+            'TonMasterchainStalled',
+            `${blockAge('workchain="-1"')} > 30\n  or (changes(${m('ton_shard_block_seqno', 'workchain="-1"')}[5m]) == 0 unless on (job, instance) ${m('ton_block_timestamp_seconds')})\n`,
+            '15s',
             'critical',
-            'A shard has produced no block for 6 minutes',
-            `The block seqno of shard ${shard} has not changed for 6 minutes while tonwatch's data is fresh (tonwatch {{ $labels.instance }}).`,
+            'The masterchain has made no block for 30 seconds',
+            "The masterchain's newest block was over 30 seconds old when tonwatch {{ $labels.instance }} last asked (with chain.heads off: its seqno has not changed for 5 minutes).",
+          ),
+          alert(
+            'TonShardStalled',
+            `${blockAge('workchain!="-1"')} > 60\n  or (changes(${m('ton_shard_block_seqno', 'workchain!="-1"')}[5m]) == 0 unless on (job, instance) ${m('ton_block_timestamp_seconds')})\n`,
+            '15s',
+            'critical',
+            'A shard has made no block for a minute',
+            `The newest block of shard ${shard} was over 60 seconds old when tonwatch {{ $labels.instance }} last asked (with chain.heads off: its seqno has not changed for 5 minutes).`,
           ),
           alert(
             'TonwatchDataStale',
@@ -166,6 +188,38 @@ export function ruleGroups(options = {}) {
             'warning',
             'tonwatch is refusing client connections',
             'tonwatch {{ $labels.instance }} has refused {{ $value | humanize }} new connections a second for 10 minutes: every connection slot (or every one of a client address) had a request in flight.',
+          ),
+          alert(
+            'TonValidatorNotInNextSet',
+            `${m('ton_validator_in_set', 'set="next"')} == 0`,
+            '5m',
+            'critical',
+            'A watched validator is not in the next validator set',
+            'Validator {{ $labels.validator }} is not in the next validator set (config 36), elected when the last election closed: it will not validate the next round (tonwatch {{ $labels.instance }}).',
+          ),
+          alert(
+            'TonValidatorMissingElection',
+            `${m('ton_validator_election_stake_tons')} == 0\n  and on (job, instance) (${m('ton_election_close_timestamp_seconds')} - time() < 3600)\n`,
+            '5m',
+            'critical',
+            'A watched validator has not entered the election, which closes within an hour',
+            'Validator {{ $labels.validator }} has no stake in the open election, which closes within an hour (tonwatch {{ $labels.instance }}).',
+          ),
+          alert(
+            'TonValidatorComplaint',
+            `${m('ton_validator_complaints')} > 0`,
+            '1m',
+            'warning',
+            'A complaint was filed against a watched validator',
+            'The elector holds {{ $value }} complaint(s) against validator {{ $labels.validator }} in its past elections (tonwatch {{ $labels.instance }}).',
+          ),
+          alert(
+            'TonValidatorLowEfficiency',
+            `ton:validator_efficiency:ratio1h{${job}} < 0.9`,
+            '15m',
+            'warning',
+            'A watched validator creates fewer masterchain blocks than its share',
+            'Validator {{ $labels.validator }} created {{ $value | humanizePercentage }} of its expected masterchain blocks over the last hour (tonwatch {{ $labels.instance }}).',
           ),
           alert(
             'TonWalletBalanceBelowMinimum',

@@ -116,7 +116,7 @@ function reachable(from: string): Set<string> {
 describe('architecture', () => {
   it('reads a plausible import graph', () => {
     expect(IMPORTS.size).toBeGreaterThan(100);
-    expect(IMPORTS.get('app/daemon.ts')).toContain('serve/routes.ts');
+    expect(IMPORTS.get('app/server.ts')).toContain('serve/routes.ts');
   });
 
   it('src/ holds main.ts and rooms, no loose file', () => {

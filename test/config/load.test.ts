@@ -21,7 +21,7 @@ describe('loadConfig', () => {
     });
     expect(config.web).toBeNull();
     expect(config.upstreams).toEqual([{ kind: 'http', name: 'toncenter', url: 'https://toncenter.com', rps: 1, timeoutMs: 10_000 }]);
-    expect(config.schedule).toEqual({ queueSizes: '*/5 * * * * *', wallets: '*/30 * * * * *' });
+    expect(config.schedule).toEqual({ queueSizes: '*/5 * * * * *', wallets: '*/30 * * * * *', chainHeads: '*/15 * * * * *', validators: '0 * * * * *' });
     expect(config.walletBatchSize).toBe(1000);
     expect(config.lagCheck).toEqual({ everySeconds: 60, maxLagBlocks: 10 });
     expect(config.snapshot).toEqual({ file: '/cfg/data/snapshot.json', maxAgeSeconds: 300 });

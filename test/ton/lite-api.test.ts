@@ -150,8 +150,11 @@ describe('ADNL', () => {
 });
 
 describe('block.tlb structures', () => {
-  it('reads back the shard blocks of a ShardHashes tree, split shards included', () => {
-    const blocks = [block(0, 0x2000000000000000n, 10), block(0, 0x6000000000000000n, 11), block(0, 0xc000000000000000n, 12)];
+  it('reads back the shard blocks of a ShardHashes tree, split shards included, each with its gen_utime', () => {
+    const blocks = [block(0, 0x2000000000000000n, 10), block(0, 0x6000000000000000n, 11), block(0, 0xc000000000000000n, 12)].map((b, i) => ({
+      ...b,
+      genUtime: 1_795_000_000 + i,
+    }));
     expect(parseShardHashes(buildShardHashes(blocks))).toEqual(blocks);
   });
 

@@ -10,20 +10,31 @@ import { watchedKey } from './watched.js';
 export interface ChainStatus {
   readonly chain: {
     /** Every chain's newest block known, and how old it is now. */
-    readonly heads: readonly { readonly chain: string; readonly seqno: number; readonly genUtime: number; readonly ageSeconds: number }[] | null;
+    readonly heads: readonly ChainHeadStatus[] | null;
     readonly sets: Readonly<
       Record<string, { readonly validators: number; readonly main: number; readonly since: number; readonly until: number } | null>
     > | null;
     readonly election: { readonly id: number; readonly closesAt: number; readonly participants: number; readonly totalStakeTons: string } | null;
-    readonly watched: readonly {
-      readonly name: string;
-      readonly inCurrent: boolean;
-      readonly inNext: boolean | null;
-      readonly electionStakeTons: string | null;
-      readonly frozenStakeTons: string;
-      readonly complaints: number;
-    }[];
+    readonly watched: readonly WatchedStatus[];
   };
+}
+
+export interface ChainHeadStatus {
+  readonly chain: string;
+  readonly seqno: number;
+  readonly genUtime: number;
+  readonly ageSeconds: number;
+}
+
+export interface WatchedStatus {
+  readonly name: string;
+  readonly inCurrent: boolean;
+  /** null while there is no next set. */
+  readonly inNext: boolean | null;
+  /** null while no election is open. */
+  readonly electionStakeTons: string | null;
+  readonly frozenStakeTons: string;
+  readonly complaints: number;
 }
 
 const tons = (nanotons: bigint): string => jettonUnits(nanotons.toString(), 9);
@@ -76,38 +87,40 @@ const date = (unix: number): string =>
     .replace(/\.\d+Z$/, ' UTC');
 const yesNo = (value: boolean | null): string => (value === null ? '–' : value ? 'yes' : '<strong>no</strong>');
 
+const headRow = (h: ChainHeadStatus): string =>
+  `<tr><th scope="row">${escapeHtml(h.chain)}</th><td class="num">${thousands(h.seqno)}</td><td class="num">${h.ageSeconds} s ago</td></tr>`;
+
+const watchedRow = (w: WatchedStatus): string =>
+  `<tr${w.complaints > 0 || w.inNext === false ? ' class="attention"' : ''}><th scope="row">${escapeHtml(w.name)}</th>` +
+  `<td>${yesNo(w.inCurrent)}</td><td>${yesNo(w.inNext)}</td><td class="num">${escapeHtml(w.electionStakeTons ?? '–')}</td>` +
+  `<td class="num">${escapeHtml(w.frozenStakeTons)}</td><td class="num">${w.complaints}</td></tr>`;
+
+const table = (caption: string, heads: readonly string[], rows: string): string =>
+  `<div class="scroll"><table><caption>${caption}</caption><thead><tr>${heads.map((h) => `<th scope="col">${h}</th>`).join('')}</tr></thead>` +
+  `<tbody>${rows}</tbody></table></div>`;
+
 function renderChain({ chain }: ChainStatus): string {
   const heads =
-    chain.heads === null
-      ? '<p>No chain heads yet.</p>'
-      : `<div class="scroll"><table><caption>Every chain's newest block, when last asked</caption><thead><tr><th scope="col">chain</th><th scope="col">block</th>` +
-        `<th scope="col">made</th></tr></thead><tbody>${chain.heads
-          .map(
-            (h) => `<tr><th scope="row">${escapeHtml(h.chain)}</th><td class="num">${thousands(h.seqno)}</td><td class="num">${h.ageSeconds} s ago</td></tr>`,
-          )
-          .join('')}</tbody></table></div>`;
+    chain.heads === null ? '<p>No chain heads yet.</p>' : table("Every chain's newest block", ['chain', 'block', 'made'], chain.heads.map(headRow).join(''));
   if (chain.sets === null) return `${heads}<p>No validator data yet.</p>`;
   const sets = SET_NAMES.flatMap((name) => {
     const set = chain.sets?.[name];
     return set ? [`${name}: ${set.validators} validators (${set.main} on the masterchain), ${date(set.since)} to ${date(set.until)}`] : [];
   });
-  const election =
-    chain.election === null
+  const { election } = chain;
+  const electionText =
+    election === null
       ? 'No election open.'
-      : `Election ${chain.election.id} open until ${date(chain.election.closesAt)}: ${chain.election.participants} participants, ${escapeHtml(chain.election.totalStakeTons)} TON staked.`;
+      : `Election ${election.id} open until ${date(election.closesAt)}: ${election.participants} participants, ${election.totalStakeTons} TON staked.`;
   const watched =
     chain.watched.length === 0
       ? ''
-      : `<div class="scroll"><table><caption>Watched validators</caption><thead><tr><th scope="col">validator</th><th scope="col">current set</th>` +
-        `<th scope="col">next set</th><th scope="col">election stake, TON</th><th scope="col">frozen, TON</th><th scope="col">complaints</th></tr></thead><tbody>${chain.watched
-          .map(
-            (w) =>
-              `<tr${w.complaints > 0 || w.inNext === false ? ' class="attention"' : ''}><th scope="row">${escapeHtml(w.name)}</th><td>${yesNo(w.inCurrent)}</td>` +
-              `<td>${yesNo(w.inNext)}</td><td class="num">${escapeHtml(w.electionStakeTons ?? '–')}</td><td class="num">${escapeHtml(w.frozenStakeTons)}</td>` +
-              `<td class="num">${w.complaints}</td></tr>`,
-          )
-          .join('')}</tbody></table></div>`;
-  return `${heads}<ul>${sets.map((line) => `<li>${escapeHtml(line)}</li>`).join('')}</ul><p>${election}</p>${watched}`;
+      : table(
+          'Watched validators',
+          ['validator', 'current set', 'next set', 'election stake, TON', 'frozen, TON', 'complaints'],
+          chain.watched.map(watchedRow).join(''),
+        );
+  return `${heads}<ul>${sets.map((line) => `<li>${escapeHtml(line)}</li>`).join('')}</ul><p>${escapeHtml(electionText)}</p>${watched}`;
 }
 
 /** The status page's section of the chain feature. */
