@@ -34,6 +34,21 @@ describe('request budget', () => {
     expect(order).toEqual(['high', 'low1', 'low2', 'low3']);
   });
 
+  it("keeps the queue-size poll's turn under the chain polls, which go before the wallet cycle", async () => {
+    const budget = createRequestBudget({ rps: 1, now: () => Date.now() });
+    const order: string[] = [];
+    await budget.acquire('low');
+    // A chain-heads poll's requests (one per shard) and a wallet cycle queued, then a queue-size poll arrives.
+    const wallets = [1, 2].map((i) => budget.acquire('low').then(() => order.push(`wallets${i}`)));
+    const chain = [1, 2, 3, 4].map((i) => budget.acquire('chain').then(() => order.push(`chain${i}`)));
+    await vi.advanceTimersByTimeAsync(1_000);
+    const queue = budget.acquire('high').then(() => order.push('queue_sizes'));
+    await vi.advanceTimersByTimeAsync(8_000);
+    await Promise.all([...wallets, ...chain, queue]);
+    // The token of the first second went to the chain poll; the next to the queue-size poll, ahead of every chain request left.
+    expect(order).toEqual(['chain1', 'queue_sizes', 'chain2', 'chain3', 'chain4', 'wallets1', 'wallets2']);
+  });
+
   it('gives read-through one turn after every sixteen of the wallet batches below high priority, neither starving the other', async () => {
     const budget = createRequestBudget({ rps: 1, now: () => Date.now() });
     const order: string[] = [];
