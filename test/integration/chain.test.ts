@@ -75,7 +75,11 @@ describe('chain and validator health, toncenter and liteserver', () => {
 
   it("exports every chain's newest block, near the chain's own time", async () => {
     for (const daemon of Object.values(daemons)) {
-      const masterchain = await eventually(() => value(daemon.url, 'ton_block_timestamp_seconds{workchain="-1",shard="8000000000000000"}'), 10_000, 'the masterchain');
+      const masterchain = await eventually(
+        () => value(daemon.url, 'ton_block_timestamp_seconds{workchain="-1",shard="8000000000000000"}'),
+        10_000,
+        'the masterchain',
+      );
       expect(Math.abs(masterchain - Date.now() / 1000)).toBeLessThan(10);
       expect(await value(daemon.url, 'ton_block_timestamp_seconds{workchain="0",shard="4000000000000000"}')).toBeGreaterThan(Date.now() / 1000 - 10);
     }
@@ -112,7 +116,11 @@ describe('chain and validator health, toncenter and liteserver', () => {
   }, 30_000);
 
   it('gives block creation counters from the liteserver only, and the toncenter daemon says why it has none', async () => {
-    await eventually(async () => ((await value(daemons.liteserver.url, 'ton_blocks_created_total{chain="masterchain"}')) ?? 0) > 0 || undefined, 10_000, 'counters');
+    await eventually(
+      async () => ((await value(daemons.liteserver.url, 'ton_blocks_created_total{chain="masterchain"}')) ?? 0) > 0 || undefined,
+      10_000,
+      'counters',
+    );
     expect(await value(daemons.liteserver.url, 'ton_validator_blocks_created_total{validator="v1",chain="shardchain"}')).toBeGreaterThanOrEqual(0);
     expect(await value(daemons.http.url, 'ton_blocks_created_total{chain="masterchain"}')).toBeUndefined();
     expect(daemons.http.proc.output()).toMatch(/no upstream gives block creation counters/);
@@ -139,9 +147,13 @@ scrape_configs:
       );
       const port = await freePort();
       promUrl = `http://127.0.0.1:${port}`;
-      prometheus = spawn(prometheusBin, [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`], {
-        stdio: 'ignore',
-      });
+      prometheus = spawn(
+        prometheusBin,
+        [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`],
+        {
+          stdio: 'ignore',
+        },
+      );
     }, 30_000);
 
     afterAll(() => {
@@ -155,16 +167,24 @@ scrape_configs:
 
     it('fires the masterchain and shard stall alerts when the simulator stops those chains, and only for them', async (ctx) => {
       if (!prometheusBin) return ctx.skip("prometheus not installed (CI installs Debian's prometheus package)");
-      await eventually(async () => ((await firing('TonShardStalled')).length === 0 && (await fetch(`${promUrl}/-/ready`)).ok ? true : undefined), 30_000, 'Prometheus');
+      await eventually(
+        async () => ((await firing('TonShardStalled')).length === 0 && (await fetch(`${promUrl}/-/ready`)).ok ? true : undefined),
+        30_000,
+        'Prometheus',
+      );
       expect((await fetch(`${simUrl}/_sim/chain?stall=masterchain`)).status).toBe(200);
       expect((await fetch(`${simUrl}/_sim/chain?stall=0:C000000000000000`)).status).toBe(200);
       try {
         const masterchain = await eventually(async () => (await firing('TonMasterchainStalled'))[0], 60_000, 'TonMasterchainStalled firing');
         expect(masterchain.labels).toMatchObject({ severity: 'critical', workchain: '-1' });
-        const shards = await eventually(async () => {
-          const found = await firing('TonShardStalled');
-          return found.length > 0 ? found : undefined;
-        }, 90_000, 'TonShardStalled firing');
+        const shards = await eventually(
+          async () => {
+            const found = await firing('TonShardStalled');
+            return found.length > 0 ? found : undefined;
+          },
+          90_000,
+          'TonShardStalled firing',
+        );
         expect(shards.map((a) => a.labels['shard'])).toEqual(['C000000000000000']);
       } finally {
         await fetch(`${simUrl}/_sim/chain?resume=all`);
