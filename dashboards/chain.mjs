@@ -131,7 +131,7 @@ export function chainDashboard(withVariables) {
       panel(
         'timeseries',
         'Stakes',
-        `Each watched validator's stake in the open election (0: not entered; ${NO_ELECTION_NOTE.toLowerCase()}) and its stakes frozen by past elections (TON).`,
+        `Each watched validator's stake in the open election (0: not entered) and its stakes frozen by past elections (TON). ${NO_ELECTION_NOTE}, for the first.`,
         [
           [`max by (validator) (ton_validator_election_stake_tons${validatorSel})`, '{{validator}} in the election'],
           [`max by (validator) (ton_validator_frozen_stake_tons${validatorSel})`, '{{validator}} frozen'],

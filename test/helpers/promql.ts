@@ -131,7 +131,7 @@ export function substituteVariables(expr: string, rateInterval: string): string 
   return expr
     .replace(/\$__rate_interval|\$\{__rate_interval\}/g, rateInterval)
     .replace(/\$__interval|\$\{__interval\}/g, rateInterval)
-    .replace(/\$\{?(job|instance|wallet)\}?/g, '.+');
+    .replace(/\$\{?(job|instance|wallet|validator)\}?/g, '.+');
 }
 
 /** What the description of a dashboard panel about the cluster says: a single process has no data for it (the cluster test shows it has). */
