@@ -13,6 +13,8 @@ export interface ClusterKeys {
   bucket(upstream: string): string;
   /** Hash: a channel's records (share.ts), by key: a feature's records as its spec encodes them. */
   channel(name: string): string;
+  /** Hash: a channel's markers (share.ts), by member and marker key: the newest of each. */
+  markers(name: string): string;
   /** Stream: every record, as it is published. */
   readonly updates: string;
 }
@@ -25,6 +27,7 @@ export function clusterKeys(name: string): ClusterKeys {
     leader: `${prefix}leader`,
     bucket: (upstream) => `${prefix}budget:${upstream}`,
     channel: (name) => `${prefix}part:${name}`,
+    markers: (name) => `${prefix}markers:${name}`,
     updates: `${prefix}updates`,
   };
 }

@@ -4,7 +4,7 @@ import { burstOf } from '../upstream/budget.js';
 import { createClusterBudget } from './budget.js';
 import type { ClusterRuntime } from './runtime.js';
 import type { ClusterReading } from '../domain/cluster.js';
-import { SINGLE_PROCESS, type ChannelSpec, type ClusterDaemonParts, type ClusterView } from './view.js';
+import { SINGLE_PROCESS, type Channel, type ChannelSpec, type ClusterDaemonParts, type Marker, type ClusterView } from './view.js';
 
 /** The cluster as the daemon holds it: the view the features read, and its lifecycle. */
 export interface ClusterLink extends ClusterView {
@@ -42,7 +42,7 @@ export function createClusterLink(deps: ClusterLinkDeps): ClusterLink {
   const gainedListeners: (() => void)[] = [];
   /** The features' channels, added to the runtime's share when it is made (they are declared before it loads). */
   const channels: [string, ChannelSpec<unknown>][] = [];
-  const publishers = new Map<string, { publish(records: Iterable<unknown>): void }>();
+  const publishers = new Map<string, Channel<unknown>>();
   /** The share at the last look: what a change gained is what was not in it. */
   let lastShare = new Set<string>();
 
@@ -60,11 +60,16 @@ export function createClusterLink(deps: ClusterLinkDeps): ClusterLink {
   return {
     enabled: true,
     owned: (watchlist) => runtime?.membership.owned(watchlist) ?? [],
+    ownedBy: (member, watchlist) => runtime?.membership.ownedBy(member, watchlist) ?? [],
     leads: () => runtime?.membership.leads() ?? false,
     onGained: (listener) => void gainedListeners.push(listener),
     channel<R>(name: string, spec: ChannelSpec<R>) {
       channels.push([name, spec]);
-      return { publish: (records: Iterable<R>) => publishers.get(name)?.publish(records) };
+      return {
+        publish: (records: Iterable<R>, markers?: readonly Marker[]) => publishers.get(name)?.publish(records, markers),
+        forget: (keys: Iterable<string>) => publishers.get(name)?.forget(keys),
+        load: (keys: readonly string[]) => publishers.get(name)?.load(keys),
+      };
     },
     budgetFor: ({ name, rps }) =>
       createClusterBudget({

@@ -32,6 +32,8 @@ export interface Membership {
   bids(): boolean;
   /** The entries of `watchlist` this replica owns: the same array while neither changes. */
   owned<T extends { readonly raw: string }>(watchlist: readonly T[]): readonly T[];
+  /** The entries of `watchlist` another member owns among the live members as this replica knows them (cached while neither changes). */
+  ownedBy<T extends { readonly raw: string }>(member: string, watchlist: readonly T[]): readonly T[];
 }
 
 /** Member lists whose share is kept. */
@@ -48,6 +50,8 @@ export function createMembership(options: { self: string; heartbeatMs: number; n
   const NOTHING: readonly never[] = [];
   /** The shares of the last few member lists, most recent last. */
   const shares = new Map<string, { watchlist: readonly unknown[]; owned: readonly unknown[] }>();
+  /** Other members' shares, for the member list they were computed on. */
+  const others = new Map<string, { watchlist: readonly unknown[]; version: number; owned: readonly unknown[] }>();
 
   const settled = (): boolean => joinedAt !== null && now() - joinedAt >= options.heartbeatMs;
 
@@ -88,6 +92,16 @@ export function createMembership(options: { self: string; heartbeatMs: number; n
       shares.set(key, { watchlist, owned });
       if (shares.size > KNOWN_SHARES) shares.delete(shares.keys().next().value as string);
       cache = { watchlist, version: v, owned };
+      return owned;
+    },
+    ownedBy<T extends { readonly raw: string }>(member: string, watchlist: readonly T[]): readonly T[] {
+      if (member === self) return this.owned(watchlist);
+      const known = others.get(member);
+      if (known !== undefined && known.watchlist === watchlist && known.version === version) return known.owned as readonly T[];
+      const owned = ownedShare(watchlist, members, member);
+      // Members that left are forgotten with the list they were computed on.
+      for (const [id, share] of others) if (share.version !== version) others.delete(id);
+      others.set(member, { watchlist, version, owned });
       return owned;
     },
   };

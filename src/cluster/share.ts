@@ -1,36 +1,16 @@
 import { setImmediate, setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
-import type { Logger } from 'pino';
-import type { ClusterKeys } from './keys.js';
-import type { ChannelSpec } from './view.js';
+import { createOutbox, FIELD, markerMember, type OutboxDeps } from './share-out.js';
+import type { Channel, ChannelSpec } from './view.js';
 
-/** Records per stream entry and per HSET. */
-const RECORDS_PER_ENTRY = 1000;
-/**
- * Stream entries kept (approximately): two cycles' worth of entries for every record the
- * channels hold, at least 512. A reader further behind than that loads the whole state
- * again, which a replica short of CPU (it decodes every other replica's records) must not
- * be pushed into every cycle.
- */
-const streamEntries = (records: number): number => Math.max(512, 2 * Math.ceil(records / RECORDS_PER_ENTRY));
-
-export interface ShareDeps {
-  readonly main: Redis;
+export interface ShareDeps extends OutboxDeps {
   /** A connection of its own: XREAD BLOCK holds it. */
   readonly reader: Redis;
-  readonly keys: ClusterKeys;
-  readonly self: string;
-  /** Told apart from an earlier run of the same member id. */
-  readonly incarnation: string;
-  readonly logger: Logger;
-  readonly wallOffset: () => number;
-  /** How many records the channels hold in all (the watchlist's size): the stream is kept long enough for two rounds of them. */
-  readonly records: () => number;
 }
 
 export interface Share {
   /** Adds a channel (before run()): its records go out through publish, and come in through its spec's receive. */
-  channel<R>(name: string, spec: ChannelSpec<R>): { publish(records: Iterable<R>): void };
+  channel<R>(name: string, spec: ChannelSpec<R>): Channel<R>;
   /** Every channel's held records, published again (after a reconnect, or when the share changed). */
   publishHeld(): void;
   /** Load everything again at the next read (after a reconnect). */
@@ -40,100 +20,44 @@ export interface Share {
   stop(): void;
 }
 
-/** Stream entry fields (one letter each: XADD takes flat pairs). */
-const FIELD = {
-  /** The channel's name. */
-  channel: 'k',
-  /** The publishing member. */
-  from: 'f',
-  /** Its incarnation (a restart is a new one). */
-  incarnation: 'i',
-  /** Its sequence number: a gap means entries were trimmed before this reader read them. */
-  seq: 's',
-  /** The records, a line each. */
-  data: 'd',
-} as const;
-
-interface Channel {
-  readonly spec: ChannelSpec<unknown>;
-  readonly outbox: Map<string, unknown>;
-}
+/** Fields per HSCAN or HMGET. */
+const PER_READ = 1000;
 
 /**
  * One snapshot for every replica: what a replica polls goes to a Redis hash per channel (the
- * current state, one field per record) and, in the same transaction, to a stream (the
- * changes, an entry per thousand records). Every replica reads the stream and hands what
- * others published to the channel's receiver. A replica that starts or reconnects notes the
- * stream's last entry, loads every channel's hash, then reads the stream from that entry:
- * nothing published in between is missed. Entries carry each publisher's sequence number; a
- * gap (the stream was trimmed past a slow reader) means loading everything again.
+ * current state, one field per record) and, in the same transaction, to a stream (an entry
+ * per thousand records); markers (what a publisher says of records it did not send again)
+ * go to the stream and a marker hash (share-out.ts). Every replica reads the stream and
+ * hands what others published to the channel's receivers, in the order published. A
+ * replica that starts or reconnects notes the stream's last entry, loads every channel's
+ * hash and then its markers, then reads the stream from that entry: nothing published in
+ * between is missed. Entries carry each publisher's sequence number; a gap (the stream was
+ * trimmed past a slow reader) means loading everything again.
  */
 export function createShare(deps: ShareDeps): Share {
-  const { main, reader, keys, logger } = deps;
+  const { reader, keys, logger } = deps;
   const toProcess = (wall: number): number => wall - deps.wallOffset();
-  const channels = new Map<string, Channel>();
-  let sending = false;
-  let seq = 0;
+  const channels = new Map<string, ChannelSpec<unknown>>();
+  const outbox = createOutbox(deps);
   let stopped = false;
   let needResync = true;
   let lastId = '$';
   const seen = new Map<string, number>();
 
-  const decodeLines = (channel: Channel, lines: readonly string[]): unknown[] => {
+  const decodeLines = (spec: ChannelSpec<unknown>, lines: readonly (string | null)[]): unknown[] => {
     const records: unknown[] = [];
     for (const line of lines) {
-      const record = channel.spec.decode(line, toProcess);
+      const record = line === null ? null : spec.decode(line, toProcess);
       if (record !== null) records.push(record);
     }
     return records;
   };
 
-  /** The next entry of up to RECORDS_PER_ENTRY records of one channel, taken out of its outbox; null when every outbox is empty. */
-  function nextEntry(): { name: string; fields: string[]; lines: string[] } | null {
-    for (const [name, channel] of channels) {
-      if (channel.outbox.size === 0) continue;
-      const fields: string[] = [];
-      const lines: string[] = [];
-      for (const [key, record] of channel.outbox) {
-        channel.outbox.delete(key);
-        const line = channel.spec.encode(record, deps.wallOffset());
-        lines.push(line);
-        fields.push(key, line);
-        if (lines.length === RECORDS_PER_ENTRY) break;
-      }
-      return { name, fields, lines };
-    }
-    return null;
-  }
-
-  async function send(): Promise<void> {
-    if (sending) return;
-    sending = true;
-    try {
-      for (let entry = nextEntry(); entry !== null && !stopped; entry = nextEntry()) {
-        // Numbered as built: a failed transaction leaves a gap, and readers load everything again.
-        const fields = [FIELD.channel, entry.name, FIELD.from, deps.self, FIELD.incarnation, deps.incarnation, FIELD.seq, String(++seq)];
-        const done = await main
-          .multi()
-          .hset(keys.channel(entry.name), ...entry.fields)
-          .xadd(keys.updates, 'MAXLEN', '~', streamEntries(deps.records()), '*', ...fields, FIELD.data, entry.lines.join('\n'))
-          .exec();
-        if (done === null || done.some(([err]) => err !== null)) throw new Error('the transaction failed');
-        // Let served requests in between entries.
-        await sleep(0);
-      }
-    } catch (err) {
-      logger.debug({ err }, 'could not share records; they are shared again once Redis answers');
-      for (const channel of channels.values()) channel.outbox.clear();
-    } finally {
-      sending = false;
-    }
-  }
-
   function handle(fields: string[]): void {
     const entry: Record<string, string> = {};
     for (let i = 0; i + 1 < fields.length; i += 2) entry[fields[i] as string] = fields[i + 1] as string;
-    const from = `${entry[FIELD.from]}/${entry[FIELD.incarnation]}`;
+    const member = entry[FIELD.from] ?? '';
+    const from = `${member}/${entry[FIELD.incarnation]}`;
     const s = Number(entry[FIELD.seq]);
     const before = seen.get(from);
     // Read again after a read timed out: applied already.
@@ -141,9 +65,24 @@ export function createShare(deps: ShareDeps): Share {
     // Entries missing in between (trimmed before this replica read them): load everything.
     if (before !== undefined && s > before + 1) needResync = true;
     seen.set(from, s);
-    if (entry[FIELD.from] === deps.self && entry[FIELD.incarnation] === deps.incarnation) return;
-    const channel = channels.get(entry[FIELD.channel] ?? '');
-    if (channel !== undefined) channel.spec.receive(decodeLines(channel, (entry[FIELD.data] ?? '').split('\n')));
+    if (member === deps.self && entry[FIELD.incarnation] === deps.incarnation) return;
+    const spec = channels.get(entry[FIELD.channel] ?? '');
+    if (spec === undefined) return;
+    const data = entry[FIELD.data];
+    if (data !== undefined) spec.receive(decodeLines(spec, data.split('\n')));
+    const markers = entry[FIELD.markers];
+    if (markers !== undefined) spec.receiveMarkers?.(markers.split('\n'), member);
+  }
+
+  /** Every field of a hash, a thousand at a time. */
+  async function* scan(key: string): AsyncGenerator<string[]> {
+    let cursor = '0';
+    do {
+      const [next, flat] = await reader.hscan(key, cursor, 'COUNT', PER_READ);
+      cursor = next;
+      yield flat;
+      await setImmediate();
+    } while (cursor !== '0' && !stopped);
   }
 
   async function loadAll(): Promise<void> {
@@ -152,38 +91,55 @@ export function createShare(deps: ShareDeps): Share {
     lastId = last[0]?.[0] ?? '0-0';
     seen.clear();
     let records = 0;
-    for (const [name, channel] of channels) {
-      let cursor = '0';
-      do {
-        const [next, flat] = await reader.hscan(keys.channel(name), cursor, 'COUNT', 1000);
-        cursor = next;
+    for (const [name, spec] of channels) {
+      for await (const flat of scan(keys.channel(name))) {
         const decoded = decodeLines(
-          channel,
+          spec,
           flat.filter((_, i) => i % 2 === 1),
         );
         records += decoded.length;
-        channel.spec.receive(decoded);
-        await setImmediate();
-      } while (cursor !== '0' && !stopped);
+        spec.receive(decoded);
+      }
+      if (spec.receiveMarkers === undefined) continue;
+      const byMember = new Map<string, string[]>();
+      for await (const flat of scan(keys.markers(name))) {
+        for (let i = 0; i + 1 < flat.length; i += 2) {
+          const member = markerMember(flat[i] as string);
+          if (member === deps.self) continue;
+          const lines = byMember.get(member) ?? [];
+          lines.push(flat[i + 1] as string);
+          byMember.set(member, lines);
+        }
+      }
+      for (const [member, lines] of byMember) spec.receiveMarkers(lines, member);
     }
     logger.info({ records, seconds: (performance.now() - started) / 1000 }, "loaded the cluster's snapshot from Redis");
   }
 
+  async function load(spec: ChannelSpec<unknown>, name: string, wanted: readonly string[]): Promise<void> {
+    try {
+      for (let i = 0; i < wanted.length && !stopped; i += PER_READ) {
+        spec.receive(decodeLines(spec, await deps.main.hmget(keys.channel(name), ...wanted.slice(i, i + PER_READ))));
+        await setImmediate();
+      }
+    } catch (err) {
+      // Loaded whole at the next resync; until then the records come with their next change.
+      logger.debug({ err }, 'could not read records from the shared hash');
+    }
+  }
+
   return {
-    channel(name, spec) {
-      const channel: Channel = { spec, outbox: new Map() };
-      channels.set(name, channel);
+    channel<R>(name: string, spec: ChannelSpec<R>): Channel<R> {
+      const general = spec as ChannelSpec<unknown>;
+      channels.set(name, general);
+      outbox.channel(name, general);
       return {
-        publish(records) {
-          for (const record of records) channel.outbox.set(spec.keyOf(record), record);
-          void send();
-        },
+        publish: (records, markers) => outbox.publish(name, records, markers),
+        forget: (gone) => outbox.forget(name, gone),
+        load: (wanted) => void load(general, name, wanted),
       };
     },
-    publishHeld() {
-      for (const channel of channels.values()) for (const record of channel.spec.held()) channel.outbox.set(channel.spec.keyOf(record), record);
-      void send();
-    },
+    publishHeld: () => outbox.publishHeld(),
     resync() {
       needResync = true;
     },
@@ -215,6 +171,7 @@ export function createShare(deps: ShareDeps): Share {
     },
     stop() {
       stopped = true;
+      outbox.stop();
     },
   };
 }

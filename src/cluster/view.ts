@@ -12,6 +12,8 @@ export interface ClusterView {
   readonly enabled: boolean;
   /** The wallets of `watchlist` this replica polls and exports: the same array while nothing changes. */
   owned<W extends { readonly raw: string }>(watchlist: readonly W[]): readonly W[];
+  /** The wallets of `watchlist` another member owns, as this replica sees the members (what that member's markers point into). */
+  ownedBy<W extends { readonly raw: string }>(member: string, watchlist: readonly W[]): readonly W[];
   /** Whether this replica polls and exports what one replica polls for all (the queue sizes, the jettons). */
   leads(): boolean;
   /** Calls `listener` whenever this replica's share gains wallets (a member left, or it has just joined): they are polled at once. */
@@ -34,19 +36,38 @@ export interface ChannelSpec<R> {
   receive(records: readonly R[]): void;
   /** What this replica holds of its share: published again after a reconnect, or when its share changed. */
   held(): Iterable<R>;
+  /**
+   * Markers other replicas published (`from`: the member), in the order published, after
+   * the records published before them: what a publisher says of records it did not send
+   * again (the wallets: "fetched at t, unchanged"). Markers go to the stream and the
+   * channel's marker hash, never its record hash.
+   */
+  receiveMarkers?(lines: readonly string[], from: string): void;
 }
 
 /** Hands records to the other replicas. */
 export interface Channel<R> {
-  publish(records: Iterable<R>): void;
+  /** `records` to the hash and the stream; then `markers` (lines) to the stream and the marker hash under their keys. */
+  publish(records: Iterable<R>, markers?: readonly Marker[]): void;
+  /** Keys out of the channel's hash (records no replica polls any more). */
+  forget(keys: Iterable<string>): void;
+  /** These keys' records read from the channel's hash and handed to `receive` (keys newly watched). */
+  load(keys: readonly string[]): void;
 }
 
-const NO_CHANNEL: Channel<never> = Object.freeze({ publish: () => undefined });
+/** A channel's marker: its key in the marker hash (the newest per key is kept) and its line. */
+export interface Marker {
+  readonly key: string;
+  readonly line: string;
+}
+
+const NO_CHANNEL: Channel<never> = Object.freeze({ publish: () => undefined, forget: () => undefined, load: () => undefined });
 
 /** One tonwatch, no cluster. */
 export const SINGLE_PROCESS: ClusterView = Object.freeze({
   enabled: false,
   owned: <W extends { readonly raw: string }>(watchlist: readonly W[]) => watchlist,
+  ownedBy: <W extends { readonly raw: string }>(_member: string, watchlist: readonly W[]) => watchlist,
   leads: () => true,
   onGained: () => undefined,
   budgetFor: () => undefined,

@@ -1,0 +1,193 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { ClusterKeys } from './keys.js';
+import type { ChannelSpec, Marker } from './view.js';
+
+/** Records (or markers, or keys to forget) per stream entry and per HSET or HDEL. */
+const PER_ENTRY = 1000;
+/**
+ * Stream entries kept (approximately): two cycles' worth of entries for every record the
+ * channels hold, at least 512. A reader further behind than that loads the whole state
+ * again, which a replica short of CPU must not be pushed into every cycle.
+ */
+const streamEntries = (records: number): number => Math.max(512, 2 * Math.ceil(records / PER_ENTRY));
+
+/** Stream entry fields (one letter each: XADD takes flat pairs). */
+export const FIELD = {
+  /** The channel's name. */
+  channel: 'k',
+  /** The publishing member. */
+  from: 'f',
+  /** Its incarnation (a restart is a new one). */
+  incarnation: 'i',
+  /** Its sequence number: a gap means entries were trimmed before this reader read them. */
+  seq: 's',
+  /** The records, a line each. */
+  data: 'd',
+  /** The markers, a line each. */
+  markers: 'm',
+} as const;
+
+/** A marker's field in the channel's marker hash: the member, then the marker's own key. */
+export const markerField = (member: string, key: string): string => `${member}|${key}`;
+export const markerMember = (field: string): string => field.slice(0, field.lastIndexOf('|'));
+
+export interface OutboxDeps {
+  readonly main: Redis;
+  readonly keys: ClusterKeys;
+  readonly self: string;
+  readonly incarnation: string;
+  readonly logger: Logger;
+  readonly wallOffset: () => number;
+  /** How many records the channels hold in all: the stream is kept long enough for two rounds of them. */
+  readonly records: () => number;
+}
+
+/** What goes out of one channel, by key: the newest of each wins. */
+interface Queued {
+  readonly spec: ChannelSpec<unknown>;
+  readonly records: Map<string, unknown>;
+  readonly markers: Map<string, string>;
+  readonly forget: Set<string>;
+}
+
+/** One write: a transaction's commands, built from a channel's queue. */
+type Write = (multi: ReturnType<Redis['multi']>, entryFields: () => string[]) => void;
+
+/**
+ * The publishing half of the share (share.ts): per channel, records to its hash and the
+ * stream, markers to its marker hash and the stream, keys to forget out of its hash, sent
+ * in that order, a thousand at a time, one transaction each. Entries are numbered as
+ * built: a failed transaction leaves a gap, and readers load everything again; what was
+ * queued is dropped, and every channel's held records go out again with the next publish.
+ */
+export function createOutbox(deps: OutboxDeps): {
+  channel(name: string, spec: ChannelSpec<unknown>): void;
+  publish(name: string, records: Iterable<unknown>, markers?: readonly Marker[]): void;
+  forget(name: string, keys: Iterable<string>): void;
+  publishHeld(): void;
+  stop(): void;
+} {
+  const { main, keys, logger } = deps;
+  const queues = new Map<string, Queued>();
+  let seq = 0;
+  let sending = false;
+  let stopped = false;
+  let failed = false;
+
+  /** Up to PER_ENTRY keys of a queue. */
+  const take = (from: Map<string, unknown> | Set<string>): string[] => {
+    const out: string[] = [];
+    for (const key of from.keys()) {
+      out.push(key);
+      if (out.length === PER_ENTRY) break;
+    }
+    return out;
+  };
+
+  /** The next write, taken out of its queue; null when every queue is empty. */
+  function nextWrite(): { name: string; write: Write } | null {
+    for (const [name, q] of queues) {
+      if (q.records.size > 0) {
+        const fields: string[] = [];
+        const lines: string[] = [];
+        for (const key of take(q.records)) {
+          const line = q.spec.encode(q.records.get(key), deps.wallOffset());
+          q.records.delete(key);
+          lines.push(line);
+          fields.push(key, line);
+        }
+        return { name, write: (m, entry) => m.hset(keys.channel(name), ...fields).xadd(...stream(entry(), FIELD.data, lines)) };
+      }
+      if (q.markers.size > 0) {
+        const fields: string[] = [];
+        const lines: string[] = [];
+        for (const key of take(q.markers)) {
+          const line = q.markers.get(key) as string;
+          q.markers.delete(key);
+          lines.push(line);
+          fields.push(markerField(deps.self, key), line);
+        }
+        return { name, write: (m, entry) => m.hset(keys.markers(name), ...fields).xadd(...stream(entry(), FIELD.markers, lines)) };
+      }
+      if (q.forget.size > 0) {
+        const gone = take(q.forget);
+        for (const key of gone) q.forget.delete(key);
+        return { name, write: (m) => m.hdel(keys.channel(name), ...gone) };
+      }
+    }
+    return null;
+  }
+
+  const stream = (fields: string[], kind: string, lines: string[]): [string, 'MAXLEN', '~', number, '*', ...string[]] => [
+    keys.updates,
+    'MAXLEN',
+    '~',
+    streamEntries(deps.records()),
+    '*',
+    ...fields,
+    kind,
+    lines.join('\n'),
+  ];
+
+  async function send(): Promise<void> {
+    if (sending) return;
+    sending = true;
+    try {
+      for (let next = nextWrite(); next !== null && !stopped; next = nextWrite()) {
+        const { name, write } = next;
+        const multi = main.multi();
+        write(multi, () => [FIELD.channel, name, FIELD.from, deps.self, FIELD.incarnation, deps.incarnation, FIELD.seq, String(++seq)]);
+        const done = await multi.exec();
+        if (done === null || done.some(([err]) => err !== null)) throw new Error('the transaction failed');
+        // Let served requests in between entries.
+        await sleep(0);
+      }
+    } catch (err) {
+      logger.debug({ err }, 'could not share records; they are shared again once Redis answers');
+      for (const q of queues.values()) {
+        q.records.clear();
+        q.markers.clear();
+      }
+      failed = true;
+    } finally {
+      sending = false;
+    }
+  }
+
+  function publishHeld(): void {
+    failed = false;
+    for (const q of queues.values()) {
+      for (const record of q.spec.held()) q.records.set(q.spec.keyOf(record), record);
+      // Markers said of records not sent since: the records go out whole.
+      q.markers.clear();
+    }
+    void send();
+  }
+
+  return {
+    channel(name, spec) {
+      queues.set(name, { spec, records: new Map(), markers: new Map(), forget: new Set() });
+    },
+    publish(name, records, markers = []) {
+      const q = queues.get(name);
+      if (q === undefined) return;
+      // After a failed write, what the others missed goes out whole first.
+      if (failed) publishHeld();
+      for (const record of records) q.records.set(q.spec.keyOf(record), record);
+      for (const marker of markers) q.markers.set(marker.key, marker.line);
+      void send();
+    },
+    forget(name, gone) {
+      const q = queues.get(name);
+      if (q === undefined) return;
+      for (const key of gone) q.forget.add(key);
+      void send();
+    },
+    publishHeld,
+    stop() {
+      stopped = true;
+    },
+  };
+}
