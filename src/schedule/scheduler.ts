@@ -18,7 +18,7 @@ export interface Scheduler {
   /** Stops the schedules, aborts running jobs and waits for them to return. Idempotent. */
   stop(): Promise<void>;
   /**
-   * When the job is next due, ms since epoch; null when not scheduled. Read on every served
+   * When the job is next due, on the process clock (SchedulerClock.now, ms); null when not scheduled. Read on every served
    * request (Cache-Control), so it is worked out once per tick, not per call.
    */
   nextRunAt(name: string): number | null;

@@ -48,6 +48,50 @@ async function info(redis, section) {
   );
 }
 
+/**
+ * What one steady cycle writes to Redis (nothing changes on the simulator: --block-ms 0):
+ * the bytes of the wallet records and markers in the stream from the start of the next
+ * cycle of every replica until each has finished it, against a full share (the hash's
+ * fields, as a sample of a thousand of them says they weigh).
+ */
+async function steadyCycle(redis, replicas, cycles) {
+  const stream = 'tonwatch:{bench}:updates';
+  const before = await cycles();
+  const from = (await redis.xrevrange(stream, '+', '-', 'COUNT', 1))[0]?.[0] ?? '0-0';
+  await until('a steady cycle on every replica', 10 * 60_000, async () => {
+    const now = await cycles();
+    return replicas.every((m) => (now.get(m.id) ?? 0) > (before.get(m.id) ?? 0));
+  });
+  // Markers leave once the cycle is over: let them.
+  await sleep(2_000);
+  let records = 0;
+  let recordBytes = 0;
+  let markerBytes = 0;
+  for (let start = `(${from}`; ;) {
+    const entries = await redis.xrange(stream, start, '+', 'COUNT', 500);
+    if (entries.length === 0) break;
+    for (const [id, flat] of entries) {
+      start = `(${id}`;
+      const fields = new Map();
+      for (let i = 0; i + 1 < flat.length; i += 2) fields.set(flat[i], flat[i + 1]);
+      if (fields.get('k') !== 'wallets') continue;
+      if (fields.has('d')) {
+        recordBytes += Buffer.byteLength(fields.get('d'));
+        records += fields.get('d').split('\n').length;
+      }
+      if (fields.has('m')) markerBytes += Buffer.byteLength(fields.get('m'));
+    }
+  }
+  const hash = 'tonwatch:{bench}:part:wallets';
+  const fields = await redis.hlen(hash);
+  const sample = await redis.call('HRANDFIELD', hash, '1000', 'WITHVALUES');
+  let sampleBytes = 0;
+  for (let i = 1; i < sample.length; i += 2) sampleBytes += Buffer.byteLength(sample[i]);
+  const fullShare = (fields * sampleBytes) / Math.max(1, sample.length / 2);
+  // Written twice, to the stream and the hash (records) or the marker hash (markers).
+  return { records, recordBytes, markerBytes, written: 2 * (recordBytes + markerBytes), fullShare: 2 * fullShare };
+}
+
 export async function clusterAtScale(wallets, { replicas = 4, rps = 200, ttlSeconds = 10, seconds = 5 } = {}) {
   const dir = benchDir('tonwatch-bench-cluster-');
   progress(`folder ${dir}`);
@@ -76,8 +120,8 @@ export async function clusterAtScale(wallets, { replicas = 4, rps = 200, ttlSeco
       [
         `listen: { host: 127.0.0.1, port: ${port} }`,
         `upstreams: [ { name: sim, url: "${simUrl}", rps: ${rps}, timeoutMs: 10000 } ]`,
-        // One cycle at the join; the next ticks are past the benchmark.
-        'schedule: { queueSizes: "*/5 * * * * *", wallets: "0 0 */6 * * *" }',
+        // A cycle at the join, then every two minutes: the steady cycles whose writes are measured.
+        'schedule: { queueSizes: "*/5 * * * * *", wallets: "0 */2 * * * *" }',
         'walletBatchSize: 1000',
         'watchlistFiles: [watch.txt]',
         `snapshot: { file: ${id}-snapshot.json, maxAgeSeconds: 86400 }`,
@@ -158,6 +202,7 @@ export async function clusterAtScale(wallets, { replicas = 4, rps = 200, ttlSeco
     const keys = {};
     for (const key of ['wallets', 'updates']) keys[key] = Number(await redis.call('MEMORY', 'USAGE', `tonwatch:{bench}:${key}`, 'SAMPLES', '1000'));
     const rss = live().map((m) => ({ id: m.id, rss: rssOf(m.child.pid) }));
+    const steady = await steadyCycle(redis, live(), cycles);
 
     // walletStates of 100 watched addresses on every replica, against a bare server sending the same bytes.
     const path = `/api/v3/walletStates?${raws
@@ -222,6 +267,7 @@ export async function clusterAtScale(wallets, { replicas = 4, rps = 200, ttlSeco
       recovery: { movedSeconds, recoveredSeconds },
       cpu,
       memberChanges,
+      steady,
     };
   } finally {
     for (const m of members) m.child.kill('SIGKILL');

@@ -4,8 +4,9 @@
 // noisy: no test asserts on time, and each figure here is the best of its runs.
 // Loopback only; every load is bounded in seconds.
 //
-// BENCH_ONLY=http|identity|lifecycle|calls|jettons|cluster|processing|cycle runs one part
-// (BENCH_CLUSTER_WALLETS sets the cluster's watchlist, default 1,000,000); BENCH_SECONDS sets the
+// BENCH_ONLY=http|identity|lifecycle|calls|jettons|cluster|processing|cycle runs one part, or
+// several separated by commas (BENCH_CLUSTER_WALLETS sets the cluster's watchlist, default 1,000,000;
+// BENCH_CLUSTER_REPLICAS its replicas, default 4; BENCH_CLUSTER_TTL its memberTtlSeconds, default 10); BENCH_SECONDS sets the
 // length of each wrk run (default 5).
 import { cpus, totalmem } from 'node:os';
 import { callsBehindUrlLimit, cycleAgainstSimulator } from './cycle.mjs';
@@ -19,7 +20,7 @@ import { median } from './support.mjs';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const only = process.env.BENCH_ONLY;
-const runs = (part) => only === undefined || only === part;
+const runs = (part) => only === undefined || only.split(',').includes(part);
 const fmt = (n, d = 0) => (Number.isFinite(n) ? n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d }) : '–');
 const verdict = (ok) => (ok ? 'met' : 'MISSED');
 const pct = (share) => `${Math.round(share * 100)} %`;
@@ -209,7 +210,8 @@ if (runs('jettons')) {
 if (runs('cluster')) {
   const wallets = Number(process.env.BENCH_CLUSTER_WALLETS ?? 1_000_000);
   const ttlSeconds = Number(process.env.BENCH_CLUSTER_TTL ?? 10);
-  const c = await clusterAtScale(wallets, { replicas: 4, rps: 200, seconds: SECONDS, ttlSeconds });
+  const replicas = Number(process.env.BENCH_CLUSTER_REPLICAS ?? 4);
+  const c = await clusterAtScale(wallets, { replicas, rps: 200, seconds: SECONDS, ttlSeconds });
   const mb = (bytes) => `${fmt(bytes / 1e6)} MB`;
   console.log(
     `Cluster mode: ${fmt(c.wallets)} simulated wallets over ${c.replicas} replicas (real processes), one redis-server, the simulator on one API key at ${c.rps} rps (8 KiB request line), memberTtlSeconds ${c.ttlSeconds}:`,
@@ -223,7 +225,12 @@ if (runs('cluster')) {
   console.log(
     `  CPU seconds through the first cycle (${fmt(c.cpu.seconds, 1)} s on ${cpus().length} cores): replicas ${c.cpu.replicas.map((s) => fmt(s, 1)).join(' / ')}, simulator ${fmt(c.cpu.simulator, 1)}, redis ${fmt(c.cpu.redis, 1)}, this bench ${fmt(c.cpu.bench, 1)}; member list changes seen by each replica after joining ${c.memberChanges.join(' / ')}`,
   );
-  console.log(`  RSS per replica: ${c.rss.map((r) => `${r.id} ${mb(r.rss)}`).join(', ')} (target < 1 GB) ${verdict(c.rss.every((r) => r.rss < 1e9))}`);
+  console.log(
+    `  RSS per replica: ${c.rss.map((r) => `${r.id} ${mb(r.rss)} (${fmt(r.rss / c.wallets)} B a watched wallet)`).join(', ')} (target < 1 GB) ${verdict(c.rss.every((r) => r.rss < 1e9))}`,
+  );
+  console.log(
+    `  a steady cycle (nothing changed) wrote ${mb(c.steady.written)} to Redis (${fmt(c.steady.records)} records, markers ${mb(c.steady.markerBytes)}) against ${mb(c.steady.fullShare)} for a full share of every wallet: ${fmt((100 * c.steady.written) / c.steady.fullShare, 2)} % (target ≤ 5 %) ${verdict(c.steady.written <= 0.05 * c.steady.fullShare)}`,
+  );
   console.log(
     `  Redis: used memory ${mb(c.redis.usedMemory)} (RSS ${mb(c.redis.rss)}): the wallets hash ${mb(c.redis.keys.wallets)}, the stream ${mb(c.redis.keys.updates)}; ${fmt(c.redis.commands)} commands from the start through the first cycle (${fmt(c.redis.commandsPerWallet, 3)} a wallet)`,
   );
