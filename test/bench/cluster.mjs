@@ -140,7 +140,24 @@ export async function clusterAtScale(wallets, { replicas = 4, rps = 200, ttlSeco
     return member;
   };
   const live = () => members.filter((m) => m.child.exitCode === null && m.child.signalCode === null);
-  const metrics = async (m) => (await fetch(`${m.url}/metrics`)).text();
+  /**
+   * A replica's own series (tonwatch_*), read from its /metrics as it streams in: at a
+   * million wallets the whole text is past the longest string V8 makes (512 MiB), and
+   * holding it would make this process, not the replicas, the measure.
+   */
+  const metrics = async (m) => {
+    const response = await fetch(`${m.url}/metrics`);
+    const decoder = new TextDecoder();
+    const own = [];
+    let rest = '';
+    for await (const chunk of response.body) {
+      const lines = (rest + decoder.decode(chunk, { stream: true })).split('\n');
+      rest = lines.pop() ?? '';
+      for (const line of lines) if (line.startsWith('tonwatch_')) own.push(line);
+    }
+    if (rest.startsWith('tonwatch_')) own.push(rest);
+    return own.join('\n');
+  };
   const sample = raws.filter((_, i) => i % Math.max(1, Math.floor(wallets / 1000)) === 0).slice(0, 1000);
   const servesSample = async (m) => {
     const json = await (await fetch(`${m.url}/api/v3/walletStates?${sample.map((a) => `address=${a}`).join('&')}`)).json();
@@ -200,9 +217,14 @@ export async function clusterAtScale(wallets, { replicas = 4, rps = 200, ttlSeco
     const memory = await info(redis, 'memory');
     const commands = Number((await info(redis, 'stats')).total_commands_processed) - commandsBefore;
     const keys = {};
-    for (const key of ['wallets', 'updates']) keys[key] = Number(await redis.call('MEMORY', 'USAGE', `tonwatch:{bench}:${key}`, 'SAMPLES', '1000'));
+    for (const [name, key] of [
+      ['wallets', 'part:wallets'],
+      ['updates', 'updates'],
+    ])
+      keys[name] = Number(await redis.call('MEMORY', 'USAGE', `tonwatch:{bench}:${key}`, 'SAMPLES', '1000'));
     const rss = live().map((m) => ({ id: m.id, rss: rssOf(m.child.pid) }));
     const steady = await steadyCycle(redis, live(), cycles);
+    progress(`first cycle ${firstCycleSeconds} s, member changes ${memberChanges}, RSS ${rss.map((r) => r.rss)}, steady ${JSON.stringify(steady)}`);
 
     // walletStates of 100 watched addresses on every replica, against a bare server sending the same bytes.
     const path = `/api/v3/walletStates?${raws
@@ -225,6 +247,7 @@ export async function clusterAtScale(wallets, { replicas = 4, rps = 200, ttlSeco
       bare.child.kill('SIGTERM');
     }
 
+    progress(`walletStates(100): ${JSON.stringify(served)}`);
     // A replica killed: its share moves to the others and is polled by them.
     const victim = live().find((m) => m.id !== 'r1') ?? live()[0];
     const before = await cycles();
