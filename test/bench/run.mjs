@@ -164,16 +164,20 @@ if (runs('lifecycle')) {
   const mb = (bytes) => `${fmt(bytes / 2 ** 20)} MiB = ${fmt(bytes / 1e6)} MB`;
   console.log('Memory as users run it: RSS of the daemon polling the simulator (every account watched; queue sizes every 5 s, wallet states every 10 s),');
   console.log('scraped with gzip every 2 s, identity and a 1024-address walletStates every 10 s; sampled every second for 30 s after its first cycle:');
+  const medians = [];
   for (const [wallets, targetMb] of [
     [10_000, 150],
     [100_000, 350],
   ]) {
     const samples = await memoryWhilePolling(wallets, 30);
     const peak = Math.max(...samples);
+    medians.push(median(samples));
     console.log(
       `  ${fmt(wallets)} wallets: peak ${mb(peak)}, median ${mb(median(samples))}, lowest ${mb(Math.min(...samples))} (target < ${targetMb} MB, checked on the peak) ${verdict(peak < targetMb * 1e6)}`,
     );
   }
+  const perWallet = ((medians[1] ?? 0) - (medians[0] ?? 0)) / 90_000;
+  console.log(`  RSS growth per watched wallet, from the medians at 10,000 and 100,000: ${fmt(perWallet)} B (target ≤ 500 B) ${verdict(perWallet <= 500)}`);
   const rss10k = await bestOf(2, () => memoryAfterScrapes(10_000));
   const rss100k = await bestOf(2, () => memoryAfterScrapes(100_000));
   console.log(
