@@ -7,6 +7,7 @@
 import { spawn } from 'node:child_process';
 import { createWriteStream, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { TextDecoder } from 'node:util';
 import { Redis } from 'ioredis';
 import { realisticWatchlist } from './fixtures.mjs';
 import { sameHeaders, startBare } from './http.mjs';

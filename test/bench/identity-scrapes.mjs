@@ -33,7 +33,7 @@ export async function v2DuringIdentityScrapes(wallets, seconds = 10) {
   try {
     const base = `http://127.0.0.1:${port}`;
     await untilReady(base);
-    // Start-up work (the upstream client loaded a second after the wallets file) out of the way; one scrape of each kind renders the series.
+    // Start-up work (a full collection once the wallets file is in) out of the way; one scrape of each kind renders the series.
     await new Promise((resolve) => setTimeout(resolve, 3000));
     const identity = await getWhenUp(`${base}/metrics`, {}, 60_000);
     await getWhenUp(`${base}/metrics`, { 'accept-encoding': 'gzip' }, 60_000);

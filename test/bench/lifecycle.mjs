@@ -133,7 +133,7 @@ export async function memoryAfterScrapes(wallets) {
   try {
     const base = `http://127.0.0.1:${port}`;
     await untilReady(base);
-    // It loads its upstream client (undici, @ton/core) a second after the wallets file is in; wait for that.
+    // Its start-up work (a full collection once the wallets file is in) out of the way.
     await new Promise((resolve) => setTimeout(resolve, 2000));
     for (let i = 0; i < 3; i += 1) await getWhenUp(`${base}/metrics`, { 'accept-encoding': 'gzip' });
     await getWhenUp(`${base}/metrics`);

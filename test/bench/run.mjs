@@ -74,7 +74,7 @@ if (runs('http')) {
   );
   console.log('  (the table above runs every row in one tonwatch process; this line shows how far the same build differs between processes)');
   console.log(
-    `  tonwatch's first 2 s after /readyz turned 200, before the above, its start-up work included (a second after the wallets file is in it loads undici and runs one full collection), for information: ${list(fresh.runs.startup)} req/s (median ${fmt(fresh.startup.rps)}), p99 ${fresh.runs.startup.map((r) => fmt(r.p99, 1)).join(', ')} ms (median ${fmt(fresh.startup.p99, 1)} ms)`,
+    `  tonwatch's first 2 s after /readyz turned 200, before the above, its start-up work included (once the wallets file is in, one full collection), for information: ${list(fresh.runs.startup)} req/s (median ${fmt(fresh.startup.rps)}), p99 ${fresh.runs.startup.map((r) => fmt(r.p99, 1)).join(', ')} ms (median ${fmt(fresh.startup.p99, 1)} ms)`,
   );
   const gzip = rows.find((r) => r.encoding === 'gzip');
   const identity = rows.find((r) => r.name.includes('/metrics') && r.encoding === 'identity');
