@@ -60,8 +60,8 @@ export interface WalletColumns {
   names(): readonly string[];
   /** A wallet's cells, one per name: its balance (null when not watched for it or not fresh), threshold, and whether it is under it. */
   cells(wallet: WatchedWallet, now: number): readonly WalletCell[];
-  /** What a change to the cells depends on, beside the wallets' own snapshot: they are worked out again when it changes. */
-  version(): unknown;
+  /** What the cells depend on, beside the wallets' own snapshot, compared part by part (by identity): rows are worked out again when a part changes. */
+  version(): readonly unknown[];
   /** The first time a cell now fresh turns stale, so rows are worked out again then (process clock); Infinity when never. */
   validUntil(now: number): number;
 }

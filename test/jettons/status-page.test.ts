@@ -66,6 +66,23 @@ function sources(): WalletTableSources {
 }
 
 describe('jettons on the status page', () => {
+  it('works the rows out once while the jetton snapshot and config stay the same, and again when the snapshot changes', () => {
+    const maker = createWalletTable();
+    const base = sources();
+    let cellsAsked = 0;
+    const [column] = base.columns;
+    const counted = { ...column, cells: (...args: Parameters<NonNullable<typeof column>['cells']>) => (cellsAsked++, column!.cells(...args)) };
+    const first = maker.page({ ...base, columns: [counted] }, '', 1);
+    const asked = cellsAsked;
+    expect(asked).toBe(base.watchlist.length);
+    // A page later, nothing changed: the same rows, no cell asked again.
+    expect(maker.page({ ...base, columns: [counted] }, '', 1).rows).toEqual(first.rows);
+    expect(cellsAsked).toBe(asked);
+    const moved = { ...counted, version: () => [...column!.version(), 'a new snapshot'] };
+    maker.page({ ...base, columns: [moved] }, '', 1);
+    expect(cellsAsked).toBe(2 * asked);
+  });
+
   it('gives a column per configured jetton, in jetton units, exact, and puts a wallet under its jetton threshold among those needing attention', () => {
     const maker = createWalletTable();
     const page = maker.page(sources(), '', 1);

@@ -79,7 +79,7 @@ export function createWalletTable() {
   let ordered: { key: readonly unknown[]; validUntil: number; rows: WalletRow[]; attention: number } | null = null;
 
   function rowsOf(sources: WalletTableSources): { rows: WalletRow[]; attention: number } {
-    const key = [sources.snapshot, sources.watchlist, sources.maxAgeSeconds, sources.testnet, ...sources.columns.map((c) => c.version())];
+    const key = [sources.snapshot, sources.watchlist, sources.maxAgeSeconds, sources.testnet, ...sources.columns.flatMap((c) => c.version())];
     if (ordered !== null && ordered.key.length === key.length && ordered.key.every((part, i) => part === key[i]) && sources.now < ordered.validUntil) {
       return ordered;
     }
