@@ -45,7 +45,7 @@ export function processingWorkload(total, generations = 2) {
       matchWalletAnswer(asked, decoded.data, { fetchedAt: Date.now(), upstream: 'bench' }, previous?.wallets, found);
     }
     const snapshot = assembleWalletsSnapshot(watchlist, found, previous?.wallets, Date.now());
-    await renderer.render({ queueSizes: null, wallets: snapshot }, Date.now());
+    await renderer.render(snapshot, Date.now());
     return snapshot;
   };
   return { answers, watchlist, newRenderer, cycle };
