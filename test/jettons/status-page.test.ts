@@ -3,6 +3,7 @@ import type { Config, WatchedWallet } from '../../src/domain/config.js';
 import type { JettonRecord, JettonSettings, JettonsSnapshot } from '../../src/domain/jettons.js';
 import { jettonColumns } from '../../src/features/jettons/columns.js';
 import { createWalletTable, renderWallets, type WalletTableSources } from '../../src/features/wallets/status.js';
+import type { WalletColumns } from '../../src/features/provisions.js';
 
 const NOW = 1_800_000_000_000;
 const raw = (c: string) => `0:${c.repeat(64)}`;
@@ -70,15 +71,22 @@ describe('jettons on the status page', () => {
     const maker = createWalletTable();
     const base = sources();
     let cellsAsked = 0;
-    const [column] = base.columns;
-    const counted = { ...column, cells: (...args: Parameters<NonNullable<typeof column>['cells']>) => (cellsAsked++, column!.cells(...args)) };
+    const column = base.columns[0];
+    if (column === undefined) throw new Error('the fixture has a jetton column');
+    const counted: WalletColumns = {
+      ...column,
+      cells: (wallet, now) => {
+        cellsAsked += 1;
+        return column.cells(wallet, now);
+      },
+    };
     const first = maker.page({ ...base, columns: [counted] }, '', 1);
     const asked = cellsAsked;
     expect(asked).toBe(base.watchlist.length);
     // A page later, nothing changed: the same rows, no cell asked again.
     expect(maker.page({ ...base, columns: [counted] }, '', 1).rows).toEqual(first.rows);
     expect(cellsAsked).toBe(asked);
-    const moved = { ...counted, version: () => [...column!.version(), 'a new snapshot'] };
+    const moved: WalletColumns = { ...counted, version: () => [...column.version(), 'a new snapshot'] };
     maker.page({ ...base, columns: [moved] }, '', 1);
     expect(cellsAsked).toBe(2 * asked);
   });
