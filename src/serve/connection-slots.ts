@@ -51,6 +51,8 @@ export function createConnectionSlots(
   const idle = new Set<Slot>();
   const perClient = new Map<string, number>();
   const established = new WeakSet<Socket>();
+  /** Each socket's slot (the raw socket's, and its TLS socket's once established): a request finds its own without a key made per request. */
+  const slotOf = new WeakMap<Socket, Slot>();
 
   /** The longest-idle slot, of `client` when given. */
   const longestIdle = (client?: string): Slot | undefined => {
@@ -107,6 +109,7 @@ export function createConnectionSlots(
     const key = keyOf(socket);
     const slot: Slot = { key, client, released: false, outer: socket, inFlight: 0, handshake: null };
     slots.set(key, slot);
+    slotOf.set(socket, slot);
     idle.add(slot);
     perClient.set(client, (perClient.get(client) ?? 0) + 1);
     onConnection('opened');
@@ -127,14 +130,15 @@ export function createConnectionSlots(
     const slot = slots.get(keyOf(socket));
     if (slot === undefined) return;
     established.add(socket);
+    slotOf.set(socket, slot);
     if (slot.handshake !== null) clearTimeout(slot.handshake);
     slot.handshake = null;
     slot.outer = socket;
   });
 
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    const slot = slots.get(keyOf(req.socket));
-    if (slot === undefined) return;
+    const slot = slotOf.get(req.socket);
+    if (slot === undefined || slot.released) return;
     slot.inFlight += 1;
     idle.delete(slot);
     res.once('close', () => {
