@@ -6,15 +6,20 @@
  * every other member's wallets and nothing else moves.
  */
 
-/** FNV-1a, 32 bits, of a string's UTF-16 code units (raw addresses and member ids are ASCII). */
-export function hash32(text: string): number {
-  let h = 0x811c9dc5;
+/** FNV-1a's starting value. */
+export const FNV_OFFSET = 0x811c9dc5;
+
+/** FNV-1a, 32 bits, over a string's UTF-16 code units, continuing from `h` (so several strings hash as one). */
+export function fnv1a(text: string, h: number = FNV_OFFSET): number {
   for (let i = 0; i < text.length; i += 1) {
     h ^= text.charCodeAt(i);
     h = Math.imul(h, 0x01000193);
   }
   return h >>> 0;
 }
+
+/** FNV-1a, 32 bits, of a string (raw addresses and member ids are ASCII). */
+export const hash32 = (text: string): number => fnv1a(text);
 
 /** MurmurHash3's finaliser: every input bit moves every output bit. */
 function mix(h: number): number {

@@ -1,9 +1,10 @@
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, freePort, startTonwatch, type RunningProcess } from '../helpers/process.js';
+import { eventually, startTonwatch, type RunningProcess } from '../helpers/process.js';
 import { redisServerPath, startRedis, type RunningRedis } from '../helpers/redis.js';
+import { startReplica as startClusterReplica } from '../helpers/cluster.js';
 
 const redisBin = redisServerPath();
 const ACCOUNTS = 240;
@@ -61,23 +62,19 @@ describe.skipIf(redisBin === null)('cluster sharing what changed, real processes
   };
 
   async function startReplica(id: string, watchFile: string): Promise<void> {
-    const port = await freePort();
-    const home = join(dir, id);
-    await mkdir(home, { recursive: true });
-    await writeFile(
-      join(home, 'tonwatch.yml'),
-      `listen: { host: 127.0.0.1, port: ${port} }
+    const started = await startClusterReplica({
+      dir,
+      id,
+      redisUrl: redis.url,
+      cluster: { name: 'changes', memberTtlSeconds: 3 },
+      body: `
 upstreams: [ { name: sim, url: "${simUrl}", rps: 50, timeoutMs: 3000 } ]
 schedule: { queueSizes: "*/2 * * * * *", wallets: "*/2 * * * * *" }
 snapshot: { file: ./snapshot.json, maxAgeSeconds: ${MAX_AGE_SECONDS} }
 walletBatchSize: 50
-watchlistFiles: [ ${watchFile} ]
-cluster: { redis: "\${REDIS_URL}", name: changes, memberTtlSeconds: 3, member: ${id} }
-`,
-    );
-    const proc = startTonwatch(['--config', join(home, 'tonwatch.yml')], { REDIS_URL: redis.url });
-    await proc.waitFor(/"msg":"tonwatch started"/);
-    replicas.push({ url: `http://127.0.0.1:${port}`, proc });
+watchlistFiles: [ ${watchFile} ]`,
+    });
+    replicas.push({ url: started.url, proc: started.proc });
   }
 
   beforeAll(async () => {

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, findTool, freePort, startTonwatch, type RunningProcess } from '../helpers/process.js';
 import { dashboardExpressions, SINGLE_PROCESS_NOTE, substituteVariables } from '../helpers/promql.js';
 import { redisServerPath, startRedis, type RunningRedis } from '../helpers/redis.js';
+import { startReplica as startClusterReplica } from '../helpers/cluster.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -84,24 +85,20 @@ describe.skipIf(redisBin === null)('cluster mode, real processes', () => {
   const rateLimited = async () => ((await (await fetch(`${simUrl}/_sim/state`)).json()) as { stats: Record<string, number> }).stats['429'] ?? 0;
 
   async function startReplica(id: string): Promise<Replica> {
-    const port = await freePort();
-    const home = join(dir, id);
-    await mkdir(home, { recursive: true });
-    await writeFile(
-      join(home, 'tonwatch.yml'),
-      `listen: { host: 127.0.0.1, port: ${port} }
+    const started = await startClusterReplica({
+      dir,
+      id,
+      redisUrl: redis.url,
+      cluster: { name: 'test', memberTtlSeconds: TTL_SECONDS },
+      body: `
 upstreams: [ { name: sim, url: "${simUrl}", apiKey: one-key, rps: ${RPS}, timeoutMs: 3000 } ]
 schedule: { queueSizes: "*/2 * * * * *", wallets: "*/3 * * * * *" }
 snapshot: { file: ./snapshot.json, maxAgeSeconds: 60 }
 walletBatchSize: 100
 readThrough: { enabled: true, ttlSeconds: 60 }
-watchlistFiles: [ ../watch.txt ]
-cluster: { redis: "\${REDIS_URL}", name: test, memberTtlSeconds: ${TTL_SECONDS}, member: ${id} }
-`,
-    );
-    const proc = startTonwatch(['--config', join(home, 'tonwatch.yml')], { REDIS_URL: redis.url });
-    await proc.waitFor(/"msg":"tonwatch started"/);
-    const replica = { id, port, url: `http://127.0.0.1:${port}`, proc };
+watchlistFiles: [ ../watch.txt ]`,
+    });
+    const replica = { id, ...started };
     replicas.set(id, replica);
     return replica;
   }

@@ -1,4 +1,5 @@
 import type { WalletRecord } from '../../accounts/types.js';
+import { fnv1a, FNV_OFFSET } from '../../cluster/rendezvous.js';
 import type { Marker } from '../../cluster/view.js';
 
 /**
@@ -25,12 +26,9 @@ interface WalletMarker {
 
 /** FNV-1a over the slice's addresses, one after the other. */
 function sliceDigest(share: readonly { readonly raw: string }[], offset: number, count: number): number {
-  let h = 0x811c9dc5;
-  for (let i = offset; i < offset + count; i += 1) {
-    const raw = (share[i] as { raw: string }).raw;
-    for (let j = 0; j < raw.length; j += 1) h = Math.imul(h ^ raw.charCodeAt(j), 0x01000193);
-  }
-  return h >>> 0;
+  let h = FNV_OFFSET;
+  for (let i = offset; i < offset + count; i += 1) h = fnv1a((share[i] as { raw: string }).raw, h);
+  return h;
 }
 
 /** The markers of a share as this replica holds it: every slice, its wallets' fetch times as runs. */
