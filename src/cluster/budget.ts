@@ -19,6 +19,45 @@ export interface ClusterBudgetOptions {
 }
 
 /**
+ * The budget while Redis cannot be asked: a local bucket of this replica's share, rps/members
+ * a second and burst/members (at least one), started empty when the fallback begins.
+ */
+function createFallbackShare(
+  options: ClusterBudgetOptions,
+  capacity: number,
+): { fellBack(fallback: boolean): void; release(waiters: ReturnType<typeof createWaiterQueue>, heldUntil: number): number | null } {
+  const { rps, now } = options;
+  let fallingBack = false;
+  const local = { tokens: 0, at: now() };
+  const fellBack = (fallback: boolean): void => {
+    if (fallingBack === fallback) return;
+    fallingBack = fallback;
+    if (fallback) {
+      local.tokens = 0;
+      local.at = now();
+    }
+    options.onFallback?.(fallback);
+  };
+  return {
+    fellBack,
+    /** Releases the waiters the share has tokens for; the milliseconds until the next one may go, or null when none waits. */
+    release(waiters, heldUntil) {
+      fellBack(true);
+      const share = Math.max(1, options.members());
+      const rate = rps / share;
+      const t = now();
+      local.tokens = Math.min(Math.max(1, capacity / share), local.tokens + ((t - local.at) / 1000) * rate);
+      local.at = t;
+      while (waiters.length > 0 && local.tokens >= 1 && t >= heldUntil) {
+        local.tokens -= 1;
+        waiters.release();
+      }
+      return waiters.length > 0 ? Math.max(((1 - local.tokens) / rate) * 1000, heldUntil - t) : null;
+    },
+  };
+}
+
+/**
  * One upstream's budget shared by every replica: the bucket (rps a second, a burst of
  * burstOf(rps)) lives in Redis, so N replicas together send no more than one process
  * would. Each replica orders its own waiters as one process does (waiters.ts); across
@@ -38,8 +77,7 @@ export function createClusterBudget(options: ClusterBudgetOptions): RequestBudge
   let timer: NodeJS.Timeout | undefined;
   let holdMs = 0;
   let heldUntil = 0;
-  let fallingBack = false;
-  const local = { tokens: 0, at: now() };
+  const fallback = createFallbackShare(options, capacity);
 
   const schedule = (delayMs: number): void => {
     if (timer !== undefined) clearTimeout(timer);
@@ -53,29 +91,10 @@ export function createClusterBudget(options: ClusterBudgetOptions): RequestBudge
     timer.unref();
   };
 
-  const fellBack = (fallback: boolean): void => {
-    if (fallingBack === fallback) return;
-    fallingBack = fallback;
-    if (fallback) {
-      local.tokens = 0;
-      local.at = now();
-    }
-    options.onFallback?.(fallback);
-  };
-
   /** Without Redis: this replica's share of the bucket. */
   const pumpLocally = (): void => {
-    fellBack(true);
-    const share = Math.max(1, options.members());
-    const rate = rps / share;
-    const t = now();
-    local.tokens = Math.min(Math.max(1, capacity / share), local.tokens + ((t - local.at) / 1000) * rate);
-    local.at = t;
-    while (waiters.length > 0 && local.tokens >= 1 && t >= heldUntil) {
-      local.tokens -= 1;
-      waiters.release();
-    }
-    if (waiters.length > 0) schedule(Math.max(((1 - local.tokens) / rate) * 1000, heldUntil - t));
+    const delayMs = fallback.release(waiters, heldUntil);
+    if (delayMs !== null) schedule(delayMs);
   };
 
   const pump = (): void => {
@@ -92,7 +111,7 @@ export function createClusterBudget(options: ClusterBudgetOptions): RequestBudge
     bucket.take(want, reserve, hold).then(
       ({ granted, waitMs }) => {
         asking = false;
-        fellBack(false);
+        fallback.fellBack(false);
         for (let i = 0; i < granted; i += 1) waiters.release();
         if (waiters.length > 0) schedule(granted === want ? 0 : waitMs);
       },

@@ -47,11 +47,8 @@ interface Scripts {
 /** Redis that does not answer within this is down for the purpose at hand: the replica goes on without it. */
 const COMMAND_TIMEOUT_MS = 2_000;
 
-export function createClusterRuntime(deps: ClusterRuntimeDeps): ClusterRuntime {
-  const { settings, self, logger, episodes } = deps;
-  const keys = clusterKeys(settings.name);
-  const ttlMs = settings.memberTtlSeconds * 1000;
-  const heartbeatMs = Math.max(500, Math.floor(ttlMs / 3));
+/** The command connection (with tonwatch's scripts) and the stream's, not connected yet. */
+function openConnections(settings: ClusterSettings, self: string): { main: Redis; reader: Redis; scripts: Scripts } {
   const options = {
     lazyConnect: true,
     // Commands fail at once while Redis is away, and the replica goes on with what it knows.
@@ -66,25 +63,11 @@ export function createClusterRuntime(deps: ClusterRuntimeDeps): ClusterRuntime {
   main.defineCommand('tonwatchHeartbeat', { numberOfKeys: 3, lua: HEARTBEAT });
   main.defineCommand('tonwatchLeave', { numberOfKeys: 3, lua: LEAVE });
   main.defineCommand('tonwatchTake', { numberOfKeys: 1, lua: TAKE_TOKENS });
-  const scripts = main as unknown as Scripts;
-  const membership = createMembership({ self, heartbeatMs, now: deps.now });
-  const share = createShare({
-    main,
-    reader,
-    keys,
-    self,
-    incarnation: randomBytes(6).toString('hex'),
-    logger,
-    wallOffset: deps.wallOffset,
-    records: () => deps.watchlist().length,
-  });
-  const info = JSON.stringify({ version: deps.version, startedAt: new Date(deps.now() + deps.wallOffset()).toISOString() });
-  let lastHeard = -Infinity;
-  let led = false;
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let reading: Promise<void> = Promise.resolve();
+  return { main, reader, scripts: main as unknown as Scripts };
+}
 
+/** Each connection's loss and return, logged once per episode. */
+function reportConnections(main: Redis, reader: Redis, episodes: ClusterRuntimeDeps['episodes']): void {
   for (const [name, connection] of [
     ['commands', main],
     ['stream', reader],
@@ -94,16 +77,30 @@ export function createClusterRuntime(deps: ClusterRuntimeDeps): ClusterRuntime {
     );
     connection.on('ready', () => episodes.ok(`redis_${name}`, { connection: name }, 'Redis reachable again'));
   }
+}
+
+interface HeartbeatDeps extends ClusterRuntimeDeps {
+  readonly scripts: Scripts;
+  readonly keys: ReturnType<typeof clusterKeys>;
+  readonly ttlMs: number;
+  readonly heartbeatMs: number;
+  readonly membership: Membership;
+}
+
+/**
+ * The heartbeat: every third of the ttl (and at once on every reconnect) it renews this
+ * member, bids for the lease, and learns the members and the leader; a change, a reconnect
+ * or joining asks for the owned share to be published again.
+ */
+function createHeartbeat(deps: HeartbeatDeps): { start(): void; reconnected(): void; lastHeard(): number; stop(): void } {
+  const { scripts, keys, self, ttlMs, heartbeatMs, membership, logger } = deps;
+  const info = JSON.stringify({ version: deps.version, startedAt: new Date(deps.now() + deps.wallOffset()).toISOString() });
+  let lastHeard = -Infinity;
+  let led = false;
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
   /** Set by a (re)connect: the next heartbeat shares again what this replica owns (what it polled while Redis was away). */
   let reconnected = false;
-  // The stream's connection back after a loss: what was written meanwhile may be trimmed.
-  reader.on('ready', () => share.resync());
-  main.on('ready', () => {
-    share.resync();
-    membership.reconnected();
-    reconnected = true;
-    void beat();
-  });
 
   async function beat(): Promise<void> {
     clearTimeout(timer);
@@ -129,17 +126,61 @@ export function createClusterRuntime(deps: ClusterRuntimeDeps): ClusterRuntime {
   }
 
   return {
+    start() {
+      timer = setTimeout(() => void beat(), heartbeatMs);
+    },
+    reconnected() {
+      reconnected = true;
+      void beat();
+    },
+    lastHeard: () => lastHeard,
+    stop() {
+      stopped = true;
+      clearTimeout(timer);
+    },
+  };
+}
+
+export function createClusterRuntime(deps: ClusterRuntimeDeps): ClusterRuntime {
+  const { settings, self, logger, episodes } = deps;
+  const keys = clusterKeys(settings.name);
+  const ttlMs = settings.memberTtlSeconds * 1000;
+  const heartbeatMs = Math.max(500, Math.floor(ttlMs / 3));
+  const { main, reader, scripts } = openConnections(settings, self);
+  const membership = createMembership({ self, heartbeatMs, now: deps.now });
+  const share = createShare({
+    main,
+    reader,
+    keys,
+    self,
+    incarnation: randomBytes(6).toString('hex'),
+    logger,
+    wallOffset: deps.wallOffset,
+    records: () => deps.watchlist().length,
+  });
+  const heartbeat = createHeartbeat({ ...deps, scripts, keys, ttlMs, heartbeatMs, membership });
+  let reading: Promise<void> = Promise.resolve();
+
+  reportConnections(main, reader, episodes);
+  // The stream's connection back after a loss: what was written meanwhile may be trimmed.
+  reader.on('ready', () => share.resync());
+  main.on('ready', () => {
+    share.resync();
+    membership.reconnected();
+    heartbeat.reconnected();
+  });
+
+  return {
     membership,
     share,
-    redisUp: () => main.status === 'ready' && deps.now() - lastHeard < ttlMs,
+    redisUp: () => main.status === 'ready' && deps.now() - heartbeat.lastHeard() < ttlMs,
     connected: () => main.status === 'ready',
     async take(upstream, rps, capacity, want, reserve, holdMs) {
       const [granted, waitMs] = await scripts.tonwatchTake(keys.bucket(upstream), rps, capacity, want, reserve, Math.max(0, Math.round(holdMs)));
       return { granted, waitMs };
     },
     async connect(waitMs) {
-      // A heartbeat every third of the ttl; also at once on every (re)connect.
-      timer = setTimeout(() => void beat(), heartbeatMs);
+      heartbeat.start();
       const connected = main.connect().then(
         () => true,
         () => false,
@@ -151,8 +192,7 @@ export function createClusterRuntime(deps: ClusterRuntimeDeps): ClusterRuntime {
       reading = share.run();
     },
     async stop() {
-      stopped = true;
-      clearTimeout(timer);
+      heartbeat.stop();
       share.stop();
       if (main.status === 'ready') {
         await scripts

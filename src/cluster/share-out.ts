@@ -55,6 +55,61 @@ interface Queued {
 /** One write: a transaction's commands, built from a channel's queue. */
 type Write = (multi: ReturnType<Redis['multi']>, entryFields: () => string[]) => void;
 
+/** Up to PER_ENTRY keys of a queue. */
+function take(from: Map<string, unknown> | Set<string>): string[] {
+  const out: string[] = [];
+  for (const key of from.keys()) {
+    out.push(key);
+    if (out.length === PER_ENTRY) break;
+  }
+  return out;
+}
+
+/** XADD's arguments for an entry of `kind` (FIELD.data or FIELD.markers), trimming the stream as it goes. */
+function streamArgs(deps: OutboxDeps, fields: string[], kind: string, lines: string[]): [string, 'MAXLEN', '~', number, '*', ...string[]] {
+  return [deps.keys.updates, 'MAXLEN', '~', streamEntries(deps.records()), '*', ...fields, kind, lines.join('\n')];
+}
+
+/** A thousand records out of the queue: to the channel's hash, and as one stream entry. */
+function recordsWrite(name: string, q: Queued, deps: OutboxDeps): Write {
+  const fields: string[] = [];
+  const lines: string[] = [];
+  for (const key of take(q.records)) {
+    const line = q.spec.encode(q.records.get(key), deps.wallOffset());
+    q.records.delete(key);
+    lines.push(line);
+    fields.push(key, line);
+  }
+  return (m, entry) => m.hset(deps.keys.channel(name), ...fields).xadd(...streamArgs(deps, entry(), FIELD.data, lines));
+}
+
+/** A thousand markers out of the queue: to the channel's marker hash under this member, and as one stream entry. */
+function markersWrite(name: string, q: Queued, deps: OutboxDeps): Write {
+  const fields: string[] = [];
+  const lines: string[] = [];
+  for (const key of take(q.markers)) {
+    const line = q.markers.get(key) as string;
+    q.markers.delete(key);
+    lines.push(line);
+    fields.push(markerField(deps.self, key), line);
+  }
+  return (m, entry) => m.hset(deps.keys.markers(name), ...fields).xadd(...streamArgs(deps, entry(), FIELD.markers, lines));
+}
+
+/** The next write, taken out of its queue (records first, then markers, then keys to forget); null when every queue is empty. */
+function nextWrite(queues: ReadonlyMap<string, Queued>, deps: OutboxDeps): { name: string; write: Write } | null {
+  for (const [name, q] of queues) {
+    if (q.records.size > 0) return { name, write: recordsWrite(name, q, deps) };
+    if (q.markers.size > 0) return { name, write: markersWrite(name, q, deps) };
+    if (q.forget.size > 0) {
+      const gone = take(q.forget);
+      for (const key of gone) q.forget.delete(key);
+      return { name, write: (m) => m.hdel(deps.keys.channel(name), ...gone) };
+    }
+  }
+  return null;
+}
+
 /**
  * The publishing half of the share (share.ts): per channel, records to its hash and the
  * stream, markers to its marker hash and the stream, keys to forget out of its hash, sent
@@ -69,73 +124,18 @@ export function createOutbox(deps: OutboxDeps): {
   publishHeld(): void;
   stop(): void;
 } {
-  const { main, keys, logger } = deps;
+  const { main, logger } = deps;
   const queues = new Map<string, Queued>();
   let seq = 0;
   let sending = false;
   let stopped = false;
   let failed = false;
 
-  /** Up to PER_ENTRY keys of a queue. */
-  const take = (from: Map<string, unknown> | Set<string>): string[] => {
-    const out: string[] = [];
-    for (const key of from.keys()) {
-      out.push(key);
-      if (out.length === PER_ENTRY) break;
-    }
-    return out;
-  };
-
-  /** The next write, taken out of its queue; null when every queue is empty. */
-  function nextWrite(): { name: string; write: Write } | null {
-    for (const [name, q] of queues) {
-      if (q.records.size > 0) {
-        const fields: string[] = [];
-        const lines: string[] = [];
-        for (const key of take(q.records)) {
-          const line = q.spec.encode(q.records.get(key), deps.wallOffset());
-          q.records.delete(key);
-          lines.push(line);
-          fields.push(key, line);
-        }
-        return { name, write: (m, entry) => m.hset(keys.channel(name), ...fields).xadd(...stream(entry(), FIELD.data, lines)) };
-      }
-      if (q.markers.size > 0) {
-        const fields: string[] = [];
-        const lines: string[] = [];
-        for (const key of take(q.markers)) {
-          const line = q.markers.get(key) as string;
-          q.markers.delete(key);
-          lines.push(line);
-          fields.push(markerField(deps.self, key), line);
-        }
-        return { name, write: (m, entry) => m.hset(keys.markers(name), ...fields).xadd(...stream(entry(), FIELD.markers, lines)) };
-      }
-      if (q.forget.size > 0) {
-        const gone = take(q.forget);
-        for (const key of gone) q.forget.delete(key);
-        return { name, write: (m) => m.hdel(keys.channel(name), ...gone) };
-      }
-    }
-    return null;
-  }
-
-  const stream = (fields: string[], kind: string, lines: string[]): [string, 'MAXLEN', '~', number, '*', ...string[]] => [
-    keys.updates,
-    'MAXLEN',
-    '~',
-    streamEntries(deps.records()),
-    '*',
-    ...fields,
-    kind,
-    lines.join('\n'),
-  ];
-
   async function send(): Promise<void> {
     if (sending) return;
     sending = true;
     try {
-      for (let next = nextWrite(); next !== null && !stopped; next = nextWrite()) {
+      for (let next = nextWrite(queues, deps); next !== null && !stopped; next = nextWrite(queues, deps)) {
         const { name, write } = next;
         const multi = main.multi();
         write(multi, () => [FIELD.channel, name, FIELD.from, deps.self, FIELD.incarnation, deps.incarnation, FIELD.seq, String(++seq)]);

@@ -23,6 +23,120 @@ export interface Share {
 /** Fields per HSCAN or HMGET. */
 const PER_READ = 1000;
 
+const decodeLines = (spec: ChannelSpec<unknown>, toProcess: (wall: number) => number, lines: readonly (string | null)[]): unknown[] => {
+  const records: unknown[] = [];
+  for (const line of lines) {
+    const record = line === null ? null : spec.decode(line, toProcess);
+    if (record !== null) records.push(record);
+  }
+  return records;
+};
+
+/** A stream entry's flat field list as an object. */
+function entryOf(fields: string[]): Record<string, string> {
+  const entry: Record<string, string> = {};
+  for (let i = 0; i + 1 < fields.length; i += 2) entry[fields[i] as string] = fields[i + 1] as string;
+  return entry;
+}
+
+interface Reading {
+  /** Each publisher's (member/incarnation) last sequence number applied. */
+  readonly seen: Map<string, number>;
+  readonly channels: ReadonlyMap<string, ChannelSpec<unknown>>;
+  readonly self: string;
+  readonly incarnation: string;
+  readonly toProcess: (wall: number) => number;
+}
+
+/**
+ * Hands one stream entry to its channel's receivers, unless it was applied already or is this
+ * replica's own; 'gap' when entries of its publisher are missing before it (trimmed before
+ * this reader read them): everything has to be loaded again.
+ */
+function applyEntry(entry: Record<string, string>, r: Reading): 'ok' | 'gap' {
+  const member = entry[FIELD.from] ?? '';
+  const from = `${member}/${entry[FIELD.incarnation]}`;
+  const s = Number(entry[FIELD.seq]);
+  const before = r.seen.get(from);
+  // Read again after a read timed out: applied already.
+  if (before !== undefined && s <= before) return 'ok';
+  r.seen.set(from, s);
+  const gap = before !== undefined && s > before + 1 ? 'gap' : 'ok';
+  if (member === r.self && entry[FIELD.incarnation] === r.incarnation) return gap;
+  const spec = r.channels.get(entry[FIELD.channel] ?? '');
+  if (spec === undefined) return gap;
+  const data = entry[FIELD.data];
+  if (data !== undefined) spec.receive(decodeLines(spec, r.toProcess, data.split('\n')));
+  const markers = entry[FIELD.markers];
+  if (markers !== undefined) spec.receiveMarkers?.(markers.split('\n'), member);
+  return gap;
+}
+
+/** Every field of a hash, a thousand at a time. */
+async function* scan(reader: Redis, key: string, stopped: () => boolean): AsyncGenerator<string[]> {
+  let cursor = '0';
+  do {
+    const [next, flat] = await reader.hscan(key, cursor, 'COUNT', PER_READ);
+    cursor = next;
+    yield flat;
+    await setImmediate();
+  } while (cursor !== '0' && !stopped());
+}
+
+/** Every channel's hash into its receivers, then the other members' markers; resolves with the records read. */
+async function loadChannels(
+  deps: ShareDeps,
+  channels: ReadonlyMap<string, ChannelSpec<unknown>>,
+  toProcess: (wall: number) => number,
+  stopped: () => boolean,
+): Promise<number> {
+  let records = 0;
+  for (const [name, spec] of channels) {
+    for await (const flat of scan(deps.reader, deps.keys.channel(name), stopped)) {
+      const decoded = decodeLines(
+        spec,
+        toProcess,
+        flat.filter((_, i) => i % 2 === 1),
+      );
+      records += decoded.length;
+      spec.receive(decoded);
+    }
+    if (spec.receiveMarkers === undefined) continue;
+    const byMember = new Map<string, string[]>();
+    for await (const flat of scan(deps.reader, deps.keys.markers(name), stopped)) {
+      for (let i = 0; i + 1 < flat.length; i += 2) {
+        const member = markerMember(flat[i] as string);
+        if (member === deps.self) continue;
+        const lines = byMember.get(member) ?? [];
+        lines.push(flat[i + 1] as string);
+        byMember.set(member, lines);
+      }
+    }
+    for (const [member, lines] of byMember) spec.receiveMarkers(lines, member);
+  }
+  return records;
+}
+
+/** The records of `wanted` keys from a channel's hash into its receivers, a thousand at a time; on a failure, left to the next resync. */
+async function loadRecords(
+  deps: ShareDeps,
+  spec: ChannelSpec<unknown>,
+  name: string,
+  wanted: readonly string[],
+  toProcess: (wall: number) => number,
+  stopped: () => boolean,
+): Promise<void> {
+  try {
+    for (let i = 0; i < wanted.length && !stopped(); i += PER_READ) {
+      spec.receive(decodeLines(spec, toProcess, await deps.main.hmget(deps.keys.channel(name), ...wanted.slice(i, i + PER_READ))));
+      await setImmediate();
+    }
+  } catch (err) {
+    // Loaded whole at the next resync; until then the records come with their next change.
+    deps.logger.debug({ err }, 'could not read records from the shared hash');
+  }
+}
+
 /**
  * One snapshot for every replica: what a replica polls goes to a Redis hash per channel (the
  * current state, one field per record) and, in the same transaction, to a stream (an entry
@@ -44,88 +158,17 @@ export function createShare(deps: ShareDeps): Share {
   let lastId = '$';
   const seen = new Map<string, number>();
 
-  const decodeLines = (spec: ChannelSpec<unknown>, lines: readonly (string | null)[]): unknown[] => {
-    const records: unknown[] = [];
-    for (const line of lines) {
-      const record = line === null ? null : spec.decode(line, toProcess);
-      if (record !== null) records.push(record);
-    }
-    return records;
+  const handle = (fields: string[]): void => {
+    if (applyEntry(entryOf(fields), { seen, channels, self: deps.self, incarnation: deps.incarnation, toProcess }) === 'gap') needResync = true;
   };
-
-  function handle(fields: string[]): void {
-    const entry: Record<string, string> = {};
-    for (let i = 0; i + 1 < fields.length; i += 2) entry[fields[i] as string] = fields[i + 1] as string;
-    const member = entry[FIELD.from] ?? '';
-    const from = `${member}/${entry[FIELD.incarnation]}`;
-    const s = Number(entry[FIELD.seq]);
-    const before = seen.get(from);
-    // Read again after a read timed out: applied already.
-    if (before !== undefined && s <= before) return;
-    // Entries missing in between (trimmed before this replica read them): load everything.
-    if (before !== undefined && s > before + 1) needResync = true;
-    seen.set(from, s);
-    if (member === deps.self && entry[FIELD.incarnation] === deps.incarnation) return;
-    const spec = channels.get(entry[FIELD.channel] ?? '');
-    if (spec === undefined) return;
-    const data = entry[FIELD.data];
-    if (data !== undefined) spec.receive(decodeLines(spec, data.split('\n')));
-    const markers = entry[FIELD.markers];
-    if (markers !== undefined) spec.receiveMarkers?.(markers.split('\n'), member);
-  }
-
-  /** Every field of a hash, a thousand at a time. */
-  async function* scan(key: string): AsyncGenerator<string[]> {
-    let cursor = '0';
-    do {
-      const [next, flat] = await reader.hscan(key, cursor, 'COUNT', PER_READ);
-      cursor = next;
-      yield flat;
-      await setImmediate();
-    } while (cursor !== '0' && !stopped);
-  }
 
   async function loadAll(): Promise<void> {
     const started = performance.now();
     const last = await reader.xrevrange(keys.updates, '+', '-', 'COUNT', 1);
     lastId = last[0]?.[0] ?? '0-0';
     seen.clear();
-    let records = 0;
-    for (const [name, spec] of channels) {
-      for await (const flat of scan(keys.channel(name))) {
-        const decoded = decodeLines(
-          spec,
-          flat.filter((_, i) => i % 2 === 1),
-        );
-        records += decoded.length;
-        spec.receive(decoded);
-      }
-      if (spec.receiveMarkers === undefined) continue;
-      const byMember = new Map<string, string[]>();
-      for await (const flat of scan(keys.markers(name))) {
-        for (let i = 0; i + 1 < flat.length; i += 2) {
-          const member = markerMember(flat[i] as string);
-          if (member === deps.self) continue;
-          const lines = byMember.get(member) ?? [];
-          lines.push(flat[i + 1] as string);
-          byMember.set(member, lines);
-        }
-      }
-      for (const [member, lines] of byMember) spec.receiveMarkers(lines, member);
-    }
+    const records = await loadChannels(deps, channels, toProcess, () => stopped);
     logger.info({ records, seconds: (performance.now() - started) / 1000 }, "loaded the cluster's snapshot from Redis");
-  }
-
-  async function load(spec: ChannelSpec<unknown>, name: string, wanted: readonly string[]): Promise<void> {
-    try {
-      for (let i = 0; i < wanted.length && !stopped; i += PER_READ) {
-        spec.receive(decodeLines(spec, await deps.main.hmget(keys.channel(name), ...wanted.slice(i, i + PER_READ))));
-        await setImmediate();
-      }
-    } catch (err) {
-      // Loaded whole at the next resync; until then the records come with their next change.
-      logger.debug({ err }, 'could not read records from the shared hash');
-    }
   }
 
   return {
@@ -136,7 +179,7 @@ export function createShare(deps: ShareDeps): Share {
       return {
         publish: (records, markers) => outbox.publish(name, records, markers),
         forget: (gone) => outbox.forget(name, gone),
-        load: (wanted) => void load(general, name, wanted),
+        load: (wanted) => void loadRecords(deps, general, name, wanted, toProcess, () => stopped),
       };
     },
     publishHeld: () => outbox.publishHeld(),

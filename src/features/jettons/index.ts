@@ -55,26 +55,8 @@ function createJettons(ctx: FeatureContext): FeatureParts {
     observer: ctx.persisted,
   });
 
-  /** What is served and exported: the snapshot's records of the configured masters only. */
-  let viewed: { snapshot: JettonsSnapshot | null; jettons: Config['jettons']; view: JettonsSnapshot | null } | null = null;
-  const view = (): JettonsSnapshot | null => {
-    const { jettons: configured } = current().config;
-    if (viewed?.snapshot !== snapshot || viewed.jettons !== configured)
-      viewed = { snapshot, jettons: configured, view: jettonsSnapshotFor(snapshot, configured) };
-    return viewed.view;
-  };
+  const { view, seriesInput } = jettonViews(current, () => snapshot);
   const renderSeries = createJettonSeriesRenderer();
-  /** The renderer's input: the same object while neither the snapshot nor the config changed. */
-  let input: JettonSeriesInput | null = null;
-  const seriesInput = (): JettonSeriesInput => {
-    const { config } = current();
-    const shown = view();
-    const { jettons: configured, watchJettons, watchlist } = config;
-    if (input?.snapshot !== shown || input.jettons !== configured || input.watchlist !== watchlist || input.maxAgeSeconds !== config.snapshot.maxAgeSeconds) {
-      input = { snapshot: shown, jettons: configured, watchJettons, watchlist, maxAgeSeconds: config.snapshot.maxAgeSeconds };
-    }
-    return input;
-  };
 
   async function loadPersisted(): Promise<void> {
     const decoded = await file.load();
@@ -114,6 +96,36 @@ function createJettons(ctx: FeatureContext): FeatureParts {
       await file.flush();
     },
   };
+}
+
+/**
+ * What is served and exported: the snapshot's records of the configured masters only, and
+ * the series renderer's input, each the same object while neither the snapshot nor the
+ * config changed.
+ */
+function jettonViews(
+  current: FeatureContext['current'],
+  snapshotOf: () => JettonsSnapshot | null,
+): { view: () => JettonsSnapshot | null; seriesInput: () => JettonSeriesInput } {
+  let viewed: { snapshot: JettonsSnapshot | null; jettons: Config['jettons']; view: JettonsSnapshot | null } | null = null;
+  const view = (): JettonsSnapshot | null => {
+    const snapshot = snapshotOf();
+    const { jettons: configured } = current().config;
+    if (viewed?.snapshot !== snapshot || viewed.jettons !== configured)
+      viewed = { snapshot, jettons: configured, view: jettonsSnapshotFor(snapshot, configured) };
+    return viewed.view;
+  };
+  let input: JettonSeriesInput | null = null;
+  const seriesInput = (): JettonSeriesInput => {
+    const { config } = current();
+    const shown = view();
+    const { jettons: configured, watchJettons, watchlist } = config;
+    if (input?.snapshot !== shown || input.jettons !== configured || input.watchlist !== watchlist || input.maxAgeSeconds !== config.snapshot.maxAgeSeconds) {
+      input = { snapshot: shown, jettons: configured, watchJettons, watchlist, maxAgeSeconds: config.snapshot.maxAgeSeconds };
+    }
+    return input;
+  };
+  return { view, seriesInput };
 }
 
 /** The jetton poll of one configuration, once the persisted balances are in; in a cluster, on the replica that leads. */

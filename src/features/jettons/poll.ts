@@ -47,6 +47,83 @@ export function ownersByJetton(config: JettonPollDeps['config']): Map<JettonSett
   return owners;
 }
 
+/** The batches of one cycle, a jetton and up to a batch of its owners each. */
+function batchesOf(watched: ReadonlyMap<JettonSettings, readonly string[]>, batchSize: BatchSize): { jetton: JettonSettings; owners: string[] }[] {
+  const queue: { jetton: JettonSettings; owners: string[] }[] = [];
+  for (const [jetton, owners] of watched) {
+    for (let at = 0; at < owners.length;) {
+      const size = batchSize.get('poll', owners.length - at);
+      queue.push({ jetton, owners: owners.slice(at, at + size) });
+      at += size;
+    }
+  }
+  return queue;
+}
+
+/** The jetton wallets the snapshot holds, owner → wallet, per jetton when first asked: a liteserver need not ask the master for them again. */
+function knownWalletsOf(previous: JettonsSnapshot | null): (jetton: JettonSettings) => ReadonlyMap<string, string> {
+  const known = new Map<string, Map<string, string>>();
+  return (jetton) => {
+    let wallets = known.get(jetton.name);
+    if (wallets === undefined) {
+      wallets = new Map();
+      for (const [owner, record] of previous?.jettons.get(jetton.name) ?? []) if (record.wallet !== null) wallets.set(owner, record.wallet);
+      known.set(jetton.name, wallets);
+    }
+    return wallets;
+  };
+}
+
+/** A batch's rows as its owners' records; an owner without a row holds none of the jetton (balance 0, no wallet). */
+function recordRows(
+  records: Map<string, JettonRecord>,
+  jetton: JettonSettings,
+  owners: readonly string[],
+  rows: readonly JettonWalletRow[],
+  answered: { readonly fetchedAt: number; readonly upstream: string },
+): void {
+  const { fetchedAt, upstream } = answered;
+  const asked = new Set(owners);
+  for (const row of rows) {
+    if (row.jetton !== jetton.master || !asked.has(row.owner)) continue;
+    records.set(row.owner, {
+      wallet: row.address,
+      balance: row.balance,
+      lastTransactionLt: row.last_transaction_lt,
+      codeHash: row.code_hash,
+      dataHash: row.data_hash,
+      fetchedAt,
+      upstream,
+    });
+  }
+  for (const owner of owners) {
+    if (!records.has(owner)) records.set(owner, { wallet: null, balance: '0', lastTransactionLt: null, codeHash: null, dataHash: null, fetchedAt, upstream });
+  }
+}
+
+/** Decimals the config leaves out, read from the masters' metadata once (kept in the snapshot). */
+async function readDecimals(
+  deps: JettonPollDeps,
+  jettons: Iterable<JettonSettings>,
+  previous: JettonsSnapshot | null,
+  signal: AbortSignal | undefined,
+): Promise<{ decimals: Map<string, number>; requests: number; failure: string | null }> {
+  const decimals = new Map(previous?.decimals ?? []);
+  let requests = 0;
+  let failure: string | null = null;
+  for (const jetton of jettons) {
+    if (jetton.decimals !== null || decimals.has(jetton.master)) continue;
+    requests += 1;
+    const metadata = await deps.client.fetchJettonMetadata(jetton.master, signal);
+    const read = metadata.ok ? decimalsOfMetadata(metadata.value.value) : { ok: false as const, reason: metadata.error.message };
+    if (read.ok) {
+      decimals.set(jetton.master, read.decimals);
+      deps.logger.info({ jetton: jetton.name, master: jetton.master, decimals: read.decimals }, "read the jetton's decimals from its master's metadata");
+    } else failure ??= `${jetton.name}: cannot read its decimals (${read.reason}); its balances are not exported until it has them`;
+  }
+  return { decimals, requests, failure };
+}
+
 /**
  * One jetton cycle: for each watched jetton, its owners in batches (one master and many
  * `owner_address` a request: the indexer refuses several masters with several owners),
@@ -60,32 +137,14 @@ export async function pollJettons(deps: JettonPollDeps, signal?: AbortSignal): P
   const pageLimit = Math.min(deps.pageLimit ?? JETTON_PAGE_LIMIT, JETTON_PAGE_LIMIT);
   // Records of a name whose master changed are another token's: neither kept nor used.
   const previous = jettonsSnapshotFor(deps.previous(), deps.config.jettons);
-  const fetched = new Map<string, Map<string, JettonRecord>>();
-  /** Batches left: a jetton and its owners. */
-  const queue: { jetton: JettonSettings; owners: string[] }[] = [];
   // Worked out once a cycle: it walks the whole watchlist.
   const watched = ownersByJetton(deps.config);
-  for (const [jetton, owners] of watched) {
-    fetched.set(jetton.name, new Map());
-    for (let at = 0; at < owners.length;) {
-      const size = deps.batchSize.get('poll', owners.length - at);
-      queue.push({ jetton, owners: owners.slice(at, at + size) });
-      at += size;
-    }
-  }
+  const fetched = new Map(Array.from(watched.keys(), (jetton) => [jetton.name, new Map<string, JettonRecord>()]));
+  /** Batches left: a jetton and its owners. */
+  const queue = batchesOf(watched, deps.batchSize);
   let requests = 0;
   let failure: string | null = null;
-  /** The jetton wallets the snapshot holds, owner → wallet: a liteserver need not ask the master for them again. */
-  const known = new Map<string, Map<string, string>>();
-  const knownWallets = (jetton: JettonSettings): ReadonlyMap<string, string> => {
-    let wallets = known.get(jetton.name);
-    if (wallets === undefined) {
-      wallets = new Map();
-      for (const [owner, record] of previous?.jettons.get(jetton.name) ?? []) if (record.wallet !== null) wallets.set(owner, record.wallet);
-      known.set(jetton.name, wallets);
-    }
-    return wallets;
-  };
+  const knownWallets = knownWalletsOf(previous);
 
   const runBatch = async (jetton: JettonSettings, owners: string[]): Promise<void> => {
     const rows: JettonWalletRow[] = [];
@@ -108,40 +167,16 @@ export async function pollJettons(deps: JettonPollDeps, signal?: AbortSignal): P
       rows.push(...page.value.value.jetton_wallets);
       if (page.value.value.jetton_wallets.length < pageLimit) break;
     }
-    const records = fetched.get(jetton.name) as Map<string, JettonRecord>;
-    const asked = new Set(owners);
-    for (const row of rows) {
-      if (row.jetton !== jetton.master || !asked.has(row.owner)) continue;
-      records.set(row.owner, {
-        wallet: row.address,
-        balance: row.balance,
-        lastTransactionLt: row.last_transaction_lt,
-        codeHash: row.code_hash,
-        dataHash: row.data_hash,
-        fetchedAt,
-        upstream,
-      });
-    }
-    for (const owner of owners) {
-      if (!records.has(owner)) records.set(owner, { wallet: null, balance: '0', lastTransactionLt: null, codeHash: null, dataHash: null, fetchedAt, upstream });
-    }
+    recordRows(fetched.get(jetton.name) as Map<string, JettonRecord>, jetton, owners, rows, { fetchedAt, upstream });
   };
 
   const worker = async (): Promise<void> => {
     for (let next = queue.shift(); next !== undefined && !signal?.aborted; next = queue.shift()) await runBatch(next.jetton, next.owners);
   };
-  // Decimals the config leaves out, read from the masters' metadata once (kept in the snapshot).
-  const decimals = new Map(previous?.decimals ?? []);
-  for (const jetton of watched.keys()) {
-    if (jetton.decimals !== null || decimals.has(jetton.master)) continue;
-    requests += 1;
-    const metadata = await deps.client.fetchJettonMetadata(jetton.master, signal);
-    const read = metadata.ok ? decimalsOfMetadata(metadata.value.value) : { ok: false as const, reason: metadata.error.message };
-    if (read.ok) {
-      decimals.set(jetton.master, read.decimals);
-      deps.logger.info({ jetton: jetton.name, master: jetton.master, decimals: read.decimals }, "read the jetton's decimals from its master's metadata");
-    } else failure ??= `${jetton.name}: cannot read its decimals (${read.reason}); its balances are not exported until it has them`;
-  }
+  const read = await readDecimals(deps, watched.keys(), previous, signal);
+  const decimals = read.decimals;
+  requests += read.requests;
+  failure ??= read.failure;
   await Promise.all(Array.from({ length: Math.max(1, deps.concurrency) }, worker));
   if (signal?.aborted) return { ok: false, error: 'aborted' };
   const masters = new Map(deps.config.jettons.map((j) => [j.name, j.master]));
