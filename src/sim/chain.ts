@@ -66,6 +66,71 @@ export interface SimChain {
   stalled(): readonly string[];
 }
 
+/** The basechain's shards at the start: the whole workchain split evenly until there are at least `count`, with small queues. */
+function firstShards(count: number, seed: number, random: Random, genUtime: number): ShardState[] {
+  let leaves = [WHOLE_WORKCHAIN_SHARD];
+  while (leaves.length < count) leaves = leaves.flatMap((s) => splitShard(s));
+  const seqnoBase = 45_000_000 + (seed % 1_000_000);
+  return leaves.map((shard, i) => ({ shard, seqno: seqnoBase + i * 7, size: random.int(0, 60), calmSteps: 0, stalled: false, genUtime }));
+}
+
+/** One block on a shard: its queue processed at a quarter (and 50) a block, plus the inflow, bursts and `surge` of the scenario. */
+function produceBlock(s: ShardState, block: { random: Random; params: ScenarioParams; genUtime: number; surge: number }): void {
+  const { random, params } = block;
+  s.seqno += 1;
+  s.genUtime = block.genUtime;
+  const processed = Math.min(s.size, Math.floor(s.size * 0.25) + 50);
+  let inflow = random.int(0, params.inflowMax);
+  if (random.chance(params.burstChance)) inflow += random.int(params.burstSize[0], params.burstSize[1]);
+  s.size = s.size - processed + inflow + block.surge;
+  s.calmSteps = s.size < MERGE_QUEUE_SIZE ? s.calmSteps + 1 : 0;
+}
+
+/** Splits `state` into its two children in `shards` (kept in shard order), the queue halved between them. */
+function splitInPlace(shards: ShardState[], state: ShardState, genUtime: number): void {
+  const [left, right] = splitShard(state.shard);
+  const half = Math.floor(state.size / 2);
+  const children = [
+    { shard: left, seqno: state.seqno + 1, size: half, calmSteps: 0, stalled: false, genUtime },
+    { shard: right, seqno: state.seqno + 1, size: state.size - half, calmSteps: 0, stalled: false, genUtime },
+  ];
+  shards.splice(shards.indexOf(state), 1, ...children);
+  shards.sort((a, b) => (a.shard < b.shard ? -1 : 1));
+}
+
+/** The shards after merging siblings that both stayed calm long enough, down to `minShards`. */
+function mergeCalmSiblings(shards: ShardState[], minShards: number, genUtime: number): ShardState[] {
+  let out = shards;
+  if (out.length <= minShards) return out;
+  for (const s of [...out]) {
+    const sibling = out.find((o) => o.shard === siblingShard(s.shard));
+    if (!sibling || s.shard > sibling.shard || s.stalled || sibling.stalled) continue;
+    if (s.calmSteps >= MERGE_AFTER_STEPS && sibling.calmSteps >= MERGE_AFTER_STEPS && s.size + sibling.size < MERGE_QUEUE_SIZE) {
+      const merged = {
+        shard: parentShard(s.shard),
+        seqno: Math.max(s.seqno, sibling.seqno) + 1,
+        size: s.size + sibling.size,
+        calmSteps: 0,
+        stalled: false,
+        genUtime,
+      };
+      out = out
+        .filter((o) => o !== s && o !== sibling)
+        .concat(merged)
+        .sort((a, b) => (a.shard < b.shard ? -1 : 1));
+      if (out.length <= minShards) return out;
+    }
+  }
+  return out;
+}
+
+/** A block's queue as the upstreams tell it, with hashes derived from the seed. */
+function queueView(seed: number, block: { workchain: number; shard: bigint; seqno: number; size: number; genUtime: number }): SimShardQueue {
+  const { workchain, shard, seqno } = block;
+  const hash = (kind: string): string => createHash('sha256').update(`${seed}:${kind}:${workchain}:${shard}:${seqno}`).digest('base64');
+  return { workchain, shard: unsignedShardToSigned(shard), seqno, rootHash: hash('root'), fileHash: hash('file'), size: block.size, genUtime: block.genUtime };
+}
+
 export function createSimChain(options: { random: Random; seed: number; scenario: ScenarioName; now?: () => number }): SimChain {
   const { random, seed } = options;
   const utime = (): number => Math.floor((options.now ?? Date.now)() / 1000);
@@ -78,54 +143,25 @@ export function createSimChain(options: { random: Random; seed: number; scenario
   let masterchain = { seqno: 40_000_000 + (seed % 1_000_000), size: 0, genUtime: utime() };
   let shards: ShardState[] = [];
 
-  const resetShards = (): void => {
-    let leaves = [WHOLE_WORKCHAIN_SHARD];
-    while (leaves.length < params.initialShards) leaves = leaves.flatMap((s) => splitShard(s));
-    const seqnoBase = 45_000_000 + (seed % 1_000_000);
-    shards = leaves.map((shard, i) => ({ shard, seqno: seqnoBase + i * 7, size: random.int(0, 60), calmSteps: 0, stalled: false, genUtime: utime() }));
-  };
-
   const applyScenario = (name: ScenarioName): void => {
     scenario = name;
     params = scenarioParams(name);
     scenarioStartedAt = height;
-    if (shards.length < params.initialShards) {
-      while (shards.length < params.initialShards) {
-        const widest = shards.reduce((a, b) => ((a.shard & -a.shard) >= (b.shard & -b.shard) ? a : b));
-        splitState(widest);
-      }
-    }
+    // The widest shard splits first, until the scenario's count.
+    while (shards.length < params.initialShards) splitState(shards.reduce((a, b) => ((a.shard & -a.shard) >= (b.shard & -b.shard) ? a : b)));
     for (const s of shards) s.stalled = false;
-    const stalled = shards[shards.length - 1];
-    if (params.stallOneShard && stalled) stalled.stalled = true;
+    const last = shards[shards.length - 1];
+    if (params.stallOneShard && last) last.stalled = true;
   };
 
-  const splitState = (state: ShardState): void => {
-    const [left, right] = splitShard(state.shard);
-    const half = Math.floor(state.size / 2);
-    const children = [
-      { shard: left, seqno: state.seqno + 1, size: half, calmSteps: 0, stalled: false, genUtime: utime() },
-      { shard: right, seqno: state.seqno + 1, size: state.size - half, calmSteps: 0, stalled: false, genUtime: utime() },
-    ];
-    shards.splice(shards.indexOf(state), 1, ...children);
-    shards.sort((a, b) => (a.shard < b.shard ? -1 : 1));
-  };
+  const splitState = (state: ShardState): void => splitInPlace(shards, state, utime());
 
   const surgeTarget = (): ShardState | undefined => (params.surgeInflow > 0 ? shards[0] : undefined);
 
   const produceBlocks = (): void => {
-    const target = surgeTarget();
-    for (const s of shards) {
-      if (s.stalled || held.has(shardName(s.shard))) continue;
-      s.seqno += 1;
-      s.genUtime = utime();
-      const processed = Math.min(s.size, Math.floor(s.size * 0.25) + 50);
-      let inflow = random.int(0, params.inflowMax);
-      if (random.chance(params.burstChance)) inflow += random.int(params.burstSize[0], params.burstSize[1]);
-      if (s === target) inflow += Math.round(params.surgeInflow * Math.min(1, (height - scenarioStartedAt) / SURGE_RAMP_STEPS));
-      s.size = s.size - processed + inflow;
-      s.calmSteps = s.size < MERGE_QUEUE_SIZE ? s.calmSteps + 1 : 0;
-    }
+    const surge = Math.round(params.surgeInflow * Math.min(1, (height - scenarioStartedAt) / SURGE_RAMP_STEPS));
+    const producing = shards.filter((s) => !s.stalled && !held.has(shardName(s.shard)));
+    for (const s of producing) produceBlock(s, { random, params, genUtime: utime(), surge: s === surgeTarget() ? surge : 0 });
   };
 
   const splitAndMerge = (): void => {
@@ -133,42 +169,13 @@ export function createSimChain(options: { random: Random; seed: number; scenario
     for (const s of [...shards]) {
       if (s.size > SPLIT_QUEUE_SIZE && !s.stalled && s !== target && shards.length < MAX_BASECHAIN_SHARDS) splitState(s);
     }
-    if (shards.length <= params.initialShards) return;
-    for (const s of [...shards]) {
-      const sibling = shards.find((o) => o.shard === siblingShard(s.shard));
-      if (!sibling || s.shard > sibling.shard || s.stalled || sibling.stalled) continue;
-      if (s.calmSteps >= MERGE_AFTER_STEPS && sibling.calmSteps >= MERGE_AFTER_STEPS && s.size + sibling.size < MERGE_QUEUE_SIZE) {
-        const merged = {
-          shard: parentShard(s.shard),
-          seqno: Math.max(s.seqno, sibling.seqno) + 1,
-          size: s.size + sibling.size,
-          calmSteps: 0,
-          stalled: false,
-          genUtime: utime(),
-        };
-        shards = shards
-          .filter((o) => o !== s && o !== sibling)
-          .concat(merged)
-          .sort((a, b) => (a.shard < b.shard ? -1 : 1));
-        if (shards.length <= params.initialShards) return;
-      }
-    }
+    shards = mergeCalmSiblings(shards, params.initialShards, utime());
   };
 
-  const hash = (kind: string, workchain: number, shard: bigint, seqno: number): string =>
-    createHash('sha256').update(`${seed}:${kind}:${workchain}:${shard}:${seqno}`).digest('base64');
+  const view = (workchain: number, shard: bigint, seqno: number, size: number, genUtime: number): SimShardQueue =>
+    queueView(seed, { workchain, shard, seqno, size, genUtime });
 
-  const view = (workchain: number, shard: bigint, seqno: number, size: number, genUtime: number): SimShardQueue => ({
-    workchain,
-    shard: unsignedShardToSigned(shard),
-    seqno,
-    rootHash: hash('root', workchain, shard, seqno),
-    fileHash: hash('file', workchain, shard, seqno),
-    size,
-    genUtime,
-  });
-
-  resetShards();
+  shards = firstShards(params.initialShards, seed, random, utime());
   applyScenario(scenario);
   return {
     step() {

@@ -11,7 +11,8 @@ import {
   stakeLimitsCell,
   validatorSetCell,
 } from '../ton/config-params.js';
-import type { SimPastElection, SimSet, SimValidators } from './validators.js';
+import type { SimPastElection, SimSet } from './elections.js';
+import type { SimValidators } from './validators.js';
 
 /**
  * The simulated validators as the chain shows them: config parameters 1, 15, 17, 32, 34

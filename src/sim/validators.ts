@@ -1,5 +1,18 @@
-import { createHash } from 'node:crypto';
 import type { Random } from './random.js';
+import {
+  countBlocks,
+  electionCalendar,
+  frozenElections,
+  MAIN_VALIDATORS,
+  TON,
+  validatorPool,
+  type SimComplaint,
+  type SimElectionTiming,
+  type SimPastElection,
+  type SimSet,
+  type SimStake,
+  type SimValidator,
+} from './elections.js';
 
 /**
  * The simulated validator set and its elections, on a compressed clock: a round lasts
@@ -11,49 +24,6 @@ import type { Random } from './random.js';
  * Controls drop a validator from the elections that close from then on, file a complaint
  * against one, or stop one creating blocks.
  */
-
-/** Validators in the simulated pool. */
-export const SIM_VALIDATORS = 8;
-/** The masterchain validators of a set: its first, by stake. */
-const MAIN_VALIDATORS = 5;
-const TON = 1_000_000_000n;
-
-export interface SimValidator {
-  /** Its index in the pool: the demo watches the first two. */
-  readonly index: number;
-  /** Hex, 64 digits. */
-  readonly publicKey: string;
-  readonly adnl: string;
-  /** Its wallet, in the masterchain: the address (hex) that staked. */
-  readonly wallet: string;
-}
-
-export interface SimElectionTiming {
-  readonly roundSeconds: number;
-  readonly electionsStartBefore: number;
-  readonly electionsEndBefore: number;
-  readonly stakeHeldFor: number;
-}
-
-/** A validator in a set or an election: who, and its stake (nanotons). */
-export interface SimStake {
-  readonly validator: SimValidator;
-  readonly stake: bigint;
-}
-
-export interface SimComplaint {
-  readonly publicKey: string;
-  readonly createdAt: number;
-}
-
-export interface SimPastElection {
-  readonly id: number;
-  readonly unfreezeAt: number;
-  readonly frozen: readonly SimStake[];
-  readonly totalStake: bigint;
-  readonly bonuses: bigint;
-  readonly complaints: readonly SimComplaint[];
-}
 
 export interface SimElection {
   readonly id: number;
@@ -82,30 +52,11 @@ export interface SimValidators {
   idle(publicKey: string, idle: boolean): boolean;
 }
 
-export interface SimSet {
-  readonly since: number;
-  readonly until: number;
-  /** By stake, largest first: the first `main` validate the masterchain. */
-  readonly members: readonly SimStake[];
-  readonly main: number;
-}
-
-const hex = (text: string): string => createHash('sha256').update(text).digest('hex');
-
 export function createSimValidators(options: { seed: number; random: Random; roundSeconds: number }): SimValidators {
-  const R = Math.max(8, Math.round(options.roundSeconds));
-  const timing: SimElectionTiming = {
-    roundSeconds: R,
-    electionsStartBefore: Math.round(R / 2),
-    electionsEndBefore: Math.round(R / 8),
-    stakeHeldFor: Math.round(R / 4),
-  };
-  const pool: SimValidator[] = Array.from({ length: SIM_VALIDATORS }, (_, index) => ({
-    index,
-    publicKey: hex(`${options.seed}:validator:${index}:key`),
-    adnl: hex(`${options.seed}:validator:${index}:adnl`),
-    wallet: hex(`${options.seed}:validator:${index}:wallet`),
-  }));
+  const calendar = electionCalendar(options.roundSeconds);
+  const { timing, roundAt, opensAt, closesAt, entersAt } = calendar;
+  const R = timing.roundSeconds;
+  const pool = validatorPool(options.seed);
   const byKey = new Map(pool.map((v) => [v.publicKey, v]));
   const dropped = new Set<string>();
   const idle = new Set<string>();
@@ -113,15 +64,8 @@ export function createSimValidators(options: { seed: number; random: Random; rou
   const winners = new Map<number, readonly SimStake[]>();
   const complaints = new Map<number, SimComplaint[]>();
   const created = new Map<string, { masterchain: bigint; shardchain: bigint }>();
-  const ZERO = '0'.repeat(64);
 
   const stakeOf = (v: SimValidator, round: number): bigint => (300_000n + BigInt(v.index) * 25_000n + BigInt(round % 7) * 1_000n) * TON;
-  const roundAt = (now: number): number => Math.floor(now / R);
-  const opensAt = (round: number): number => round * R - timing.electionsStartBefore;
-  const closesAt = (round: number): number => round * R - timing.electionsEndBefore;
-  /** When validator i enters the election of `round`: one after another across its window. */
-  const entersAt = (v: SimValidator, round: number): number =>
-    opensAt(round) + Math.floor(((v.index + 1) * (closesAt(round) - opensAt(round))) / (SIM_VALIDATORS + 2));
 
   const electedIn = (round: number): readonly SimStake[] => {
     let won = winners.get(round);
@@ -141,12 +85,6 @@ export function createSimValidators(options: { seed: number; random: Random; rou
     return { since: round * R, until: (round + 1) * R, members, main: Math.min(MAIN_VALIDATORS, members.length) };
   };
 
-  const count = (key: string, chain: 'masterchain' | 'shardchain', blocks: number): void => {
-    const counts = created.get(key) ?? { masterchain: 0n, shardchain: 0n };
-    counts[chain] += BigInt(blocks);
-    created.set(key, counts);
-  };
-
   return {
     pool,
     timing,
@@ -162,39 +100,9 @@ export function createSimValidators(options: { seed: number; random: Random; rou
         .map((validator) => ({ validator, stake: stakeOf(validator, round) }));
       return { id: round * R, closesAt: closesAt(round), participants };
     },
-    pastElections(now) {
-      const round = roundAt(now);
-      const past: SimPastElection[] = [];
-      for (const j of [round - 1, round, round + 1]) {
-        const unfreezeAt = (j + 1) * R + timing.stakeHeldFor;
-        if (now < closesAt(j) || now >= unfreezeAt) continue;
-        const frozen = electedIn(j);
-        const served = Math.max(0, Math.min(now, (j + 1) * R) - j * R);
-        past.push({
-          id: j * R,
-          unfreezeAt,
-          frozen,
-          totalStake: frozen.reduce((sum, s) => sum + s.stake, 0n),
-          bonuses: BigInt(served) * TON,
-          complaints: complaints.get(j) ?? [],
-        });
-      }
-      return past;
-    },
+    pastElections: (now) => frozenElections(now, calendar, electedIn, complaints),
     created: () => created,
-    step(now, shards) {
-      const set = setOf(roundAt(now));
-      if (set.members.length === 0) return;
-      const total = created.get(ZERO)?.masterchain ?? 0n;
-      const maker = set.members[Number(total % BigInt(set.main))]?.validator;
-      count(ZERO, 'masterchain', 1);
-      if (maker !== undefined && !idle.has(maker.publicKey)) count(maker.publicKey, 'masterchain', 1);
-      for (let shard = 0; shard < shards; shard += 1) {
-        const shardMaker = set.members[options.random.int(0, set.members.length - 1)]?.validator;
-        count(ZERO, 'shardchain', 1);
-        if (shardMaker !== undefined && !idle.has(shardMaker.publicKey)) count(shardMaker.publicKey, 'shardchain', 1);
-      }
-    },
+    step: (now, shards) => countBlocks(created, setOf(roundAt(now)), { shards, idle, random: options.random }),
     drop(publicKey, drop) {
       if (!byKey.has(publicKey)) return false;
       if (drop) dropped.add(publicKey);
