@@ -61,24 +61,56 @@ const INDEXER_MASTERCHAIN_INFO = '/api/v3/masterchainInfo';
 const JETTON_WALLETS = '/api/v3/jetton/wallets';
 const JETTON_MASTERS = '/api/v3/jetton/masters';
 
-export function createSimServer(options: SimServerOptions): SimServer {
-  const { chain, wallets, random, now } = options;
-  const injected: FailureKind[] = [];
-  const counts: Record<string, number> = {};
-  const count = (key: string | number): void => {
-    counts[String(key)] = (counts[String(key)] ?? 0) + 1;
+/** An address as its raw form, for the load meter; null when it is none. */
+function rawOrNull(text: string): string | null {
+  const parsed = parseAddress(text);
+  return parsed.ok ? parsed.value.raw : null;
+}
+
+const NOT_FOUND = JSON.stringify({ ok: false, error: 'Not Found', code: 404, '@extra': '_' });
+
+/** A request handler that reads a POST's body (runGetMethod's) before answering; any other request at once. */
+function withPostedBody(
+  answer: (req: IncomingMessage, res: ServerResponse, posted: Buffer | null) => void,
+): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    if (req.method !== 'POST') return answer(req, res, null);
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => answer(req, res, Buffer.concat(chunks)));
   };
-  // 5% slack over the nominal rate absorbs loopback jitter, as real gateways' limiters do.
-  const limiter = options.rps === null ? null : { tokens: options.rps, at: now(), rate: options.rps * 1.05, capacity: Math.max(1, options.rps) };
-  let requestCount = 0;
-  const load = createLoadMeter((text) => {
-    const parsed = parseAddress(text);
-    return parsed.ok ? parsed.value.raw : null;
-  });
-  const byPath: Record<string, number> = {};
-  let lag = { blocks: options.lagBlocks, indexer: options.indexerLagBlocks };
-  const overBudget = (): boolean => {
-    if (!limiter) return false;
+}
+
+type ApiRoute = (url: URL, posted: Buffer | null) => { readonly status: number; readonly body: string };
+
+/** The API's paths and what answers each. */
+function apiRoutes(
+  options: SimServerOptions,
+  bodies: ReturnType<typeof createSimBodies>,
+  chainBodies: ReturnType<typeof createSimChainBodies>,
+): Map<string, ApiRoute> {
+  const ok =
+    (body: () => string): ApiRoute =>
+    () => ({ status: 200, body: body() });
+  const notFound: ApiRoute = () => ({ status: 404, body: NOT_FOUND });
+  const routes = new Map<string, ApiRoute>([
+    // Each server spells the v2 method its own way, and answers the other 404.
+    [PLURAL, options.style === 'cpp' ? notFound : ok(bodies.queueSizes)],
+    [SINGULAR, options.style === 'python' ? notFound : ok(bodies.queueSizes)],
+    [MASTERCHAIN_INFO, ok(bodies.masterchainInfo)],
+    [INDEXER_MASTERCHAIN_INFO, ok(bodies.indexerMasterchainInfo)],
+    ['/api/v3/walletStates', (url) => options.wallets.answer(url)],
+    [JETTON_WALLETS, (url) => options.jettons.answer(url)],
+    [JETTON_MASTERS, (url) => options.jettons.masters(url)],
+  ]);
+  for (const path of CHAIN_PATHS) routes.set(path, (url, posted) => chainBodies.answer(url, posted));
+  return routes;
+}
+
+/** A token bucket of `rps` a second (5 % slack over the nominal rate absorbs loopback jitter, as real gateways' limiters do): true when a request is over it. */
+function createLimiter(rps: number, now: () => number): () => boolean {
+  const limiter = { tokens: rps, at: now(), rate: rps * 1.05, capacity: Math.max(1, rps) };
+  return () => {
     const t = now();
     limiter.tokens = Math.min(limiter.capacity, limiter.tokens + ((t - limiter.at) / 1000) * limiter.rate);
     limiter.at = t;
@@ -86,7 +118,23 @@ export function createSimServer(options: SimServerOptions): SimServer {
     limiter.tokens -= 1;
     return false;
   };
+}
 
+export function createSimServer(options: SimServerOptions): SimServer {
+  const { chain, wallets, random, now } = options;
+  const injected: FailureKind[] = [];
+  const inject = (kind: FailureKind, n: number): void => {
+    for (let i = 0; i < n; i += 1) injected.push(kind);
+  };
+  const counts: Record<string, number> = {};
+  const count = (key: string | number): void => {
+    counts[String(key)] = (counts[String(key)] ?? 0) + 1;
+  };
+  const overBudget = options.rps === null ? () => false : createLimiter(options.rps, now);
+  let requestCount = 0;
+  const load = createLoadMeter(rawOrNull);
+  const byPath: Record<string, number> = {};
+  let lag = { blocks: options.lagBlocks, indexer: options.indexerLagBlocks };
   const send = (res: ServerResponse, status: number, body: string): void => {
     count(status);
     res.writeHead(status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) });
@@ -101,9 +149,7 @@ export function createSimServer(options: SimServerOptions): SimServer {
     wallets,
     jettons: options.jettons,
     liteserver: options.liteserver ?? null,
-    inject: (kind, count) => {
-      for (let i = 0; i < count; i += 1) injected.push(kind);
-    },
+    inject,
     lag: () => lag,
     setLag: (next) => (lag = next),
     stats: () => ({ stats: counts, requests: byPath }),
@@ -112,24 +158,13 @@ export function createSimServer(options: SimServerOptions): SimServer {
     now,
   });
 
-  const chainBodies = createSimChainBodies({ chain, validators: options.validators, now });
-
-  /** A POST's body (runGetMethod's), read before the request is answered. */
-  const handle = (req: IncomingMessage, res: ServerResponse): void => {
-    if (req.method !== 'POST') return answer(req, res, null);
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => answer(req, res, Buffer.concat(chunks)));
-  };
+  const routes = apiRoutes(options, bodies, createSimChainBodies({ chain, validators: options.validators, now }));
 
   const answer = (req: IncomingMessage, res: ServerResponse, posted: Buffer | null): void => {
     const url = new URL(req.url ?? '/', 'http://sim.invalid');
     if (url.pathname.startsWith('/_sim/')) return control(url, res);
-    const isV2 = url.pathname === PLURAL || url.pathname === SINGULAR;
-    const isV3 = url.pathname === '/api/v3/walletStates' || url.pathname === JETTON_WALLETS || url.pathname === JETTON_MASTERS;
-    const isTip = url.pathname === MASTERCHAIN_INFO || url.pathname === INDEXER_MASTERCHAIN_INFO;
-    const isChain = CHAIN_PATHS.has(url.pathname);
-    if (!isV2 && !isV3 && !isTip && !isChain) return send(res, 404, JSON.stringify({ ok: false, error: 'Not Found', code: 404, '@extra': '_' }));
+    const route = routes.get(url.pathname);
+    if (route === undefined) return send(res, 404, NOT_FOUND);
     // runGetMethod is POST only, as on both toncenter servers; everything else GET.
     if (req.method !== (url.pathname === '/api/v2/runGetMethod' ? 'POST' : 'GET')) {
       return send(res, 405, JSON.stringify({ ok: false, error: 'Method Not Allowed', code: 405 }));
@@ -141,25 +176,10 @@ export function createSimServer(options: SimServerOptions): SimServer {
       count(429);
       return writeRateLimited(res, requestCount % 2 === 0 ? 'error' : 'result');
     }
-    const wrongSpelling = (options.style === 'python' && url.pathname === SINGULAR) || (options.style === 'cpp' && url.pathname === PLURAL);
-    if (isV2 && wrongSpelling) return send(res, 404, JSON.stringify({ ok: false, error: 'Not Found', code: 404, '@extra': '_' }));
-
-    const answered = isChain
-      ? chainBodies.answer(url, posted)
-      : isV2
-        ? { status: 200, body: bodies.queueSizes() }
-        : url.pathname === MASTERCHAIN_INFO
-          ? { status: 200, body: bodies.masterchainInfo() }
-          : url.pathname === INDEXER_MASTERCHAIN_INFO
-            ? { status: 200, body: bodies.indexerMasterchainInfo() }
-            : url.pathname === JETTON_WALLETS
-              ? options.jettons.answer(url)
-              : url.pathname === JETTON_MASTERS
-                ? options.jettons.masters(url)
-                : wallets.answer(url);
+    const answered = route(url, posted);
     const failure = injected.shift() ?? (random.chance(scenarioParams(chain.scenario).failureRate) ? random.pick(FAILURE_KINDS) : undefined);
     if (failure && answered.status === 200) {
-      count(failure === 'timeout' || failure === 'reset' ? failure : failure.startsWith('rate_limited') ? 429 : failure);
+      count(failure.startsWith('rate_limited') ? 429 : failure);
       writeFailure(failure, req, res, answered.body, options.hangMs);
       return;
     }
@@ -167,12 +187,10 @@ export function createSimServer(options: SimServerOptions): SimServer {
   };
 
   // Big header limit: the simulator must see long walletStates URLs to answer them 414 itself.
-  const server = createServer({ maxHeaderSize: 256 * 1024 }, handle);
+  const server = createServer({ maxHeaderSize: 256 * 1024 }, withPostedBody(answer));
   return {
     server,
-    inject: (kind, n) => {
-      for (let i = 0; i < n; i += 1) injected.push(kind);
-    },
+    inject,
     stats: () => ({ ...counts }),
     requestsByPath: () => ({ ...byPath }),
     setLag: (blocks, indexer) => {
