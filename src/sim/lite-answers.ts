@@ -46,6 +46,68 @@ const blockOf = (q: SimShardQueue): LiteBlockId => ({
   fileHash: bytes32(q.fileHash),
 });
 
+const blockKey = (workchain: number, shard: bigint, seqno: number): string => `${workchain}:${shard}:${seqno}`;
+
+/** The blocks last answered as current, kept a while (the newest 256): a real node keeps history, the simulated chain does not. */
+function createRecentBlocks(): { remember(queues: readonly SimShardQueue[]): void; get(key: string): SimShardQueue | undefined } {
+  const recent = new Map<string, SimShardQueue>();
+  return {
+    remember(queues) {
+      for (const q of queues) recent.set(blockKey(q.workchain, parseSignedShard(q.shard), q.seqno), q);
+      for (const key of recent.keys()) {
+        if (recent.size <= 256) break;
+        recent.delete(key);
+      }
+    },
+    get: (key) => recent.get(key),
+  };
+}
+
+/** A deployed jetton wallet as an account (a contract holding a little TON for its fees), so that its state reads active. */
+function jettonWalletAccount(jettons: SimJettons | undefined, raw: string): SimAccount | undefined {
+  const wallet = jettons?.walletAt(raw);
+  if (wallet === undefined) return undefined;
+  const txHash = createHash('sha256').update(`jetton-wallet-tx:${raw}:${wallet.lt}`).digest('base64');
+  return { raw, address: Address.parseRaw(raw), kind: 'contract', balance: 50_000_000n, seqno: 0, lt: wallet.lt, txHash, extraCurrencies: {} };
+}
+
+/** The TEP-74 get-methods on the simulator's jetton masters and wallets; any other run fails as on an account that is not active. */
+function runMethod(jettons: SimJettons | undefined, mc: LiteBlockId, account: string, method: bigint, params: Buffer): Buffer {
+  if (jettons !== undefined && method === GET_WALLET_ADDRESS) {
+    const wallet = jettons.walletAddressOf(account, readWalletAddressParams(params));
+    if (wallet !== null) return encodeRunMethodResult(mc, 0, walletAddressResult(wallet));
+  }
+  const master = method === GET_JETTON_DATA ? jettons?.master(account) : undefined;
+  if (master !== undefined) return encodeRunMethodResult(mc, 0, jettonDataResult(master.totalSupply, account, master.metadata));
+  const wallet = jettons?.walletAt(account);
+  if (wallet !== undefined && method === GET_WALLET_DATA) return encodeRunMethodResult(mc, 0, walletDataResult(wallet.balance, wallet.owner, wallet.jetton));
+  return encodeError(UNKNOWN_QUERY_CODE, 'cannot run get methods on an account that is not active');
+}
+
+/** getAccountState: the account's state with its proofs, from the shard block that holds it; an empty state for an unknown account. */
+function accountState(
+  accounts: { wallets: SimWallets; jettons: SimJettons | undefined },
+  queues: readonly SimShardQueue[],
+  mc: LiteBlockId,
+  request: { workchain: number; account: Buffer },
+): Buffer {
+  const { workchain, account: hash } = request;
+  const raw = `${workchain}:${hash.toString('hex').toUpperCase()}`;
+  const account = accounts.wallets.account(raw) ?? jettonWalletAccount(accounts.jettons, raw);
+  // The shard block that holds the account: the masterchain's for workchain -1, else the basechain shard whose prefix it has.
+  const prefix = hash.readBigUInt64BE(0);
+  const holder = queues.find((q) => q.workchain === workchain && shardContains(parseSignedShard(q.shard), prefix));
+  const shardblk = holder ? blockOf(holder) : mc;
+  const cell = account === undefined ? null : accountCellOf(account, WALLET_ID[account.kind]);
+  if (account === undefined || cell === null) {
+    return encodeAccountState({ id: mc, shardblk, shardProof: Buffer.alloc(0), proof: Buffer.alloc(0), state: Buffer.alloc(0) });
+  }
+  const stateProof = stateProofOf(account, cell, { workchain: shardblk.workchain, shard: shardblk.shard, seqno: shardblk.seqno });
+  // Two roots, as a liteserver sends them: the shard block's proof (a stand-in header here), then the state's.
+  const blockProof = convertToMerkleProof(beginCell().storeUint(0x11ef55aa, 32).storeInt(shardblk.workchain, 32).storeUint(shardblk.seqno, 32).endCell());
+  return encodeAccountState({ id: mc, shardblk, shardProof: Buffer.alloc(0), proof: serializeRoots([blockProof, stateProof]), state: cell.toBoc() });
+}
+
 export function createLiteAnswers(options: {
   chain: SimChain;
   wallets: SimWallets;
@@ -57,16 +119,7 @@ export function createLiteAnswers(options: {
   answer(request: LiteRequest, withoutQueueSizes: boolean): Buffer;
 } {
   const { chain, wallets, seed } = options;
-  /** The blocks last answered as current, kept a while: a real node keeps history, the simulated chain does not. */
-  const recent = new Map<string, SimShardQueue>();
-  const blockKey = (workchain: number, shard: bigint, seqno: number): string => `${workchain}:${shard}:${seqno}`;
-  const remember = (queues: readonly SimShardQueue[]): void => {
-    for (const q of queues) recent.set(blockKey(q.workchain, parseSignedShard(q.shard), q.seqno), q);
-    for (const key of recent.keys()) {
-      if (recent.size <= 256) break;
-      recent.delete(key);
-    }
-  };
+  const recent = createRecentBlocks();
 
   const chainAnswer = createLiteChainAnswers({ validators: options.validators, seed, now: options.now });
 
@@ -75,7 +128,7 @@ export function createLiteAnswers(options: {
     const masterchain = blockOf(queues[0] as SimShardQueue);
     const answered = chainAnswer(request, masterchain, queues[0]?.genUtime ?? 0);
     if (answered !== null) return answered;
-    if (request.kind === 'getMasterchainInfo' || request.kind === 'getAllShardsInfo') remember(queues);
+    if (request.kind === 'getMasterchainInfo' || request.kind === 'getAllShardsInfo') recent.remember(queues);
     switch (request.kind) {
       case 'getMasterchainInfo': {
         const last = masterchain;
@@ -102,53 +155,20 @@ export function createLiteAnswers(options: {
         return encodeBlockOutMsgQueueSize(blockOf(found), found.size);
       }
       case 'getAccountState':
-        return accountState(queues, masterchain, request.workchain, request.account);
+        return accountState({ wallets, jettons: options.jettons }, queues, masterchain, request);
       case 'getMasterchainInfoExt':
       case 'getConfigParams':
       case 'getValidatorStats':
         return encodeError(UNKNOWN_QUERY_CODE, 'unknown query');
       case 'runSmcMethod':
-        return runMethod(masterchain, `${request.workchain}:${request.account.toString('hex').toUpperCase()}`, request.methodId, request.params);
+        return runMethod(
+          options.jettons,
+          masterchain,
+          `${request.workchain}:${request.account.toString('hex').toUpperCase()}`,
+          request.methodId,
+          request.params,
+        );
     }
-  };
-
-  /** A deployed jetton wallet as an account (a contract holding a little TON for its fees), so that its state reads active. */
-  const jettonWalletAccount = (raw: string): SimAccount | undefined => {
-    const wallet = options.jettons?.walletAt(raw);
-    if (wallet === undefined) return undefined;
-    const txHash = createHash('sha256').update(`jetton-wallet-tx:${raw}:${wallet.lt}`).digest('base64');
-    return { raw, address: Address.parseRaw(raw), kind: 'contract', balance: 50_000_000n, seqno: 0, lt: wallet.lt, txHash, extraCurrencies: {} };
-  };
-
-  /** The TEP-74 get-methods on the simulator's jetton masters and wallets; any other run fails as on an account that is not active. */
-  const runMethod = (mc: LiteBlockId, account: string, method: bigint, params: Buffer): Buffer => {
-    const jettons = options.jettons;
-    if (jettons !== undefined && method === GET_WALLET_ADDRESS) {
-      const wallet = jettons.walletAddressOf(account, readWalletAddressParams(params));
-      if (wallet !== null) return encodeRunMethodResult(mc, 0, walletAddressResult(wallet));
-    }
-    const master = method === GET_JETTON_DATA ? jettons?.master(account) : undefined;
-    if (master !== undefined) return encodeRunMethodResult(mc, 0, jettonDataResult(master.totalSupply, account, master.metadata));
-    const wallet = jettons?.walletAt(account);
-    if (wallet !== undefined && method === GET_WALLET_DATA) return encodeRunMethodResult(mc, 0, walletDataResult(wallet.balance, wallet.owner, wallet.jetton));
-    return encodeError(UNKNOWN_QUERY_CODE, 'cannot run get methods on an account that is not active');
-  };
-
-  const accountState = (queues: readonly SimShardQueue[], mc: LiteBlockId, workchain: number, hash: Buffer): Buffer => {
-    const raw = `${workchain}:${hash.toString('hex').toUpperCase()}`;
-    const account = wallets.account(raw) ?? jettonWalletAccount(raw);
-    // The shard block that holds the account: the masterchain's for workchain -1, else the basechain shard whose prefix it has.
-    const prefix = hash.readBigUInt64BE(0);
-    const holder = queues.find((q) => q.workchain === workchain && shardContains(parseSignedShard(q.shard), prefix));
-    const shardblk = holder ? blockOf(holder) : mc;
-    const cell = account === undefined ? null : accountCellOf(account, WALLET_ID[account.kind]);
-    if (account === undefined || cell === null) {
-      return encodeAccountState({ id: mc, shardblk, shardProof: Buffer.alloc(0), proof: Buffer.alloc(0), state: Buffer.alloc(0) });
-    }
-    const stateProof = stateProofOf(account, cell, { workchain: shardblk.workchain, shard: shardblk.shard, seqno: shardblk.seqno });
-    // Two roots, as a liteserver sends them: the shard block's proof (a stand-in header here), then the state's.
-    const blockProof = convertToMerkleProof(beginCell().storeUint(0x11ef55aa, 32).storeInt(shardblk.workchain, 32).storeUint(shardblk.seqno, 32).endCell());
-    return encodeAccountState({ id: mc, shardblk, shardProof: Buffer.alloc(0), proof: serializeRoots([blockProof, stateProof]), state: cell.toBoc() });
   };
 
   return { answer };

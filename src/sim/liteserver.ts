@@ -57,6 +57,51 @@ export function simLiteserverKeys(seed: number): Ed25519Keys {
   return ed25519FromSeed(createHash('sha256').update(`tonwatch simulator liteserver ${seed}`).digest());
 }
 
+/**
+ * One client's connection: the ADNL handshake (refused for another server's key), then
+ * encrypted frames, each payload handed to `onPayload` with a writer of framed bytes back
+ * through the connection's cipher. A broken frame closes the connection.
+ */
+function readConnection(
+  socket: Socket,
+  keys: Ed25519Keys,
+  count: (key: string) => void,
+  onPayload: (payload: Buffer, sendFramed: (framed: Buffer) => void) => void,
+): void {
+  let handshake: Buffer = Buffer.alloc(0);
+  let ciphers: ReturnType<typeof acceptHandshake> = null;
+  const reader = createFrameReader();
+  /** Writes framed bytes through the connection's cipher (a garbage frame included). */
+  const sendFramed = (framed: Buffer): void => {
+    if (ciphers !== null && !socket.destroyed) socket.write(ciphers.encrypt.update(framed));
+  };
+  socket.on('data', (chunk: Buffer) => {
+    let data = chunk;
+    if (ciphers === null) {
+      handshake = Buffer.concat([handshake, data]);
+      if (handshake.length < HANDSHAKE_BYTES) return;
+      ciphers = acceptHandshake(handshake.subarray(0, HANDSHAKE_BYTES), keys);
+      if (ciphers === null) {
+        count('handshakes_refused');
+        socket.destroy();
+        return;
+      }
+      data = handshake.subarray(HANDSHAKE_BYTES);
+      sendFramed(frame(Buffer.alloc(0)));
+      if (data.length === 0) return;
+    }
+    let payloads: Buffer[];
+    try {
+      payloads = reader.push(ciphers.decrypt.update(data));
+    } catch (error) {
+      count(error instanceof FrameError ? 'bad_frames' : 'errors');
+      socket.destroy();
+      return;
+    }
+    for (const payload of payloads) onPayload(payload, sendFramed);
+  });
+}
+
 export function createSimLiteserver(options: SimLiteserverOptions): SimLiteserver {
   const { chain, wallets } = options;
   const keys = simLiteserverKeys(options.seed);
@@ -80,39 +125,7 @@ export function createSimLiteserver(options: SimLiteserverOptions): SimLiteserve
       return;
     }
     count('connections');
-    let handshake: Buffer = Buffer.alloc(0);
-    let ciphers: ReturnType<typeof acceptHandshake> = null;
-    const reader = createFrameReader();
-    /** Writes framed bytes through the connection's cipher (a garbage frame included). */
-    const sendFramed = (framed: Buffer): void => {
-      if (ciphers !== null && !socket.destroyed) socket.write(ciphers.encrypt.update(framed));
-    };
-    const send = (payload: Buffer): void => sendFramed(frame(payload));
-    socket.on('data', (chunk: Buffer) => {
-      let data = chunk;
-      if (ciphers === null) {
-        handshake = Buffer.concat([handshake, data]);
-        if (handshake.length < HANDSHAKE_BYTES) return;
-        ciphers = acceptHandshake(handshake.subarray(0, HANDSHAKE_BYTES), keys);
-        if (ciphers === null) {
-          count('handshakes_refused');
-          socket.destroy();
-          return;
-        }
-        data = handshake.subarray(HANDSHAKE_BYTES);
-        send(Buffer.alloc(0));
-        if (data.length === 0) return;
-      }
-      let payloads: Buffer[];
-      try {
-        payloads = reader.push(ciphers.decrypt.update(data));
-      } catch (error) {
-        count(error instanceof FrameError ? 'bad_frames' : 'errors');
-        socket.destroy();
-        return;
-      }
-      for (const payload of payloads) onPayload(payload, sendFramed);
-    });
+    readConnection(socket, keys, count, onPayload);
   };
 
   const onPayload = (payload: Buffer, sendFramed: (framed: Buffer) => void): void => {
