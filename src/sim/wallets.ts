@@ -50,10 +50,10 @@ const KIND_CYCLE: readonly SimAccountKind[] = [
 ];
 const WALLET_TYPE: Partial<Record<SimAccountKind, string>> = { v4r2: 'wallet v4 r2', v5r1: 'wallet v5 r1', v3r2: 'wallet v3 r2' };
 export const WALLET_ID: Partial<Record<SimAccountKind, number>> = { v4r2: 698983191, v5r1: 2147483409, v3r2: 698983191 };
-export function createSimWallets(options: { random: Random; seed: number; count: number; testnet: boolean; maxUrlBytes: number }): SimWallets {
-  const { random, seed } = options;
+/** The simulator's `count` accounts, their kinds in KIND_CYCLE's turn (the fourth in the masterchain), derived from the seed. */
+function simAccounts(count: number, seed: number, random: Random): SimAccount[] {
   const accounts: SimAccount[] = [];
-  for (let i = 0; i < options.count; i += 1) {
+  for (let i = 0; i < count; i += 1) {
     const hash = createHash('sha256').update(`${seed}:account:${i}`).digest();
     const address = new Address(i === 3 ? -1 : 0, hash);
     const kind = KIND_CYCLE[i % KIND_CYCLE.length] ?? 'v4r2';
@@ -68,29 +68,56 @@ export function createSimWallets(options: { random: Random; seed: number; count:
       extraCurrencies: i % 7 === 1 ? { '100': String(random.int(1, 10_000_000)) } : {},
     });
   }
+  return accounts;
+}
+
+/** An account's row in a walletStates answer, with the fields the indexer leaves out for its kind left out. */
+function walletState(a: SimAccount): Record<string, unknown> {
+  const isWallet = a.kind in WALLET_TYPE;
+  const status = a.kind === 'uninit' || a.kind === 'frozen' || a.kind === 'nonexist' ? a.kind : 'active';
+  const body: Record<string, unknown> = { address: a.raw, is_wallet: isWallet, status };
+  if (a.kind !== 'nonexist') body['balance'] = a.balance.toString();
+  if (Object.keys(a.extraCurrencies).length > 0) body['extra_currencies'] = a.extraCurrencies;
+  if (status === 'active') body['code_hash'] = codeHashOf(a.kind);
+  if (isWallet) {
+    body['wallet_type'] = WALLET_TYPE[a.kind];
+    body['seqno'] = a.seqno;
+    body['wallet_id'] = WALLET_ID[a.kind];
+    if (a.kind === 'v5r1') body['is_signature_allowed'] = true;
+  }
+  body['last_transaction_hash'] = a.kind === 'nonexist' ? null : a.txHash;
+  body['last_transaction_lt'] = a.kind === 'nonexist' ? null : a.lt.toString();
+  return body;
+}
+
+/** The raw forms of a walletStates request's `address` values (repeated or comma-separated), or the indexer's complaint. */
+function wantedAccounts(url: URL): Set<string> | string {
+  const given = url.searchParams
+    .getAll('address')
+    .flatMap((v) => v.split(','))
+    .filter((v) => v !== '');
+  if (given.length === 0) return 'address of account is required';
+  const wanted = new Set<string>();
+  for (const text of given) {
+    if (isCanonicalRaw(text)) {
+      wanted.add(text);
+      continue;
+    }
+    const parsed = parseAddress(text);
+    if (!parsed.ok) return `failed to parse address ${text}: ${parsed.reason}`;
+    wanted.add(parsed.value.raw);
+  }
+  return wanted;
+}
+
+export function createSimWallets(options: { random: Random; seed: number; count: number; testnet: boolean; maxUrlBytes: number }): SimWallets {
+  const { random, seed } = options;
+  const accounts = simAccounts(options.count, seed, random);
   const byRaw = new Map(accounts.map((a) => [a.raw, a]));
   /** An account's kind never changes, so neither does its user-friendly form. */
   const friendlyForms = perObject((a: SimAccount) =>
     userFriendly(a.address, { bounceable: !(a.kind in WALLET_TYPE) && a.kind !== 'uninit', testnet: options.testnet }),
   );
-
-  const state = (a: SimAccount): Record<string, unknown> => {
-    const isWallet = a.kind in WALLET_TYPE;
-    const status = a.kind === 'uninit' || a.kind === 'frozen' || a.kind === 'nonexist' ? a.kind : 'active';
-    const body: Record<string, unknown> = { address: a.raw, is_wallet: isWallet, status };
-    if (a.kind !== 'nonexist') body['balance'] = a.balance.toString();
-    if (Object.keys(a.extraCurrencies).length > 0) body['extra_currencies'] = a.extraCurrencies;
-    if (status === 'active') body['code_hash'] = codeHashOf(a.kind);
-    if (isWallet) {
-      body['wallet_type'] = WALLET_TYPE[a.kind];
-      body['seqno'] = a.seqno;
-      body['wallet_id'] = WALLET_ID[a.kind];
-      if (a.kind === 'v5r1') body['is_signature_allowed'] = true;
-    }
-    body['last_transaction_hash'] = a.kind === 'nonexist' ? null : a.txHash;
-    body['last_transaction_lt'] = a.kind === 'nonexist' ? null : a.lt.toString();
-    return body;
-  };
 
   const error = (status: number, message: string) => ({ status, body: JSON.stringify({ error: message }) });
 
@@ -118,21 +145,8 @@ export function createSimWallets(options: { random: Random; seed: number; count:
           'nginx</center></body></html>';
         return { status: 414, body: html };
       }
-      const given = url.searchParams
-        .getAll('address')
-        .flatMap((v) => v.split(','))
-        .filter((v) => v !== '');
-      if (given.length === 0) return error(422, 'address of account is required');
-      const wanted = new Set<string>();
-      for (const text of given) {
-        if (isCanonicalRaw(text)) {
-          wanted.add(text);
-          continue;
-        }
-        const parsed = parseAddress(text);
-        if (!parsed.ok) return error(422, `failed to parse address ${text}: ${parsed.reason}`);
-        wanted.add(parsed.value.raw);
-      }
+      const wanted = wantedAccounts(url);
+      if (typeof wanted === 'string') return error(422, wanted);
       const found = [...wanted].flatMap((raw) => byRaw.get(raw) ?? []).slice(0, INDEXER_ROW_LIMIT);
       for (let i = found.length - 1; i > 0; i -= 1) {
         const j = random.int(0, i);
@@ -147,7 +161,7 @@ export function createSimWallets(options: { random: Random; seed: number; count:
           metadata[a.raw] = { is_indexed: true, token_info: [{ type: 'jetton_masters', name: 'Simulated Jetton', symbol: 'SIMJ', valid: true }] };
         }
       }
-      return { status: 200, body: JSON.stringify({ wallets: found.map(state), address_book: addressBook, metadata }) };
+      return { status: 200, body: JSON.stringify({ wallets: found.map(walletState), address_book: addressBook, metadata }) };
     },
   };
 }
