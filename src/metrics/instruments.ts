@@ -2,12 +2,8 @@ import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { PERSIST_FAILURE_REASONS } from '../snapshot/persist-faults.js';
 import { CONNECTION_DROPS } from '../domain/connections.js';
 
-/**
- * The daemon's own counters, histograms and gauges that are set as things happen (those read
- * from its state are in health-gauges.ts): every tonwatch_* name with its help, in one place.
- * Series that alerts and rate() read are made at zero from the start.
- */
-export function createInstruments(registers: Registry[], build: { readonly version: string; readonly nodeVersion: string }) {
+/** The upstream side: polls, requests, and answers passed over or refused. */
+function upstreamInstruments(registers: Registry[]) {
   const pollDuration = new Histogram({
     name: 'tonwatch_poll_duration_seconds',
     help: 'Duration of one poll cycle, retries and budget waits included.',
@@ -30,6 +26,23 @@ export function createInstruments(registers: Registry[], build: { readonly versi
     buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
     registers,
   });
+  const skipped = new Counter({
+    name: 'tonwatch_upstream_skipped_total',
+    help: 'Polls that passed an upstream over because the lag check found it behind (reason lagging) or its indexer behind (indexer_lagging).',
+    labelNames: ['upstream', 'query', 'reason'],
+    registers,
+  });
+  const staleAnswers = new Counter({
+    name: 'tonwatch_upstream_stale_answers_total',
+    help: 'Answers older than the data served (a lower shard block seqno, or a wallet state with an older last transaction), not applied.',
+    labelNames: ['upstream', 'query'],
+    registers,
+  });
+  return { pollDuration, upstreamRequests, upstreamDuration, skipped, staleAnswers };
+}
+
+/** The /metrics endpoint's own: render time, body size, scrapes in flight. */
+function exportInstruments(registers: Registry[]) {
   const renderDuration = new Histogram({
     name: 'tonwatch_metrics_render_duration_seconds',
     help:
@@ -50,18 +63,11 @@ export function createInstruments(registers: Registry[], build: { readonly versi
     help: '/metrics requests being answered now, this one included (beyond listen.maxMetricsRequests they get 503).',
     registers,
   });
-  const skipped = new Counter({
-    name: 'tonwatch_upstream_skipped_total',
-    help: 'Polls that passed an upstream over because the lag check found it behind (reason lagging) or its indexer behind (indexer_lagging).',
-    labelNames: ['upstream', 'query', 'reason'],
-    registers,
-  });
-  const staleAnswers = new Counter({
-    name: 'tonwatch_upstream_stale_answers_total',
-    help: 'Answers older than the data served (a lower shard block seqno, or a wallet state with an older last transaction), not applied.',
-    labelNames: ['upstream', 'query'],
-    registers,
-  });
+  return { renderDuration, responseSize, scrapesInFlight };
+}
+
+/** The rest of the daemon: snapshot writes, client connections, configuration reloads, and the build. */
+function daemonInstruments(registers: Registry[], build: { readonly version: string; readonly nodeVersion: string }) {
   const persistFailures = new Counter({
     name: 'tonwatch_snapshot_persist_failures_total',
     help: 'Writes of a snapshot file that failed, by reason: read_only, disk_full, permission, not_a_file (the path is a folder, or its folder a file), other.',
@@ -93,18 +99,14 @@ export function createInstruments(registers: Registry[], build: { readonly versi
     { version: build.version, node_version: build.nodeVersion },
     1,
   );
-  return {
-    pollDuration,
-    upstreamRequests,
-    upstreamDuration,
-    renderDuration,
-    responseSize,
-    scrapesInFlight,
-    skipped,
-    staleAnswers,
-    persistFailures,
-    dropped,
-    reloadOk,
-    reloadAt,
-  };
+  return { persistFailures, dropped, reloadOk, reloadAt };
+}
+
+/**
+ * The daemon's own counters, histograms and gauges that are set as things happen (those read
+ * from its state are in health-gauges.ts): every tonwatch_* name with its help, in one place.
+ * Series that alerts and rate() read are made at zero from the start.
+ */
+export function createInstruments(registers: Registry[], build: { readonly version: string; readonly nodeVersion: string }) {
+  return { ...upstreamInstruments(registers), ...exportInstruments(registers), ...daemonInstruments(registers, build) };
 }

@@ -73,6 +73,45 @@ export { OWN_METRICS_REUSE_MS, PROCESS_METRICS_EVERY_MS } from './readings.js';
 /** The `endpoint` label of /metrics requests in tonwatch_served_requests_total. */
 export const METRICS_ENDPOINT = 'metrics';
 
+/** Node's process metrics (none when `defaults` is false), in a registry of their own. */
+function processMetrics(defaults: boolean): Registry {
+  const processRegistry = new Registry();
+  if (!defaults) return processRegistry;
+  collectDefaultMetrics({ register: processRegistry });
+  // Gauges named *_total break the exposition conventions (promtool check metrics flags
+  // them); process_* and the rest of nodejs_* stay.
+  for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) {
+    processRegistry.removeSingleMetric(name);
+  }
+  return processRegistry;
+}
+
+/** What features are given: counters and read gauges of their own in tonwatch's registry, and the core's poll and stale-answer instruments. */
+function createOwnMetrics(
+  registers: Registry[],
+  instruments: ReturnType<typeof createInstruments>,
+  changing: ReturnType<typeof createReadings>['changing'],
+): OwnMetrics {
+  return {
+    counter(family, zeroes = []) {
+      const counter = new Counter({ name: family.name, help: family.help, labelNames: [...(family.labelNames ?? [])], registers });
+      const labelsOf = (values: readonly string[]): Record<string, string> =>
+        Object.fromEntries((family.labelNames ?? []).map((name, i) => [name, values[i] ?? '']));
+      for (const values of zeroes) counter.inc(labelsOf(values), 0);
+      return (values, by = 1) => {
+        if (by > 0) changing(() => counter.inc(labelsOf(values), by))();
+      };
+    },
+    gauge(family, read) {
+      const [label] = family.labelNames ?? [];
+      if (label === undefined) readGauge(registers, family.name, family.help, read as () => number | undefined);
+      else labelledReadGauge(registers, family.name, family.help, label, read as () => Iterable<readonly [string, number | undefined]>);
+    },
+    observePoll: changing((query, durationSeconds) => instruments.pollDuration.observe({ query }, durationSeconds)),
+    staleAnswer: changing((upstream, query) => instruments.staleAnswers.inc({ upstream, query })),
+  };
+}
+
 export function createSelfMetrics(options: {
   version: string;
   nodeVersion: string;
@@ -88,15 +127,7 @@ export function createSelfMetrics(options: {
   const wall = options.wall ?? Date.now;
   const registry = new Registry();
   const registers = [registry];
-  const processRegistry = new Registry();
-  if (options.defaultMetrics !== false) {
-    collectDefaultMetrics({ register: processRegistry });
-    // Gauges named *_total break the exposition conventions (promtool check metrics flags
-    // them); process_* and the rest of nodejs_* stay.
-    for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) {
-      processRegistry.removeSingleMetric(name);
-    }
-  }
+  const processRegistry = processMetrics(options.defaultMetrics !== false);
   const readings = createReadings(now, registry, processRegistry);
   const { changing } = readings;
 
@@ -125,24 +156,7 @@ export function createSelfMetrics(options: {
       }),
       skipped: changing((upstream, query, reason) => instruments.skipped.inc({ upstream, query, reason })),
     },
-    own: {
-      counter(family, zeroes = []) {
-        const counter = new Counter({ name: family.name, help: family.help, labelNames: [...(family.labelNames ?? [])], registers });
-        const labelsOf = (values: readonly string[]): Record<string, string> =>
-          Object.fromEntries((family.labelNames ?? []).map((name, i) => [name, values[i] ?? '']));
-        for (const values of zeroes) counter.inc(labelsOf(values), 0);
-        return (values, by = 1) => {
-          if (by > 0) changing(() => counter.inc(labelsOf(values), by))();
-        };
-      },
-      gauge(family, read) {
-        const [label] = family.labelNames ?? [];
-        if (label === undefined) readGauge(registers, family.name, family.help, read as () => number | undefined);
-        else labelledReadGauge(registers, family.name, family.help, label, read as () => Iterable<readonly [string, number | undefined]>);
-      },
-      observePoll: changing((query, durationSeconds) => instruments.pollDuration.observe({ query }, durationSeconds)),
-      staleAnswer: changing((upstream, query) => instruments.staleAnswers.inc({ upstream, query })),
-    },
+    own: createOwnMetrics(registers, instruments, changing),
     pollsDeclared: changing((queries) => {
       for (const query of queries) instruments.pollDuration.zero({ query });
     }),
