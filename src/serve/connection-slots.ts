@@ -41,18 +41,14 @@ interface Slot {
 /** A connection's key, the same for its raw socket and its TLS socket. */
 const keyOf = (socket: Socket): string => `${socket.remoteAddress ?? ''}|${socket.remotePort ?? ''}`;
 
-export function createConnectionSlots(
-  server: Server,
-  limits: () => SlotLimits,
-  onConnection: (event: 'opened' | 'closed' | ConnectionDrop) => void,
-): ConnectionSlots {
+/**
+ * The slots themselves: which connections hold one, which of them are idle (longest idle
+ * first: re-added at the end when they go idle again), and how many each client holds.
+ */
+function createSlotTable(onConnection: (event: 'opened' | 'closed' | ConnectionDrop) => void) {
   const slots = new Map<string, Slot>();
-  /** Slots with no request in flight, longest idle first (re-added at the end when they go idle again). */
   const idle = new Set<Slot>();
   const perClient = new Map<string, number>();
-  const established = new WeakSet<Socket>();
-  /** Each socket's slot (the raw socket's, and its TLS socket's once established): a request finds its own without a key made per request. */
-  const slotOf = new WeakMap<Socket, Slot>();
 
   /** The longest-idle slot, of `client` when given. */
   const longestIdle = (client?: string): Slot | undefined => {
@@ -78,20 +74,51 @@ export function createConnectionSlots(
     slot.outer.destroy();
   };
 
-  /** Makes room for a connection of `client`; the reason it is refused when there is none. */
-  const makeRoom = (client: string, bounds: SlotLimits): ConnectionDrop | null => {
-    if ((perClient.get(client) ?? 0) >= bounds.maxConnectionsPerClient) {
-      const own = longestIdle(client);
-      if (own === undefined) return 'max_connections_per_client';
-      evict(own);
-    }
-    if (slots.size >= bounds.maxConnections) {
-      const any = longestIdle();
-      if (any === undefined) return 'max_connections';
-      evict(any);
-    }
-    return null;
+  return {
+    release,
+    get: (key: string): Slot | undefined => slots.get(key),
+    /** Makes room for a connection of `client`; the reason it is refused when there is none. */
+    makeRoom(client: string, bounds: SlotLimits): ConnectionDrop | null {
+      if ((perClient.get(client) ?? 0) >= bounds.maxConnectionsPerClient) {
+        const own = longestIdle(client);
+        if (own === undefined) return 'max_connections_per_client';
+        evict(own);
+      }
+      if (slots.size >= bounds.maxConnections) {
+        const any = longestIdle();
+        if (any === undefined) return 'max_connections';
+        evict(any);
+      }
+      return null;
+    },
+    /** A slot for a new connection, idle until its first request. */
+    take(socket: Socket, client: string): Slot {
+      const slot: Slot = { key: keyOf(socket), client, released: false, outer: socket, inFlight: 0, handshake: null };
+      slots.set(slot.key, slot);
+      idle.add(slot);
+      perClient.set(client, (perClient.get(client) ?? 0) + 1);
+      return slot;
+    },
+    requestStarted(slot: Slot): void {
+      slot.inFlight += 1;
+      idle.delete(slot);
+    },
+    requestEnded(slot: Slot): void {
+      slot.inFlight -= 1;
+      if (slot.inFlight === 0 && !slot.released) idle.add(slot);
+    },
   };
+}
+
+export function createConnectionSlots(
+  server: Server,
+  limits: () => SlotLimits,
+  onConnection: (event: 'opened' | 'closed' | ConnectionDrop) => void,
+): ConnectionSlots {
+  const table = createSlotTable(onConnection);
+  const established = new WeakSet<Socket>();
+  /** Each socket's slot (the raw socket's, and its TLS socket's once established): a request finds its own without a key made per request. */
+  const slotOf = new WeakMap<Socket, Slot>();
 
   server.on('connection', (socket: Socket) => {
     const client = socket.remoteAddress;
@@ -100,18 +127,14 @@ export function createConnectionSlots(
       return;
     }
     const bounds = limits();
-    const refused = makeRoom(client, bounds);
+    const refused = table.makeRoom(client, bounds);
     if (refused !== null) {
       onConnection(refused);
       socket.destroy();
       return;
     }
-    const key = keyOf(socket);
-    const slot: Slot = { key, client, released: false, outer: socket, inFlight: 0, handshake: null };
-    slots.set(key, slot);
+    const slot = table.take(socket, client);
     slotOf.set(socket, slot);
-    idle.add(slot);
-    perClient.set(client, (perClient.get(client) ?? 0) + 1);
     onConnection('opened');
     if (bounds.tlsHandshakeTimeoutMs > 0) {
       slot.handshake = setTimeout(() => {
@@ -121,13 +144,13 @@ export function createConnectionSlots(
       slot.handshake.unref();
     }
     socket.once('close', () => {
-      release(slot);
+      table.release(slot);
       onConnection('closed');
     });
   });
 
   server.on('secureConnection', (socket: Socket) => {
-    const slot = slots.get(keyOf(socket));
+    const slot = table.get(keyOf(socket));
     if (slot === undefined) return;
     established.add(socket);
     slotOf.set(socket, slot);
@@ -139,12 +162,8 @@ export function createConnectionSlots(
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     const slot = slotOf.get(req.socket);
     if (slot === undefined || slot.released) return;
-    slot.inFlight += 1;
-    idle.delete(slot);
-    res.once('close', () => {
-      slot.inFlight -= 1;
-      if (slot.inFlight === 0 && !slot.released) idle.add(slot);
-    });
+    table.requestStarted(slot);
+    res.once('close', () => table.requestEnded(slot));
   });
 
   return { established: (socket) => established.has(socket) };

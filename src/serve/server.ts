@@ -70,10 +70,7 @@ export function createHttpServer(deps: HttpServerDeps): Server {
   const noHosts: ReadonlySet<string> = new Set();
   const gate = createGate({ web, allowedHosts: deps.allowedHosts ?? (() => noHosts), passwords, now, logger });
 
-  // TLS or not is decided by the web config at build time; a reload swaps certificates only.
-  const tls = web()?.tls ?? null;
-  if (tls !== null && deps.tlsServer === undefined) throw new Error('the web config asks for TLS, and this server cannot speak it');
-  const server: Server = tls === null ? createServer(SERVER_OPTIONS, handle) : deps.tlsServer!(SERVER_OPTIONS, tls, handle, () => web()?.tls ?? null, logger);
+  const server = plainOrTls(deps, web, handle);
   if (deps.passwords === undefined) server.once('close', () => void passwords.close());
 
   /** Passes the request through the gate (Host, headers, basic auth), then answers it. */
@@ -90,9 +87,8 @@ export function createHttpServer(deps: HttpServerDeps): Server {
 
   /** Answers one request; a handler's answer is written at once when it is not a promise (no microtask hop on the hot paths). */
   function answer(req: IncomingMessage, res: ServerResponse): void {
-    const url = req.url ?? '/';
-    const q = url.indexOf('?');
-    const path = q === -1 ? url : url.slice(0, q);
+    const request = servedRequestOf(req);
+    const { path } = request;
     const route = routes.get(path);
     const endpoint = route?.endpoint ?? 'not_found';
     if (route?.maxInFlight !== undefined && !admit(route, res)) {
@@ -100,16 +96,9 @@ export function createHttpServer(deps: HttpServerDeps): Server {
       send(req, res, endpoint, jsonResponse(503, { error: `too many ${path} requests at once (limit ${limit}); retry shortly` }, { 'retry-after': '1' }));
       return;
     }
-    const request: ServedRequest = {
-      method: req.method ?? 'GET',
-      client: req.socket.remoteAddress ?? '',
-      path,
-      query: q === -1 ? '' : url.slice(q + 1),
-      acceptsGzip: () => acceptsGzip(req.headers['accept-encoding']),
-    };
     if (route?.maxBodyBytes !== undefined && request.method === 'POST') {
       readBody(req, route.maxBodyBytes).then(
-        (body) => (body === null ? tooLarge(req, res, endpoint, route.maxBodyBytes ?? 0) : dispatch(req, res, route, endpoint, { ...request, body })),
+        (body) => (body === null ? send(req, res, endpoint, tooLarge(route.maxBodyBytes ?? 0)) : dispatch(req, res, route, endpoint, { ...request, body })),
         () => res.destroy(),
       );
       return;
@@ -118,12 +107,7 @@ export function createHttpServer(deps: HttpServerDeps): Server {
   }
 
   function dispatch(req: IncomingMessage, res: ServerResponse, route: Route | undefined, endpoint: string, request: ServedRequest): void {
-    let response: ServedResponse | Promise<ServedResponse>;
-    try {
-      response = route ? route.handle(request) : jsonResponse(404, { error: `no such endpoint: ${request.path.slice(0, 200)}` });
-    } catch (err) {
-      response = failed(err, request.path);
-    }
+    const response = answerOf(route, request, failed);
     const { path } = request;
     if (response instanceof Promise) {
       response.then(
@@ -131,11 +115,6 @@ export function createHttpServer(deps: HttpServerDeps): Server {
         (err: unknown) => send(req, res, endpoint, failed(err, path)),
       );
     } else send(req, res, endpoint, response);
-  }
-
-  /** Answers 413 and closes the connection: the rest of the body is not read. */
-  function tooLarge(req: IncomingMessage, res: ServerResponse, endpoint: string, limit: number): void {
-    send(req, res, endpoint, jsonResponse(413, { ok: false, error: `request body exceeds ${limit} bytes`, code: 413 }, { connection: 'close' }));
   }
 
   function failed(err: unknown, path: string): ServedResponse {
@@ -158,6 +137,48 @@ export function createHttpServer(deps: HttpServerDeps): Server {
   const slots = createConnectionSlots(server, limits, onConnection);
   const sending = guardConnections(server, { limits, onConnection, now, logger, onServed, established: (socket) => slots.established(socket) });
   return server;
+}
+
+/**
+ * The node:http server, or node:https's when the web config asks for TLS: decided at build
+ * time; a reload swaps certificates only.
+ */
+function plainOrTls(deps: HttpServerDeps, web: () => WebConfig | null, handle: (req: IncomingMessage, res: ServerResponse) => void): Server {
+  const tls = web()?.tls ?? null;
+  if (tls === null) return createServer(SERVER_OPTIONS, handle);
+  if (deps.tlsServer === undefined) throw new Error('the web config asks for TLS, and this server cannot speak it');
+  return deps.tlsServer(SERVER_OPTIONS, tls, handle, () => web()?.tls ?? null, deps.logger);
+}
+
+/** The request as handlers see it: its path and query apart, the client's address, whether it takes gzip. */
+function servedRequestOf(req: IncomingMessage): ServedRequest {
+  const url = req.url ?? '/';
+  const q = url.indexOf('?');
+  return {
+    method: req.method ?? 'GET',
+    client: req.socket.remoteAddress ?? '',
+    path: q === -1 ? url : url.slice(0, q),
+    query: q === -1 ? '' : url.slice(q + 1),
+    acceptsGzip: () => acceptsGzip(req.headers['accept-encoding']),
+  };
+}
+
+/** 413, closing the connection: the rest of the body is not read. */
+function tooLarge(limit: number): ServedResponse {
+  return jsonResponse(413, { ok: false, error: `request body exceeds ${limit} bytes`, code: 413 }, { connection: 'close' });
+}
+
+/** The route's answer (404 without a route), or `failed`'s when the handler throws. */
+function answerOf(
+  route: Route | undefined,
+  request: ServedRequest,
+  failed: (err: unknown, path: string) => ServedResponse,
+): ServedResponse | Promise<ServedResponse> {
+  try {
+    return route ? route.handle(request) : jsonResponse(404, { error: `no such endpoint: ${request.path.slice(0, 200)}` });
+  } catch (err) {
+    return failed(err, request.path);
+  }
 }
 
 function pathOf(url: string): string {
