@@ -39,6 +39,53 @@ const MAX_SLEEP_MS = 60_000;
 const STEP_TOLERANCE_MS = 1_000;
 
 /**
+ * The next wall time (ms) an expression matches after `wallNow`: worked out here for the
+ * seconds-only expressions polls use, by node-cron for the rest (its tasks never started:
+ * they only read the expressions).
+ */
+function createExpressionReader(): { nextMatch(job: ScheduledJob, wallNow: number): number | undefined; destroy(): Promise<void> } {
+  const expressions = new Map<string, ScheduledTask>();
+  return {
+    nextMatch(job, wallNow) {
+      const own = nextSecondsOnlyMatch(job.cron, wallNow);
+      if (own !== undefined) return own;
+      let task = expressions.get(job.name);
+      if (task === undefined) {
+        task = createTask(job.cron, () => undefined, { name: job.name });
+        expressions.set(job.name, task);
+      }
+      return task.getNextRuns(1)[0]?.getTime();
+    },
+    async destroy() {
+      const tasks = [...expressions.values()];
+      expressions.clear();
+      await Promise.all(tasks.map(async (task) => task.destroy()));
+    },
+  };
+}
+
+/** Runs jobs one run at a time each: a job asked to run while it runs is not run again (its run in progress is the answer). */
+function createOneAtATime(logger: Logger, signal: AbortSignal): { run(job: ScheduledJob): Promise<void>; settled(): Promise<void> } {
+  const running = new Map<string, Promise<void>>();
+  return {
+    run(job) {
+      const current = running.get(job.name);
+      if (current) {
+        logger.debug({ job: job.name }, 'previous run still going; tick skipped');
+        return current;
+      }
+      const run = job
+        .run(signal)
+        .catch((err: unknown) => logger.error({ err, job: job.name }, 'scheduled job threw'))
+        .finally(() => running.delete(job.name));
+      running.set(job.name, run);
+      return run;
+    },
+    settled: () => Promise.all(running.values()).then(() => undefined),
+  };
+}
+
+/**
  * Cron schedules, one run at a time per job: a tick that comes while the previous run is
  * still going is skipped (and logged at debug), never queued.
  *
@@ -54,42 +101,21 @@ export function createScheduler(jobs: readonly ScheduledJob[], logger: Logger, c
   // Every request in flight or waiting for its upstream's budget listens to it: eight wallet
   // batches, a queue poll and a lag check are past Node's default warning at ten.
   setMaxListeners(Math.max(getMaxListeners(controller.signal), 100), controller.signal);
-  /** node-cron tasks, never started: they only read the expressions that nextSecondsOnlyMatch does not. */
-  const expressions = new Map<string, ScheduledTask>();
-  const expressionOf = (job: ScheduledJob): ScheduledTask => {
-    let task = expressions.get(job.name);
-    if (task === undefined) {
-      task = createTask(job.cron, () => undefined, { name: job.name });
-      expressions.set(job.name, task);
-    }
-    return task;
-  };
+  const expressions = createExpressionReader();
   const timers = new Map<string, NodeJS.Timeout>();
-  const running = new Map<string, Promise<void>>();
+  const runner = createOneAtATime(logger, controller.signal);
   /** Each scheduled job's next run on the process clock, updated when it is armed. */
   const nextRuns = new Map<string, number | null>();
   let started = false;
   let stopped = false;
 
-  const runJob = (job: ScheduledJob): Promise<void> => {
-    const current = running.get(job.name);
-    if (current) {
-      logger.debug({ job: job.name }, 'previous run still going; tick skipped');
-      return current;
-    }
-    const run = job
-      .run(controller.signal)
-      .catch((err: unknown) => logger.error({ err, job: job.name }, 'scheduled job threw'))
-      .finally(() => running.delete(job.name));
-    running.set(job.name, run);
-    return run;
-  };
+  const runJob = (job: ScheduledJob): Promise<void> => runner.run(job);
 
   /** Arms the job's next run: the next match after the wall time now, waited for on the process clock. */
   const arm = (job: ScheduledJob): void => {
     if (stopped) return;
     const wallNow = clock.wall();
-    const nextWall = nextSecondsOnlyMatch(job.cron, wallNow) ?? expressionOf(job).getNextRuns(1)[0]?.getTime();
+    const nextWall = expressions.nextMatch(job, wallNow);
     if (nextWall === undefined) {
       nextRuns.set(job.name, null);
       return;
@@ -128,16 +154,14 @@ export function createScheduler(jobs: readonly ScheduledJob[], logger: Logger, c
       }
     },
     async stop() {
-      if (stopped) return Promise.all(running.values()).then(() => undefined);
+      if (stopped) return runner.settled();
       stopped = true;
       for (const timer of timers.values()) clearTimeout(timer);
       timers.clear();
       nextRuns.clear();
-      const tasks = [...expressions.values()];
-      expressions.clear();
-      await Promise.all(tasks.map(async (task) => task.destroy()));
+      await expressions.destroy();
       controller.abort(new Error('scheduler stopped'));
-      await Promise.all(running.values());
+      await runner.settled();
     },
     nextRunAt(name) {
       return nextRuns.get(name) ?? null;
