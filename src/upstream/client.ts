@@ -40,22 +40,53 @@ export interface UpstreamClientDeps {
   readonly budgetFor?: ((upstream: UpstreamSettings) => RequestBudget | undefined) | undefined;
 }
 
-export function createUpstreamClient(deps: UpstreamClientDeps): UpstreamClient {
+/** Each upstream's calls, made on first use by its kind's module (upstream/kinds.ts), with its budget. */
+function upstreamCallsOf(deps: UpstreamClientDeps): { callsOf: (upstream: UpstreamSettings) => Promise<UpstreamCalls>; close: () => void } {
   const { logger, observer, now } = deps;
+  const upstreamCalls = new Map<string, Promise<UpstreamCalls>>();
+  return {
+    callsOf(upstream) {
+      let calls = upstreamCalls.get(upstream.name);
+      if (calls === undefined) {
+        const budget = deps.budgetFor?.(upstream) ?? createRequestBudget({ rps: upstream.rps, now });
+        const shared = { budget, observer, logger, now, wall: deps.wall ?? now, userAgent: deps.userAgent, dispatcher: deps.dispatcher };
+        calls = kindOf(upstream).create(upstream, shared);
+        upstreamCalls.set(upstream.name, calls);
+      }
+      return calls;
+    },
+    close() {
+      for (const calls of upstreamCalls.values()) void calls.then((c) => c.close());
+      upstreamCalls.clear();
+    },
+  };
+}
+
+/**
+ * The upstreams to ask for `query`: those the lag check did not find behind, in priority
+ * order, then those it did (counted as skipped), least lag first.
+ */
+function usableFor(deps: UpstreamClientDeps, query: QueryName): { usable: readonly UpstreamSettings[]; lagging: readonly UpstreamSettings[] } {
+  if (deps.lagging === undefined || deps.upstreams.length < 2) return { usable: deps.upstreams, lagging: [] };
+  const usable: UpstreamSettings[] = [];
+  const lagging: UpstreamSettings[] = [];
+  for (const upstream of deps.upstreams) {
+    const reason = deps.lagging(upstream.name, query);
+    if (reason === null) usable.push(upstream);
+    else {
+      deps.observer.skipped(upstream.name, query, reason);
+      lagging.push(upstream);
+    }
+  }
+  const lagOf = (u: UpstreamSettings): number => deps.lagBlocks?.(u.name, query) ?? 0;
+  return { usable, lagging: lagging.sort((a, b) => lagOf(a) - lagOf(b)) };
+}
+
+export function createUpstreamClient(deps: UpstreamClientDeps): UpstreamClient {
+  const { logger, now } = deps;
   const random = deps.random ?? Math.random;
 
-  /** Each upstream's calls, made on first use by its kind's module (upstream/kinds.ts). */
-  const upstreamCalls = new Map<string, Promise<UpstreamCalls>>();
-  const callsOf = (upstream: UpstreamSettings): Promise<UpstreamCalls> => {
-    let calls = upstreamCalls.get(upstream.name);
-    if (calls === undefined) {
-      const budget = deps.budgetFor?.(upstream) ?? createRequestBudget({ rps: upstream.rps, now });
-      const shared = { budget, observer, logger, now, wall: deps.wall ?? now, userAgent: deps.userAgent, dispatcher: deps.dispatcher };
-      calls = kindOf(upstream).create(upstream, shared);
-      upstreamCalls.set(upstream.name, calls);
-    }
-    return calls;
-  };
+  const { callsOf, close } = upstreamCallsOf(deps);
 
   /**
    * Rounds of failover: each round asks every upstream in priority order; between rounds,
@@ -70,7 +101,7 @@ export function createUpstreamClient(deps: UpstreamClientDeps): UpstreamClient {
     for (let round = 0; round < deps.retry.attempts; round += 1) {
       let retryAfterMs = 0;
       let anyRetryable = false;
-      const { usable, lagging } = usableFor(query);
+      const { usable, lagging } = usableFor(deps, query);
       // The lagging ones only once every upstream within maxLagBlocks failed: older data rather than none.
       for (const upstream of [...usable, ...lagging]) {
         const result = await once(upstream);
@@ -89,26 +120,6 @@ export function createUpstreamClient(deps: UpstreamClientDeps): UpstreamClient {
       }
     }
     return { ok: false, error: lastError ?? new UpstreamError('network', 'no upstream configured', { upstream: '', query }) };
-  }
-
-  /**
-   * The upstreams to ask for `query`: those the lag check did not find behind, in priority
-   * order, then those it did (counted as skipped), least lag first.
-   */
-  function usableFor(query: QueryName): { usable: readonly UpstreamSettings[]; lagging: readonly UpstreamSettings[] } {
-    if (deps.lagging === undefined || deps.upstreams.length < 2) return { usable: deps.upstreams, lagging: [] };
-    const usable: UpstreamSettings[] = [];
-    const lagging: UpstreamSettings[] = [];
-    for (const upstream of deps.upstreams) {
-      const reason = deps.lagging(upstream.name, query);
-      if (reason === null) usable.push(upstream);
-      else {
-        observer.skipped(upstream.name, query, reason);
-        lagging.push(upstream);
-      }
-    }
-    const lagOf = (u: UpstreamSettings): number => deps.lagBlocks?.(u.name, query) ?? 0;
-    return { usable, lagging: lagging.sort((a, b) => lagOf(a) - lagOf(b)) };
   }
 
   const client: UpstreamClient = {
@@ -140,10 +151,7 @@ export function createUpstreamClient(deps: UpstreamClientDeps): UpstreamClient {
     fetchValidatorStats(signal) {
       return withFailover('validators', signal, async (u) => (await callsOf(u)).validatorStats(signal));
     },
-    close() {
-      for (const calls of upstreamCalls.values()) void calls.then((c) => c.close());
-      upstreamCalls.clear();
-    },
+    close,
   };
   return client;
 }

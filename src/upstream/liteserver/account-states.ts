@@ -26,7 +26,7 @@ export function accountRow(raw: string, answer: Buffer): ServedWalletState | nul
   return row;
 }
 
-/** One lite API call inside the budget, decoded (createLiteUpstream's `call`). */
+/** One lite API call inside the budget, decoded (liteCallOf in upstream.ts). */
 export type LiteCall = <T>(
   query: UpstreamQuery,
   priority: RequestPriority,

@@ -30,6 +30,21 @@ export interface LiteConnection {
   close(): void;
 }
 
+/** A liteServer.query wrapped in an adnl.message.query under a fresh query id (hex). */
+function adnlQueryOf(request: LiteRequest): { queryId: string; message: Buffer } {
+  const queryId = randomBytes(32);
+  const inner = new TlWriter().id(ID.query).bytes(encodeRequest(request)).build();
+  return { queryId: queryId.toString('hex'), message: new TlWriter().id(ID.adnlQuery).int256(queryId).bytes(inner).build() };
+}
+
+/** An adnl.message.answer's query id (hex) and body; null for tcp.pong and anything else unasked for. Throws on an unreadable one. */
+function adnlAnswerOf(payload: Buffer): { queryId: string; body: Buffer } | null {
+  const r = new TlReader(payload);
+  if (r.uint32() !== ID.adnlAnswer) return null;
+  const queryId = r.int256().toString('hex');
+  return { queryId, body: r.bytes() };
+}
+
 /** Connects and completes the handshake within timeoutMs, or rejects. */
 export function openLiteConnection(endpoint: LiteEndpoint, timeoutMs: number, signal?: AbortSignal): Promise<LiteConnection> {
   return new Promise((resolveOpen, rejectOpen) => {
@@ -85,11 +100,8 @@ export function openLiteConnection(endpoint: LiteEndpoint, timeoutMs: number, si
 
     const onPayload = (payload: Buffer): void => {
       try {
-        const r = new TlReader(payload);
-        const id = r.uint32();
-        if (id !== ID.adnlAnswer) return; // tcp.pong and anything else unasked for
-        const queryId = r.int256().toString('hex');
-        pending.answer(queryId, r.bytes());
+        const answer = adnlAnswerOf(payload);
+        if (answer !== null) pending.answer(answer.queryId, answer.body);
       } catch (cause) {
         fail(new LiteTransportError('bad_body', 'unreadable adnl.message.answer', { cause }));
       }
@@ -103,11 +115,8 @@ export function openLiteConnection(endpoint: LiteEndpoint, timeoutMs: number, si
       query(request, queryTimeoutMs, querySignal) {
         if (closed) return Promise.reject(new LiteTransportError('network', 'connection is closed'));
         if (querySignal?.aborted === true) return Promise.reject(new LiteTransportError('aborted', 'aborted'));
-        const queryId = randomBytes(32);
-        const key = queryId.toString('hex');
-        const inner = new TlWriter().id(ID.query).bytes(encodeRequest(request)).build();
-        const message = new TlWriter().id(ID.adnlQuery).int256(queryId).bytes(inner).build();
-        return pending.ask(key, () => socket.write(ciphers.encrypt.update(frame(message))), queryTimeoutMs, querySignal);
+        const { queryId, message } = adnlQueryOf(request);
+        return pending.ask(queryId, () => socket.write(ciphers.encrypt.update(frame(message))), queryTimeoutMs, querySignal);
       },
     };
   });

@@ -10,7 +10,7 @@ import type { UpstreamCalls, UpstreamCallsDeps } from '../calls.js';
 import { UpstreamError } from '../errors.js';
 import { LiteTransportError } from './connection.js';
 import { createLitePool } from './pool.js';
-import { walletStatesOf } from './account-states.js';
+import { walletStatesOf, type LiteCall } from './account-states.js';
 import { jettonMetadataOf, jettonWalletsOf } from './jettons.js';
 import { liteChainCalls } from './chain.js';
 
@@ -49,27 +49,17 @@ const byWorkchainThenShard = (a: { id: LiteBlockId }, b: { id: LiteBlockId }): n
         ? 1
         : 0;
 
-export function createLiteUpstream(deps: LiteUpstreamDeps): UpstreamCalls {
-  const { settings, budget, observer, logger, now } = deps;
+/** One lite API call inside the budget, decoded; counted whether it worked or not (not when aborted before it was sent). */
+function liteCallOf(deps: LiteUpstreamDeps, pool: ReturnType<typeof createLitePool>): LiteCall {
+  const { settings, budget, observer, now } = deps;
   const name = settings.name;
-  const pool = createLitePool(
-    settings.liteservers.map((l) => ({ host: l.host, port: l.port, publicKey: Buffer.from(l.publicKey, 'base64') })),
-    now,
-  );
-  /** Whether the liteservers answer getOutMsgQueueSizes; learned from the first liteServer.error to it. */
-  let perBlockQueues = false;
-  let lastLimit = DEFAULT_EXT_MSG_QUEUE_SIZE_LIMIT;
-  /** Each owner's jetton wallet by `master/owner`: a master's answer never changes. */
-  const jettonWallets = new Map<string, string>();
-
-  /** One lite API call inside the budget, decoded; counted whether it worked or not (not when aborted before it was sent). */
-  async function call<T>(
+  return async <T>(
     query: UpstreamQuery,
     priority: RequestPriority,
     request: LiteRequest,
     decode: (answer: Buffer) => T,
     signal: AbortSignal | undefined,
-  ): Promise<Result<T, UpstreamError>> {
+  ): Promise<Result<T, UpstreamError>> => {
     try {
       await budget.acquire(priority, signal);
     } catch (cause) {
@@ -85,33 +75,48 @@ export function createLiteUpstream(deps: LiteUpstreamDeps): UpstreamCalls {
     }
     observer.request(name, query, result.ok ? 'ok' : result.error.metricCode, (now() - started) / 1000);
     return result;
+  };
+}
+
+/** The queue sizes of an older node: the masterchain block and every shard's top block, asked one block at a time. */
+async function queuesPerBlock(call: LiteCall, name: string, limit: number, signal: AbortSignal | undefined): Promise<Result<QueueSizesAnswer, UpstreamError>> {
+  const info = await call('queue_sizes', 'high', { kind: 'getMasterchainInfo' }, decodeMasterchainInfo, signal);
+  if (!info.ok) return info;
+  const shards = await call(
+    'queue_sizes',
+    'high',
+    { kind: 'getAllShardsInfo', id: info.value.last },
+    (a) => parseShardHashes(decodeAllShardsInfo(a).data),
+    signal,
+  );
+  if (!shards.ok) return shards;
+  const blocks = [info.value.last, ...shards.value];
+  const sizes = await Promise.all(blocks.map((id) => call('queue_sizes', 'high', { kind: 'getBlockOutMsgQueueSize', id }, decodeBlockOutMsgQueueSize, signal)));
+  const answered = [];
+  for (const size of sizes) {
+    if (!size.ok) return size;
+    answered.push({ id: size.value.id, size: Number(size.value.size) });
   }
+  return { ok: true, value: toAnswer(name, answered, limit) };
+}
+
+export function createLiteUpstream(deps: LiteUpstreamDeps): UpstreamCalls {
+  const { settings, logger, now } = deps;
+  const name = settings.name;
+  const pool = createLitePool(
+    settings.liteservers.map((l) => ({ host: l.host, port: l.port, publicKey: Buffer.from(l.publicKey, 'base64') })),
+    now,
+  );
+  /** Whether the liteservers answer getOutMsgQueueSizes; learned from the first liteServer.error to it. */
+  let perBlockQueues = false;
+  let lastLimit = DEFAULT_EXT_MSG_QUEUE_SIZE_LIMIT;
+  /** Each owner's jetton wallet by `master/owner`: a master's answer never changes. */
+  const jettonWallets = new Map<string, string>();
+
+  const call = liteCallOf(deps, pool);
 
   const masterchainInfo = (query: UpstreamQuery, priority: RequestPriority, signal: AbortSignal | undefined) =>
     call(query, priority, { kind: 'getMasterchainInfo' }, decodeMasterchainInfo, signal);
-
-  async function queuesPerBlock(signal: AbortSignal | undefined): Promise<Result<QueueSizesAnswer, UpstreamError>> {
-    const info = await masterchainInfo('queue_sizes', 'high', signal);
-    if (!info.ok) return info;
-    const shards = await call(
-      'queue_sizes',
-      'high',
-      { kind: 'getAllShardsInfo', id: info.value.last },
-      (a) => parseShardHashes(decodeAllShardsInfo(a).data),
-      signal,
-    );
-    if (!shards.ok) return shards;
-    const blocks = [info.value.last, ...shards.value];
-    const sizes = await Promise.all(
-      blocks.map((id) => call('queue_sizes', 'high', { kind: 'getBlockOutMsgQueueSize', id }, decodeBlockOutMsgQueueSize, signal)),
-    );
-    const answered = [];
-    for (const size of sizes) {
-      if (!size.ok) return size;
-      answered.push({ id: size.value.id, size: Number(size.value.size) });
-    }
-    return { ok: true, value: toAnswer(name, answered, lastLimit) };
-  }
 
   return {
     name,
@@ -129,10 +134,9 @@ export function createLiteUpstream(deps: LiteUpstreamDeps): UpstreamCalls {
           'liteserver does not answer getOutMsgQueueSizes; asking getBlockOutMsgQueueSize per shard block from now on',
         );
       }
-      return queuesPerBlock(signal);
+      return queuesPerBlock(call, name, lastLimit, signal);
     },
     walletStates: (addresses, priority, signal) => walletStatesOf(call, settings.liteservers.length, addresses, priority, signal),
-    // Jetton balances need two get-methods run on the liteserver (runSmcMethod); not built yet: the next upstream is asked.
     jettonWallets: (owners, master, page, signal, known) =>
       jettonWalletsOf(call, settings.liteservers.length, owners, master, page, { kept: jettonWallets, known }, signal),
     jettonMetadata: (master, signal) => jettonMetadataOf(call, master, signal),
