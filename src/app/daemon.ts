@@ -62,16 +62,7 @@ export function createDaemon(deps: DaemonDeps): Daemon {
   };
   const polls = createPollStatus();
   const episodes = createEpisodeLog(logger.child({ module: 'poll' }), now);
-  const cluster = createClusterLink({
-    settings: deps.config.cluster,
-    listenPort: deps.config.listen.port,
-    version: deps.version,
-    logger,
-    episodes,
-    now,
-    wallOffset,
-    watchlist: () => current().config.watchlist,
-  });
+  const cluster = clusterLinkOf(deps, { episodes, wallOffset, watchlist: () => current().config.watchlist });
   // The self metrics read the features' polls at scrape time, once the features (made with them, below) are.
   const self = selfMetricsOf(deps, { wallOffset, current, cluster, features: () => features });
   const ctx: FeatureContext = {
@@ -131,6 +122,23 @@ export function createDaemon(deps: DaemonDeps): Daemon {
       return stopping;
     },
   };
+}
+
+/** The link to the cluster (inert without a `cluster` section), on the first config's settings: a reload cannot change them. */
+function clusterLinkOf(
+  deps: DaemonDeps,
+  parts: { readonly episodes: ReturnType<typeof createEpisodeLog>; readonly wallOffset: () => number; readonly watchlist: () => Config['watchlist'] },
+): ClusterLink {
+  return createClusterLink({
+    settings: deps.config.cluster,
+    listenPort: deps.config.listen.port,
+    version: deps.version,
+    logger: deps.logger,
+    episodes: parts.episodes,
+    now: deps.now,
+    wallOffset: parts.wallOffset,
+    watchlist: parts.watchlist,
+  });
 }
 
 /** How the daemon builds a generation: the features' jobs, their verdicts on lagging upstreams, and every upstream request counted. */

@@ -65,21 +65,15 @@ export function createLineWriter(initialBytes = 256 * 1024): LineWriter {
 
   const textRange = (value: string, from: number, to: number): void => {
     reserve(to - from);
-    // Locals in the loop: the closure's variables are not kept in registers.
-    const out = buffer;
-    let at = position;
-    for (let i = from; i < to; i += 1) {
-      const code = value.charCodeAt(i);
-      if (code >= 0x80) {
-        // Rare (names, upstream strings): let the encoder handle multi-byte characters.
-        const rest = value.slice(from, to);
-        reserve(Buffer.byteLength(rest));
-        position += buffer.write(rest, position, 'utf8');
-        return;
-      }
-      out[at++] = code;
+    const at = copyAscii(buffer, position, value, from, to);
+    if (at !== -1) {
+      position = at;
+      return;
     }
-    position = at;
+    // Rare (names, upstream strings): let the encoder handle multi-byte characters.
+    const rest = value.slice(from, to);
+    reserve(Buffer.byteLength(rest));
+    position += buffer.write(rest, position, 'utf8');
   };
 
   const bytes = (value: Uint8Array): void => {
@@ -102,26 +96,14 @@ export function createLineWriter(initialBytes = 256 * 1024): LineWriter {
       return;
     }
     reserve(value.length * 2);
-    const out = buffer;
-    let at = position;
-    for (let i = 0; i < value.length; i += 1) {
-      const code = value.charCodeAt(i);
-      if (code === BACKSLASH || code === QUOTE) {
-        out[at++] = BACKSLASH;
-        out[at++] = code;
-      } else if (code === NEWLINE) {
-        out[at++] = BACKSLASH;
-        out[at++] = 0x6e; // n
-      } else if (code >= 0x80) {
-        const escaped = escapeLabelValue(value);
-        reserve(Buffer.byteLength(escaped));
-        position += buffer.write(escaped, position, 'utf8');
-        return;
-      } else {
-        out[at++] = code;
-      }
+    const at = escapeAscii(buffer, position, value);
+    if (at !== -1) {
+      position = at;
+      return;
     }
-    position = at;
+    const escaped = escapeLabelValue(value);
+    reserve(Buffer.byteLength(escaped));
+    position += buffer.write(escaped, position, 'utf8');
   };
 
   return {
@@ -165,6 +147,45 @@ export function createLineWriter(initialBytes = 256 * 1024): LineWriter {
       position = 0;
     },
   };
+}
+
+/**
+ * Copies `value[from..to)` into `out` at `at`, a byte a character; returns the position
+ * after it, or -1 at the first character past ASCII (what was copied is then to be
+ * written over). `out` must have room for every character.
+ */
+function copyAscii(out: Buffer, at: number, value: string, from: number, to: number): number {
+  let end = at;
+  for (let i = from; i < to; i += 1) {
+    const code = value.charCodeAt(i);
+    if (code >= 0x80) return -1;
+    out[end++] = code;
+  }
+  return end;
+}
+
+/**
+ * Writes an ASCII label value into `out` at `at`, escaped as the text format requires
+ * (backslash, double quote, newline); returns the position after it, or -1 at the first
+ * character past ASCII. `out` must have room for twice the value's length.
+ */
+function escapeAscii(out: Buffer, at: number, value: string): number {
+  let end = at;
+  for (let i = 0; i < value.length; i += 1) {
+    const code = value.charCodeAt(i);
+    if (code === BACKSLASH || code === QUOTE) {
+      out[end++] = BACKSLASH;
+      out[end++] = code;
+    } else if (code === NEWLINE) {
+      out[end++] = BACKSLASH;
+      out[end++] = 0x6e; // n
+    } else if (code >= 0x80) {
+      return -1;
+    } else {
+      out[end++] = code;
+    }
+  }
+  return end;
 }
 
 /** The decimal digits of a non-negative safe integer, right-aligned in `digits`; returns where they start. */

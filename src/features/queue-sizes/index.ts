@@ -1,3 +1,5 @@
+import type { Config } from '../../domain/config.js';
+import type { ScheduledJob } from '../../schedule/scheduler.js';
 import { pollJob } from '../../schedule/poll-job.js';
 import { ageSeconds, isFresh, notReadyReason } from '../../snapshot/freshness.js';
 import { createPersistedPart } from '../../snapshot/persisted-file.js';
@@ -6,7 +8,7 @@ import { QUEUE_SIZES_CONFIG } from './config.js';
 import { QUEUE_METRICS } from './families.js';
 import { QUEUE_FILE } from './file-format.js';
 import { createQueueHistory } from './history.js';
-import { pollQueueSizes } from './poll.js';
+import { pollQueueSizes, type QueueSizesPollDeps } from './poll.js';
 import { renderQueueSeries } from './series.js';
 import { queueSections } from './status.js';
 import type { QueueSizesSnapshot } from './types.js';
@@ -28,6 +30,20 @@ export const queueSizes: Feature = {
   families: Object.values(QUEUE_METRICS),
   create: (ctx) => createQueueSizes(ctx),
 };
+
+/** The queue-size poll of one configuration; in a cluster, the replica that leads polls, and the others receive what it polled. */
+function queueSizesJob(ctx: FeatureContext, config: Config, deps: QueueSizesPollDeps): ScheduledJob {
+  return pollJob(ctx, QUERY, config.schedule.queueSizes, { due: () => Promise.resolve(ctx.cluster.leads()) }, (signal) => pollQueueSizes(deps, signal));
+}
+
+/** The ton_out_msg_queue_* lines of a snapshot, rendered once per snapshot; none for null. */
+function renderedOncePerSnapshot(): (shown: QueueSizesSnapshot | null) => Buffer {
+  let block = { snapshot: null as QueueSizesSnapshot | null, text: Buffer.alloc(0) };
+  return (shown) => {
+    if (shown !== block.snapshot) block = { snapshot: shown, text: shown === null ? Buffer.alloc(0) : Buffer.from(renderQueueSeries(shown)) };
+    return block.text;
+  };
+}
 
 function createQueueSizes(ctx: FeatureContext): FeatureParts {
   const { now, current } = ctx;
@@ -59,28 +75,22 @@ function createQueueSizes(ctx: FeatureContext): FeatureParts {
     },
     held: () => (held !== null && ctx.cluster.leads() ? [held] : []),
   });
-  let block = { snapshot: null as QueueSizesSnapshot | null, text: Buffer.alloc(0) };
+  const seriesText = renderedOncePerSnapshot();
   const routes = queueRoutes(() => held, ctx);
 
   return {
     jobs: ({ config, client }) => [
-      // In a cluster, the replica that leads polls; the others receive what it polled.
-      pollJob(ctx, QUERY, config.schedule.queueSizes, { due: () => Promise.resolve(ctx.cluster.leads()) }, (signal) =>
-        pollQueueSizes(
-          {
-            client,
-            logger,
-            publish(snapshot) {
-              apply(snapshot);
-              channel.publish([snapshot]);
-              void file.save(snapshot);
-            },
-            held: () => (fresh(held) ? held : null),
-            stale: (upstream) => ctx.metrics.staleAnswer(upstream, QUERY),
-          },
-          signal,
-        ),
-      ),
+      queueSizesJob(ctx, config, {
+        client,
+        logger,
+        publish(snapshot) {
+          apply(snapshot);
+          channel.publish([snapshot]);
+          void file.save(snapshot);
+        },
+        held: () => (fresh(held) ? held : null),
+        stale: (upstream) => ctx.metrics.staleAnswer(upstream, QUERY),
+      }),
     ],
     routes: routes.paths,
     provides: {
@@ -90,12 +100,8 @@ function createQueueSizes(ctx: FeatureContext): FeatureParts {
     series: [
       {
         kind: 'text',
-        // Rendered once per snapshot; in a cluster, exported by the replica that leads.
-        text: () => {
-          const shown = fresh(held) && ctx.cluster.leads() ? held : null;
-          if (shown !== block.snapshot) block = { snapshot: shown, text: shown === null ? Buffer.alloc(0) : Buffer.from(renderQueueSeries(shown)) };
-          return block.text;
-        },
+        // In a cluster, exported by the replica that leads.
+        text: () => seriesText(fresh(held) && ctx.cluster.leads() ? held : null),
       },
     ],
     polls: [{ query: QUERY, active: () => true, fetchedAt: () => held?.fetchedAt, alwaysExported: true }],

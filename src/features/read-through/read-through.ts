@@ -63,31 +63,24 @@ export interface ReadThrough {
   close(): void;
 }
 
-export function createReadThrough(deps: ReadThroughDeps): ReadThrough {
-  const { now, logger } = deps;
-  const cache = createRecordCache(() => deps.settings().ttlSeconds * 1000);
-  const pending = createPendingAddresses();
+/**
+ * Fetches queued addresses one batch at a time until every queue is empty (one drain at a
+ * time: a call while one runs returns at once).
+ */
+function createDrain(
+  deps: ReadThroughDeps,
+  pending: ReturnType<typeof createPendingAddresses>,
+  settle: (raw: string, outcome: Outcome) => void,
+  signal: AbortSignal,
+): () => Promise<void> {
   let fetching = false;
-  const abort = new AbortController();
   // A dead upstream under a storm fails a batch every few hundred ms: one line per episode.
-  const episodes = createEpisodeLog(logger, deps.now);
-
-  const settle = (raw: string, outcome: Outcome): void => {
-    if (outcome.ok) cache.set(raw, outcome.record);
-    pending.settle(raw, outcome);
-  };
-  const room = (client: string): number => pending.room(client, deps.settings().maxPendingAddresses);
-
-  const refusal = (addresses: number): ReadThroughAnswer => {
-    deps.count('refused', addresses);
-    return refused(deps.settings().maxPendingAddresses);
-  };
-
+  const episodes = createEpisodeLog(deps.logger, deps.now);
   /** One batch of queued addresses fetched and settled, or put back as a smaller batch on a 414. */
   async function fetchBatch(): Promise<void> {
     const batchSize = deps.batchSize();
     const batch = pending.take(batchSize.get());
-    const result = await deps.client().fetchWalletStates(batch, abort.signal, 'read_through');
+    const result = await deps.client().fetchWalletStates(batch, signal, 'read_through');
     if (result.ok) {
       batchSize.accepted(batch.length);
       episodes.ok('read_through', { upstream: result.value.upstream }, 'read-through batches answered again');
@@ -108,14 +101,35 @@ export function createReadThrough(deps: ReadThroughDeps): ReadThrough {
     if (fetching) return;
     fetching = true;
     try {
-      while (pending.queued > 0 && !abort.signal.aborted) await fetchBatch();
+      while (pending.queued > 0 && !signal.aborted) await fetchBatch();
     } catch (err) {
-      logger.error({ err }, 'read-through failed');
+      deps.logger.error({ err }, 'read-through failed');
       pending.failAll('internal error');
     } finally {
       fetching = false;
     }
   }
+  return drain;
+}
+
+export function createReadThrough(deps: ReadThroughDeps): ReadThrough {
+  const { now } = deps;
+  const cache = createRecordCache(() => deps.settings().ttlSeconds * 1000);
+  const pending = createPendingAddresses();
+  const abort = new AbortController();
+
+  const settle = (raw: string, outcome: Outcome): void => {
+    if (outcome.ok) cache.set(raw, outcome.record);
+    pending.settle(raw, outcome);
+  };
+  const room = (client: string): number => pending.room(client, deps.settings().maxPendingAddresses);
+
+  const refusal = (addresses: number): ReadThroughAnswer => {
+    deps.count('refused', addresses);
+    return refused(deps.settings().maxPendingAddresses);
+  };
+
+  const drain = createDrain(deps, pending, settle, abort.signal);
 
   return {
     admits: (client) => room(client) > 0,

@@ -27,35 +27,71 @@ export interface WalletsHeld {
   stop(): void;
 }
 
-export function createWalletsHeld(ctx: Pick<FeatureContext, 'cluster' | 'current' | 'wallOffset' | 'logger'>): WalletsHeld {
-  let held: WalletsSnapshot | null = null;
+/** The wallets a watchlist change dropped and added, raw. */
+function watchlistChange(before: readonly WatchedWallet[], list: readonly WatchedWallet[]): { dropped: string[]; added: string[] } {
+  const now = watchlistKeys(list);
+  const was = watchlistKeys(before);
+  return { dropped: [...was.keys()].filter((raw) => !now.has(raw)), added: [...now.keys()].filter((raw) => !was.has(raw)) };
+}
+
+/**
+ * Of the owned wallets this cycle polled, those whose record changed since it was last
+ * shared, and what has been shared of each owned wallet once these go out (a wallet not
+ * polled keeps its last shared record).
+ */
+function changedSinceShared(
+  owned: readonly { readonly raw: string }[],
+  held: WalletsSnapshot | null,
+  shared: ReadonlyMap<string, WalletRecord>,
+  polled: WalletsSnapshot,
+): { changed: WalletRecord[]; shared: Map<string, WalletRecord> } {
+  const changed: WalletRecord[] = [];
+  const next = new Map<string, WalletRecord>();
+  for (const { raw } of owned) {
+    const record = held?.wallets.get(raw);
+    const last = shared.get(raw);
+    if (record === undefined || !polled.wallets.has(raw)) {
+      if (last !== undefined) next.set(raw, last);
+      continue;
+    }
+    if (changedSince(last, record)) changed.push(record);
+    next.set(raw, record);
+  }
+  return { changed, shared: next };
+}
+
+/**
+ * What other replicas shared, kept apart until applied together: records newer than what
+ * waits (and only of watched wallets), and the records markers said were fetched again.
+ */
+function createReceived(
+  watchlist: () => readonly WatchedWallet[],
+  held: () => WalletsSnapshot | null,
+  setHeld: (next: WalletsSnapshot) => void,
+): {
+  records(records: readonly WalletRecord[]): void;
+  /** How many markers were left (for a share this replica sees differently). */
+  markers(lines: readonly string[], owned: Parameters<typeof applyWalletMarkers>[1], toProcess: (wall: number) => number): number;
+  apply(): void;
+} {
   const pending = new Map<string, WalletRecord>();
   let applyTimer: NodeJS.Timeout | undefined;
   let applyMs = 0;
-  const watchlist = () => ctx.current().config.watchlist;
-  /** What this replica last shared of each wallet it owns: a record that differs from it in more than its fetch time goes out whole; the others, as markers. */
-  let shared = new Map<string, WalletRecord>();
-  let sharedWatchlist: readonly WatchedWallet[] | null = null;
-  const later = (): void => {
-    applyTimer ??= setTimeout(apply, Math.max(APPLY_AFTER_MS, applyMs * APPLY_SHARE));
-  };
-
   const apply = (): void => {
     clearTimeout(applyTimer);
     applyTimer = undefined;
     if (pending.size === 0) return;
     const started = performance.now();
-    const next = mergeWallets(held, pending, watchlist(), isNewer);
+    const next = mergeWallets(held(), pending, watchlist(), isNewer);
     pending.clear();
-    if (next !== null) held = next;
+    if (next !== null) setHeld(next);
     applyMs = performance.now() - started;
   };
-
-  const channel = ctx.cluster.channel<WalletRecord>('wallets', {
-    keyOf: (record) => record.raw,
-    encode: encodeRecord,
-    decode: decodeRecord,
-    receive(records) {
+  const later = (): void => {
+    applyTimer ??= setTimeout(apply, Math.max(APPLY_AFTER_MS, applyMs * APPLY_SHARE));
+  };
+  return {
+    records(records) {
       const watched = watchlistKeys(watchlist());
       for (const record of records) {
         if (!watched.has(record.raw)) continue;
@@ -63,13 +99,38 @@ export function createWalletsHeld(ctx: Pick<FeatureContext, 'cluster' | 'current
       }
       later();
     },
+    markers(lines, owned, toProcess) {
+      const lookup = (raw: string): WalletRecord | undefined => pending.get(raw) ?? held()?.wallets.get(raw);
+      const { left } = applyWalletMarkers(lines, owned, lookup, toProcess, (record) => pending.set(record.raw, record));
+      later();
+      return left;
+    },
+    apply,
+  };
+}
+
+export function createWalletsHeld(ctx: Pick<FeatureContext, 'cluster' | 'current' | 'wallOffset' | 'logger'>): WalletsHeld {
+  let held: WalletsSnapshot | null = null;
+  const watchlist = () => ctx.current().config.watchlist;
+  const received = createReceived(
+    watchlist,
+    () => held,
+    (next) => (held = next),
+  );
+  /** What this replica last shared of each wallet it owns: a record that differs from it in more than its fetch time goes out whole; the others, as markers. */
+  let shared = new Map<string, WalletRecord>();
+  let sharedWatchlist: readonly WatchedWallet[] | null = null;
+
+  const channel = ctx.cluster.channel<WalletRecord>('wallets', {
+    keyOf: (record) => record.raw,
+    encode: encodeRecord,
+    decode: decodeRecord,
+    receive: (records) => received.records(records),
     receiveMarkers(lines, from) {
-      const lookup = (raw: string): WalletRecord | undefined => pending.get(raw) ?? held?.wallets.get(raw);
       const toProcess = (wall: number): number => wall - ctx.wallOffset();
-      const { left } = applyWalletMarkers(lines, ctx.cluster.ownedBy(from, watchlist()), lookup, toProcess, (record) => pending.set(record.raw, record));
+      const left = received.markers(lines, ctx.cluster.ownedBy(from, watchlist()), toProcess);
       if (left > 0)
         ctx.logger.debug({ member: from, markers: lines.length, left }, 'markers for a share this replica sees differently; left until the member lists agree');
-      later();
     },
     *held() {
       const records = held?.wallets;
@@ -88,29 +149,17 @@ export function createWalletsHeld(ctx: Pick<FeatureContext, 'cluster' | 'current
     const before = sharedWatchlist;
     sharedWatchlist = list;
     if (before === null || before === list) return;
-    const now = watchlistKeys(list);
-    const was = watchlistKeys(before);
-    if (ctx.cluster.leads()) channel.forget([...was.keys()].filter((raw) => !now.has(raw)));
-    channel.load([...now.keys()].filter((raw) => !was.has(raw)));
+    const { dropped, added } = watchlistChange(before, list);
+    if (ctx.cluster.leads()) channel.forget(dropped);
+    channel.load(added);
   };
 
   /** This replica's share of a cycle: the records that changed since it last shared them, and markers for all. */
   const share = (snapshot: WalletsSnapshot): void => {
     const owned = ctx.cluster.owned(watchlist());
-    const changed: WalletRecord[] = [];
-    const next = new Map<string, WalletRecord>();
-    for (const { raw } of owned) {
-      const record = held?.wallets.get(raw);
-      const last = shared.get(raw);
-      if (record === undefined || !snapshot.wallets.has(raw)) {
-        if (last !== undefined) next.set(raw, last);
-        continue;
-      }
-      if (changedSince(last, record)) changed.push(record);
-      next.set(raw, record);
-    }
-    shared = next;
-    channel.publish(changed, held === null ? [] : walletMarkers(owned, held.wallets, ctx.wallOffset()));
+    const since = changedSinceShared(owned, held, shared, snapshot);
+    shared = since.shared;
+    channel.publish(since.changed, held === null ? [] : walletMarkers(owned, held.wallets, ctx.wallOffset()));
   };
 
   return {
@@ -128,6 +177,6 @@ export function createWalletsHeld(ctx: Pick<FeatureContext, 'cluster' | 'current
       if (merged !== null) held = merged;
       share(snapshot);
     },
-    stop: apply,
+    stop: () => received.apply(),
   };
 }
