@@ -107,7 +107,10 @@ function apiRoutes(
   return routes;
 }
 
-/** A token bucket of `rps` a second (5 % slack over the nominal rate absorbs loopback jitter, as real gateways' limiters do): true when a request is over it. */
+/**
+ * A token bucket of `rps` a second (5 % slack over the nominal rate absorbs loopback jitter,
+ * as real gateways' limiters do): true when a request is over it.
+ */
 function createLimiter(rps: number, now: () => number): () => boolean {
   const limiter = { tokens: rps, at: now(), rate: rps * 1.05, capacity: Math.max(1, rps) };
   return () => {
