@@ -36,6 +36,9 @@ export function isStreamed(body: ServedResponse['body']): body is StreamedBody {
 
 export const JSON_TYPE = 'application/json; charset=utf-8';
 
+/** On every answer (write-response.ts): error bodies may echo what a client sent, and are never to be sniffed as anything but their type. */
+export const NOSNIFF = 'x-content-type-options';
+
 export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): ServedResponse {
   return { status, headers: { 'content-type': JSON_TYPE, ...headers }, body: JSON.stringify(body) };
 }
@@ -65,6 +68,7 @@ export function createSnapshotResponder(wallOffset: () => number = () => 0): Sna
       age: String(age),
       'cache-control': `max-age=${maxAge}`,
       'content-length': String(body.length),
+      [NOSNIFF]: 'nosniff',
     };
     last = { body, age, maxAge, response: { status: 200, headers, body } };
     return last.response;

@@ -75,8 +75,6 @@ export function createHttpServer(deps: HttpServerDeps): Server {
 
   /** Passes the request through the gate (Host, headers, basic auth), then answers it. */
   function handle(req: IncomingMessage, res: ServerResponse): void {
-    // Error bodies may echo what a client sent: never sniffed as anything but their type.
-    res.setHeader('x-content-type-options', 'nosniff');
     gate.check(
       req,
       res,

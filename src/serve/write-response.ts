@@ -1,12 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable, pipeline } from 'node:stream';
-import { bodyLength, isStreamed, type ServedResponse } from './response.js';
+import { bodyLength, isStreamed, NOSNIFF, type ServedResponse } from './response.js';
 
 /**
  * Writes a handler's answer: its headers (less those `skip` says the response has already:
  * the web config's own win), and its body as a string or buffer, as corked parts, or as a
- * stream made as the socket takes it. `failed` hears a stream that could not be made (the
- * response is cut short then).
+ * stream made as the socket takes it. Every answer says `X-Content-Type-Options: nosniff`.
+ * `failed` hears a stream that could not be made (the response is cut short then).
  */
 export function writeResponse(
   req: IncomingMessage,
@@ -16,9 +16,14 @@ export function writeResponse(
   failed: (err: Error) => void,
 ): void {
   const { body } = response;
-  const headers = skip === null ? response.headers : Object.fromEntries(Object.entries(response.headers).filter(([name]) => !skip(name)));
-  // Handlers that answer from a cache give content-length themselves, computed once.
-  res.writeHead(response.status, headers['content-length'] === undefined ? { ...headers, 'content-length': String(bodyLength(body)) } : headers);
+  // Handlers that answer from a cache give both themselves, computed once: their headers go as they are.
+  const complete =
+    response.headers['content-length'] !== undefined && response.headers[NOSNIFF] !== undefined
+      ? response.headers
+      : { ...response.headers, 'content-length': response.headers['content-length'] ?? String(bodyLength(body)), [NOSNIFF]: 'nosniff' };
+  const headers = skip === null ? complete : Object.fromEntries(Object.entries(complete).filter(([name]) => !skip(name)));
+  // One writeHead with every header: a header set on `res` before it (setHeader) sends node:http down its slower path.
+  res.writeHead(response.status, headers);
   if (req.method === 'HEAD') res.end();
   else if (typeof body === 'string' || Buffer.isBuffer(body)) res.end(body);
   else if (isStreamed(body)) {
