@@ -12,6 +12,14 @@ const PER_ENTRY = 1000;
  * again, which a replica short of CPU must not be pushed into every cycle.
  */
 const streamEntries = (records: number): number => Math.max(512, 2 * Math.ceil(records / PER_ENTRY));
+/**
+ * Stream entries older than this (by Redis's clock: the time in the entry ids) are trimmed
+ * too. Once the first cycles' records are shared, steady cycles write little more than
+ * markers, an entry or two a cycle: trimmed by count alone, the full records of the first
+ * cycle would stay in the stream for hours, as large as the hash. A reader further behind
+ * than this loads the whole state again, as it does past the count.
+ */
+export const STREAM_WINDOW_MS = 10 * 60_000;
 
 /** Stream entry fields (one letter each: XADD takes flat pairs). */
 export const FIELD = {
@@ -42,6 +50,8 @@ export interface OutboxDeps {
   readonly wallOffset: () => number;
   /** How many records the channels hold in all: the stream is kept long enough for two rounds of them. */
   readonly records: () => number;
+  /** Entries older than this are trimmed (default STREAM_WINDOW_MS; tests shorten it). */
+  readonly streamWindowMs?: number;
 }
 
 /** What goes out of one channel, by key: the newest of each wins. */
@@ -110,6 +120,14 @@ function nextWrite(queues: ReadonlyMap<string, Queued>, deps: OutboxDeps): { nam
   return null;
 }
 
+/** The time in the id of the entry a transaction added (XADD answers `<ms>-<seq>`), if it added one. */
+function entryTimeOf(results: [Error | null, unknown][]): number | null {
+  for (const [, value] of results) {
+    if (typeof value === 'string' && /^\d+-\d+$/.test(value)) return Number(value.slice(0, value.indexOf('-')));
+  }
+  return null;
+}
+
 /**
  * The publishing half of the share (share.ts): per channel, records to its hash and the
  * stream, markers to its marker hash and the stream, keys to forget out of its hash, sent
@@ -130,6 +148,8 @@ export function createOutbox(deps: OutboxDeps): {
   let sending = false;
   let stopped = false;
   let failed = false;
+  /** When Redis added this replica's last entry (ms, from its id). */
+  let lastEntryMs: number | null = null;
 
   async function send(): Promise<void> {
     if (sending) return;
@@ -139,8 +159,11 @@ export function createOutbox(deps: OutboxDeps): {
         const { name, write } = next;
         const multi = main.multi();
         write(multi, () => [FIELD.channel, name, FIELD.from, deps.self, FIELD.incarnation, deps.incarnation, FIELD.seq, String(++seq)]);
+        // By the time of this replica's previous entry: Redis's clock, whatever this host's says (a cycle late, in a window of minutes).
+        if (lastEntryMs !== null) multi.xtrim(deps.keys.updates, 'MINID', '~', String(lastEntryMs - (deps.streamWindowMs ?? STREAM_WINDOW_MS)));
         const done = await multi.exec();
         if (done === null || done.some(([err]) => err !== null)) throw new Error('the transaction failed');
+        lastEntryMs = entryTimeOf(done) ?? lastEntryMs;
         // Let served requests in between entries.
         await sleep(0);
       }
