@@ -80,6 +80,7 @@ function reportConnections(main: Redis, reader: Redis, episodes: ClusterRuntimeD
 }
 
 interface HeartbeatDeps extends ClusterRuntimeDeps {
+  readonly pruneMarkers: (members: readonly string[]) => void;
   readonly scripts: Scripts;
   readonly keys: ReturnType<typeof clusterKeys>;
   readonly ttlMs: number;
@@ -113,6 +114,8 @@ function createHeartbeat(deps: HeartbeatDeps): { start(): void; reconnected(): v
       // Joined: its share is its own once the others have seen it (membership.ts).
       if (first) setTimeout(() => !stopped && deps.reshare(), heartbeatMs + 50).unref();
       if (changed) logger.info({ members: membership.members(), leader: membership.leader() }, 'cluster members');
+      // A member that left (or restarted under another id) leaves markers nobody will replace.
+      if (changed && membership.leads()) deps.pruneMarkers(membership.members());
       if (changed || reconnected) deps.reshare();
       reconnected = false;
     } catch (err) {
@@ -158,7 +161,7 @@ export function createClusterRuntime(deps: ClusterRuntimeDeps): ClusterRuntime {
     wallOffset: deps.wallOffset,
     records: () => deps.watchlist().length,
   });
-  const heartbeat = createHeartbeat({ ...deps, scripts, keys, ttlMs, heartbeatMs, membership });
+  const heartbeat = createHeartbeat({ ...deps, scripts, keys, ttlMs, heartbeatMs, membership, pruneMarkers: (members) => void share.pruneMarkers(members) });
   let reading: Promise<void> = Promise.resolve();
 
   reportConnections(main, reader, episodes);

@@ -15,6 +15,8 @@ export interface Share {
   publishHeld(): void;
   /** Load everything again at the next read (after a reconnect). */
   resync(): void;
+  /** Removes the markers of members not in `members` from every channel's marker hash (the leader does it when the members change). */
+  pruneMarkers(members: readonly string[]): Promise<void>;
   /** Reads the stream until stopped. */
   run(): Promise<void>;
   stop(): void;
@@ -137,6 +139,28 @@ async function loadRecords(
   }
 }
 
+/** Removes the fields of members not in `members` from every channel's marker hash; on a failure, left to the next change of members. */
+async function pruneMarkers(
+  deps: ShareDeps,
+  channels: ReadonlyMap<string, ChannelSpec<unknown>>,
+  members: readonly string[],
+  stopped: () => boolean,
+): Promise<void> {
+  const alive = new Set(members);
+  try {
+    for (const [name, spec] of channels) {
+      if (spec.receiveMarkers === undefined) continue;
+      // On the command connection: the reader's is held by blocking stream reads.
+      for await (const flat of scan(deps.main, deps.keys.markers(name), stopped)) {
+        const gone = flat.filter((field, i) => i % 2 === 0 && !alive.has(markerMember(field)));
+        if (gone.length > 0) await deps.main.hdel(deps.keys.markers(name), ...gone);
+      }
+    }
+  } catch (err) {
+    deps.logger.debug({ err }, "could not remove departed members' markers");
+  }
+}
+
 /**
  * One snapshot for every replica: what a replica polls goes to a Redis hash per channel (the
  * current state, one field per record) and, in the same transaction, to a stream (an entry
@@ -183,6 +207,7 @@ export function createShare(deps: ShareDeps): Share {
       };
     },
     publishHeld: () => outbox.publishHeld(),
+    pruneMarkers: (members) => pruneMarkers(deps, channels, members, () => stopped),
     resync() {
       needResync = true;
     },
