@@ -11,7 +11,7 @@ import { TextDecoder } from 'node:util';
 import { Redis } from 'ioredis';
 import { realisticWatchlist } from './fixtures.mjs';
 import { sameHeaders, startBare } from './http.mjs';
-import { benchDir, cpuSecondsOf, exited, freePort, getWhenUp, rssOf, spawnTonwatch, wrk } from './support.mjs';
+import { benchDir, cpuSecondsOf, exited, freePort, getWhenUp, listenPort, rssOf, spawnTonwatch, wrk } from './support.mjs';
 
 /** The sum of a metric's samples whose line has every one of `pairs`. */
 function sum(text, name, pairs = []) {
@@ -114,7 +114,7 @@ export async function clusterAtScale(wallets, { replicas = 4, rps = 200, ttlSeco
   writeFileSync(join(dir, 'watch.txt'), lists.file);
   const members = [];
   const startReplica = async (id) => {
-    const port = await freePort();
+    const port = await listenPort();
     const config = join(dir, `${id}.yml`);
     writeFileSync(
       config,

@@ -34,6 +34,23 @@ export const freePort = () =>
     });
   });
 
+/**
+ * A free port below the kernel's ephemeral range (32768 and up on Linux), for a process that
+ * takes seconds to listen: a port from freePort() may be taken meanwhile by an outgoing
+ * connection of any process on the machine (a replica at a million wallets lost its port so).
+ */
+export async function listenPort() {
+  for (;;) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    const free = await new Promise((resolve) => {
+      const s = createServer()
+        .once('error', () => resolve(false))
+        .listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
+    });
+    if (free) return port;
+  }
+}
+
 /** The median of a list of numbers (the mean of the middle two for an even count). */
 export function median(numbers) {
   const sorted = [...numbers].sort((a, b) => a - b);
