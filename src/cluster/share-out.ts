@@ -80,37 +80,37 @@ function streamArgs(deps: OutboxDeps, fields: string[], kind: string, lines: str
   return [deps.keys.updates, 'MAXLEN', '~', streamEntries(deps.records()), '*', ...fields, kind, lines.join('\n')];
 }
 
-/** A thousand records out of the queue: to the channel's hash, and as one stream entry. */
-function recordsWrite(name: string, q: Queued, deps: OutboxDeps): Write {
+/**
+ * Up to a thousand queued lines out of `queue`, as one write: each to `hashKey` under its
+ * field, and all of them as one stream entry of `kind` (FIELD.data or FIELD.markers).
+ */
+function queuedWrite<V>(
+  queue: Map<string, V>,
+  deps: OutboxDeps,
+  target: { hashKey: string; kind: string; field: (key: string) => string; line: (value: V) => string },
+): Write {
   const fields: string[] = [];
   const lines: string[] = [];
-  for (const key of take(q.records)) {
-    const line = q.spec.encode(q.records.get(key), deps.wallOffset());
-    q.records.delete(key);
+  for (const key of take(queue)) {
+    const line = target.line(queue.get(key) as V);
+    queue.delete(key);
     lines.push(line);
-    fields.push(key, line);
+    fields.push(target.field(key), line);
   }
-  return (m, entry) => m.hset(deps.keys.channel(name), ...fields).xadd(...streamArgs(deps, entry(), FIELD.data, lines));
-}
-
-/** A thousand markers out of the queue: to the channel's marker hash under this member, and as one stream entry. */
-function markersWrite(name: string, q: Queued, deps: OutboxDeps): Write {
-  const fields: string[] = [];
-  const lines: string[] = [];
-  for (const key of take(q.markers)) {
-    const line = q.markers.get(key) as string;
-    q.markers.delete(key);
-    lines.push(line);
-    fields.push(markerField(deps.self, key), line);
-  }
-  return (m, entry) => m.hset(deps.keys.markers(name), ...fields).xadd(...streamArgs(deps, entry(), FIELD.markers, lines));
+  return (m, entry) => m.hset(target.hashKey, ...fields).xadd(...streamArgs(deps, entry(), target.kind, lines));
 }
 
 /** The next write, taken out of its queue (records first, then markers, then keys to forget); null when every queue is empty. */
 function nextWrite(queues: ReadonlyMap<string, Queued>, deps: OutboxDeps): { name: string; write: Write } | null {
   for (const [name, q] of queues) {
-    if (q.records.size > 0) return { name, write: recordsWrite(name, q, deps) };
-    if (q.markers.size > 0) return { name, write: markersWrite(name, q, deps) };
+    if (q.records.size > 0) {
+      const line = (record: unknown): string => q.spec.encode(record, deps.wallOffset());
+      return { name, write: queuedWrite(q.records, deps, { hashKey: deps.keys.channel(name), kind: FIELD.data, field: (key) => key, line }) };
+    }
+    if (q.markers.size > 0) {
+      const field = (key: string): string => markerField(deps.self, key);
+      return { name, write: queuedWrite(q.markers, deps, { hashKey: deps.keys.markers(name), kind: FIELD.markers, field, line: (line) => line }) };
+    }
     if (q.forget.size > 0) {
       const gone = take(q.forget);
       for (const key of gone) q.forget.delete(key);

@@ -151,12 +151,12 @@ function plainOrTls(deps: HttpServerDeps, web: () => WebConfig | null, handle: (
 /** The request as handlers see it: its path and query apart, the client's address, whether it takes gzip. */
 function servedRequestOf(req: IncomingMessage): ServedRequest {
   const url = req.url ?? '/';
-  const q = url.indexOf('?');
+  const path = pathOf(url);
   return {
     method: req.method ?? 'GET',
     client: req.socket.remoteAddress ?? '',
-    path: q === -1 ? url : url.slice(0, q),
-    query: q === -1 ? '' : url.slice(q + 1),
+    path,
+    query: path.length === url.length ? '' : url.slice(path.length + 1),
     acceptsGzip: () => acceptsGzip(req.headers['accept-encoding']),
   };
 }
