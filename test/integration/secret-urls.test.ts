@@ -48,10 +48,13 @@ describe('secrets in upstream URLs, real daemon process', () => {
       target.searchParams.delete('api_key');
       const forwarded = `${simUrl}${target.pathname.slice(PATH_KEY.length + 1)}${target.search}`;
       proxied += 1;
-      void fetch(forwarded).then(async (answer) => {
-        res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' });
-        res.end(Buffer.from(await answer.arrayBuffer()));
-      });
+      fetch(forwarded)
+        .then(async (answer) => {
+          res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' });
+          res.end(Buffer.from(await answer.arrayBuffer()));
+        })
+        // The simulator cut the connection (an injected reset, or it stopping): the proxy cuts its own.
+        .catch(() => res.destroy());
     });
     const { port } = await listen(proxy, '127.0.0.1', 0);
     proxyPort = port;
