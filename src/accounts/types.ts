@@ -1,6 +1,12 @@
 import type { AddressBookEntry, ServedWalletState } from '../domain/wallet-state.js';
 
-/** The last thing the upstream said about one address (watched, or asked by a client through read-through). Immutable. */
+/**
+ * The last thing the upstream said about one address (watched, or asked by a client through
+ * read-through). Immutable but for its fetch time, which a cluster replica advances in place
+ * when another replica's marker says the same state was fetched again later
+ * (features/wallets/held.ts): the record stays the same object, and so do the caches made
+ * from it.
+ */
 export interface WalletRecord {
   /** Raw uppercase form; the key. */
   readonly raw: string;
@@ -10,6 +16,6 @@ export interface WalletRecord {
   /** The upstream's metadata entry for this address, if it sent one. */
   readonly metadata: unknown;
   /** When this wallet's batch was answered (process clock, ms). */
-  readonly fetchedAt: number;
+  fetchedAt: number;
   readonly upstream: string;
 }

@@ -29,17 +29,17 @@ describe('wallet markers', () => {
 
   it('advances only wallets held with an earlier fetch time, and leaves a slice seen differently', () => {
     const reader = new Map(share.map(({ raw: key }, i) => [key, record(i, i === 3 ? 9_000 : 1)]));
-    const refreshed = new Map<string, WalletRecord>();
+    const refreshed = new Map<string, number>();
     const result = applyWalletMarkers(
       markers.map((m) => m.line),
       share,
       (key) => reader.get(key),
       (wall) => wall - 1_000,
-      (r) => refreshed.set(r.raw, r),
+      (r, at) => refreshed.set(r.raw, at),
     );
     expect(result).toEqual({ applied: 3, left: 0 });
-    expect(refreshed.get(raw(0))?.fetchedAt).toBe(5_000);
-    expect(refreshed.get(raw(2_000))?.fetchedAt).toBe(6_000);
+    expect(refreshed.get(raw(0))).toBe(5_000);
+    expect(refreshed.get(raw(2_000))).toBe(6_000);
     // Held fresher than the marker says, or never fetched by the publisher: untouched.
     expect(refreshed.has(raw(3))).toBe(false);
     expect(refreshed.has(raw(7))).toBe(false);

@@ -64,4 +64,24 @@ describe('what replicas hand each other', () => {
     expect(merged?.fetchedAt).toBe(20);
     expect(mergeWallets(held, new Map([[raw(2), record(2, 5)]]), watchlist, isNewer)).toBeNull();
   });
+
+  it('puts records that replace held ones into the held map when told to, else into a copy', () => {
+    const watchlist = [1, 2].map((i) => ({ raw: raw(i) }));
+    const wallets = new Map([1, 2].map((i) => [raw(i), record(i, 10)]));
+    const held = { wallets, fetchedAt: 10 };
+    const newer = record(2, 20, '200');
+    const copied = mergeWallets(held, new Map([[raw(2), newer]]), watchlist, isNewer);
+    expect(copied?.wallets).not.toBe(wallets);
+    expect(wallets.get(raw(2))?.fetchedAt).toBe(10);
+    const put = mergeWallets(held, new Map([[raw(2), newer]]), watchlist, isNewer, wallets);
+    expect(put?.wallets).toBe(wallets);
+    expect(put?.fetchedAt).toBe(20);
+    expect(wallets.get(raw(2))).toBe(newer);
+    expect([...wallets.keys()]).toEqual([raw(1), raw(2)]);
+    // A wallet not held yet: a new map in watchlist order, the held one untouched.
+    const added = mergeWallets({ wallets, fetchedAt: 20 }, new Map([[raw(3), record(3, 30)]]), [...watchlist, { raw: raw(3) }], isNewer, wallets);
+    expect(added?.wallets).not.toBe(wallets);
+    expect(wallets.has(raw(3))).toBe(false);
+    expect(() => mergeWallets(held, new Map([[raw(2), newer]]), watchlist, isNewer, new Map())).toThrow(/held map/);
+  });
 });

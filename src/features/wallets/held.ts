@@ -2,7 +2,7 @@ import type { WalletRecord } from '../../accounts/types.js';
 import type { WatchedWallet } from '../../domain/config.js';
 import { watchlistKeys } from '../../config/watchlist.js';
 import type { FeatureContext } from '../feature.js';
-import { isNewer, mergeWallets } from './merge.js';
+import { isNewer, mergeWallets, type OwnedWallets } from './merge.js';
 import type { WalletsSnapshot } from './types.js';
 import { decodeRecord, encodeRecord } from './wire.js';
 import { applyWalletMarkers, changedSince, walletMarkers } from './markers.js';
@@ -61,13 +61,51 @@ function changedSinceShared(
 }
 
 /**
+ * The snapshot this replica holds, and the map it owns: records are put into that map, and
+ * a new snapshot object over it is what readers see (they cache by the snapshot's identity).
+ * A snapshot handed in whole (one process, or the persisted one) is taken as it is, and
+ * copied the first time records are put into it.
+ */
+interface HeldState {
+  current(): WalletsSnapshot | null;
+  set(next: WalletsSnapshot): void;
+  /** held with `records` merged in (mergeWallets); false when nothing changed. */
+  merge(records: ReadonlyMap<string, WalletRecord>, watchlist: readonly WatchedWallet[], accept: Parameters<typeof mergeWallets>[3]): boolean;
+  /** The records were advanced in place to `newest` at the latest: a new snapshot object over the same map. */
+  advanced(newest: number): void;
+}
+
+function createHeldState(): HeldState {
+  let held: WalletsSnapshot | null = null;
+  let own: OwnedWallets | null = null;
+  return {
+    current: () => held,
+    set(next) {
+      held = next;
+    },
+    merge(records, watchlist, accept) {
+      const next = mergeWallets(held, records, watchlist, accept, own !== null && own === held ? own.wallets : undefined);
+      if (next === null) return false;
+      held = own = next;
+      return true;
+    },
+    advanced(newest) {
+      if (held === null) return;
+      const fetchedAt = Math.max(held.fetchedAt, newest);
+      if (own !== null && own === held) held = own = { wallets: own.wallets, fetchedAt };
+      else held = { wallets: held.wallets, fetchedAt };
+    },
+  };
+}
+
+/**
  * What other replicas shared, kept apart until applied together: records newer than what
- * waits (and only of watched wallets), and the records markers said were fetched again.
+ * waits (and only of watched wallets). A marker advances the fetch time of the records it
+ * covers in place, pending or held: no new record for a wallet fetched again unchanged.
  */
 function createReceived(
   watchlist: () => readonly WatchedWallet[],
-  held: () => WalletsSnapshot | null,
-  setHeld: (next: WalletsSnapshot) => void,
+  held: HeldState,
 ): {
   records(records: readonly WalletRecord[]): void;
   /** How many markers were left (for a share this replica sees differently). */
@@ -82,9 +120,8 @@ function createReceived(
     applyTimer = undefined;
     if (pending.size === 0) return;
     const started = performance.now();
-    const next = mergeWallets(held(), pending, watchlist(), isNewer);
+    held.merge(pending, watchlist(), isNewer);
     pending.clear();
-    if (next !== null) setHeld(next);
     applyMs = performance.now() - started;
   };
   const later = (): void => {
@@ -100,9 +137,13 @@ function createReceived(
       later();
     },
     markers(lines, owned, toProcess) {
-      const lookup = (raw: string): WalletRecord | undefined => pending.get(raw) ?? held()?.wallets.get(raw);
-      const { left } = applyWalletMarkers(lines, owned, lookup, toProcess, (record) => pending.set(record.raw, record));
-      later();
+      const lookup = (raw: string): WalletRecord | undefined => pending.get(raw) ?? held.current()?.wallets.get(raw);
+      let newest = -Infinity;
+      const { left } = applyWalletMarkers(lines, owned, lookup, toProcess, (record, fetchedAt) => {
+        record.fetchedAt = fetchedAt;
+        if (fetchedAt > newest) newest = fetchedAt;
+      });
+      if (newest > -Infinity) held.advanced(newest);
       return left;
     },
     apply,
@@ -110,13 +151,9 @@ function createReceived(
 }
 
 export function createWalletsHeld(ctx: Pick<FeatureContext, 'cluster' | 'current' | 'wallOffset' | 'logger'>): WalletsHeld {
-  let held: WalletsSnapshot | null = null;
+  const state = createHeldState();
   const watchlist = () => ctx.current().config.watchlist;
-  const received = createReceived(
-    watchlist,
-    () => held,
-    (next) => (held = next),
-  );
+  const received = createReceived(watchlist, state);
   /** What this replica last shared of each wallet it owns: a record that differs from it in more than its fetch time goes out whole; the others, as markers. */
   let shared = new Map<string, WalletRecord>();
   let sharedWatchlist: readonly WatchedWallet[] | null = null;
@@ -133,7 +170,7 @@ export function createWalletsHeld(ctx: Pick<FeatureContext, 'cluster' | 'current
         ctx.logger.debug({ member: from, markers: lines.length, left }, 'markers for a share this replica sees differently; left until the member lists agree');
     },
     *held() {
-      const records = held?.wallets;
+      const records = state.current()?.wallets;
       if (records === undefined) return;
       for (const { raw } of ctx.cluster.owned(watchlist())) {
         const record = records.get(raw);
@@ -157,24 +194,22 @@ export function createWalletsHeld(ctx: Pick<FeatureContext, 'cluster' | 'current
   /** This replica's share of a cycle: the records that changed since it last shared them, and markers for all. */
   const share = (snapshot: WalletsSnapshot): void => {
     const owned = ctx.cluster.owned(watchlist());
+    const held = state.current();
     const since = changedSinceShared(owned, held, shared, snapshot);
     shared = since.shared;
     channel.publish(since.changed, held === null ? [] : walletMarkers(owned, held.wallets, ctx.wallOffset()));
   };
 
   return {
-    current: () => held,
-    replace(snapshot) {
-      held = snapshot;
-    },
+    current: () => state.current(),
+    replace: (snapshot) => state.set(snapshot),
     polled(snapshot) {
       if (!ctx.cluster.enabled) {
-        held = snapshot;
+        state.set(snapshot);
         return;
       }
       followWatchlist(watchlist());
-      const merged = mergeWallets(held, snapshot.wallets, watchlist(), () => true);
-      if (merged !== null) held = merged;
+      state.merge(snapshot.wallets, watchlist(), () => true);
       share(snapshot);
     },
     stop: () => received.apply(),

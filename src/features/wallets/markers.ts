@@ -65,7 +65,7 @@ const isMarker = (value: unknown): value is WalletMarker => {
 
 /**
  * Applies markers of a member whose share is `share` (as this replica computes it): each
- * wallet held with an earlier fetch time gets the marker's, through `refresh`. Returns how
+ * wallet held with an earlier fetch time is handed to `refresh` with the marker's. Returns how
  * many markers applied, and how many were left (unreadable, or a slice this replica sees
  * differently).
  */
@@ -74,7 +74,7 @@ export function applyWalletMarkers(
   share: readonly { readonly raw: string }[],
   lookup: (raw: string) => WalletRecord | undefined,
   toProcess: (wall: number) => number,
-  refresh: (record: WalletRecord) => void,
+  refresh: (record: WalletRecord, fetchedAt: number) => void,
 ): { applied: number; left: number } {
   let applied = 0;
   let left = 0;
@@ -94,7 +94,7 @@ export function applyWalletMarkers(
       const fetchedAt = wall === 0 ? -Infinity : toProcess(wall);
       for (const end = Math.min(i + count, marker.o + marker.c); i < end; i += 1) {
         const record = lookup((share[i] as { raw: string }).raw);
-        if (record !== undefined && record.fetchedAt < fetchedAt) refresh({ ...record, fetchedAt });
+        if (record !== undefined && record.fetchedAt < fetchedAt) refresh(record, fetchedAt);
       }
     }
     applied += 1;
