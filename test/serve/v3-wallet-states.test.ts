@@ -202,6 +202,18 @@ describe('GET /api/v3/walletStates', () => {
     // A new watchlist: rebuilt too.
     expect(body(sync(handler.serve(next, base([ADDR.b], query)))).wallets).toHaveLength(1);
   });
+
+  it('answers the same once the records it kept JSON for have been dropped', () => {
+    // One record per generation: every second address drops what was kept for the others.
+    const small = createWalletStatesHandler(() => 0, 1);
+    const unbounded = createWalletStatesHandler();
+    for (const query of [q(ADDR.a), q(ADDR.b), q(ADDR.c), q(ADDR.a, ADDR.b, ADDR.c), q(ADDR.c, ADDR.a), q(ADDR.a)]) {
+      for (const testnet of [false, true]) {
+        const request = { ...base(watched, query), testnet };
+        expect(bodyText(sync(small.serve(snapshot, request)))).toBe(bodyText(sync(unbounded.serve(snapshot, request))));
+      }
+    }
+  });
 });
 
 describe('a snapshot persisted before the omission rule', () => {

@@ -1,4 +1,3 @@
-import { perObject } from '../../domain/per-object.js';
 import type { UnwatchedAnswer, UnwatchedLookup } from '../provisions.js';
 import type { WatchedKeys } from '../../domain/config.js';
 import { addressBookEntry } from '../../accounts/address-book.js';
@@ -51,9 +50,39 @@ interface Fragments {
   readonly metadata: string | null;
 }
 
-export function createWalletStatesHandler(wallOffset: () => number = () => 0): WalletStatesHandler {
+interface PerNetwork {
+  mainnet: Fragments | null;
+  testnet: Fragments | null;
+}
+
+/**
+ * Records whose JSON pieces are kept, in two generations of this many: when the newer one
+ * fills, the older is dropped. A record lives as long as its wallet's state is the same (a
+ * cluster replica keeps it for hours), so pieces kept for as long as the record would grow
+ * with every address a client ever asked for, up to the whole watchlist (about 900 bytes
+ * each); these keep the last tens of thousands asked, many 1024-address answers' worth.
+ */
+const FRAGMENT_RECORDS = 32 * 1024;
+
+function createFragmentCache(perGeneration: number): (record: WalletRecord) => PerNetwork {
+  let newer = new Map<WalletRecord, PerNetwork>();
+  let older = new Map<WalletRecord, PerNetwork>();
+  return (record) => {
+    const kept = newer.get(record);
+    if (kept !== undefined) return kept;
+    const made = older.get(record) ?? { mainnet: null, testnet: null };
+    if (newer.size >= perGeneration) {
+      older = newer;
+      newer = new Map();
+    }
+    newer.set(record, made);
+    return made;
+  };
+}
+
+export function createWalletStatesHandler(wallOffset: () => number = () => 0, fragmentRecords = FRAGMENT_RECORDS): WalletStatesHandler {
   /** Each record's JSON pieces, made once per record and testnet flag. */
-  const fragments = perObject((_record: WalletRecord): { mainnet: Fragments | null; testnet: Fragments | null } => ({ mainnet: null, testnet: null }));
+  const fragments = createFragmentCache(fragmentRecords);
   const respond = createSnapshotResponder(wallOffset);
   const answers = createAnswerCache();
 
