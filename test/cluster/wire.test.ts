@@ -65,23 +65,35 @@ describe('what replicas hand each other', () => {
     expect(mergeWallets(held, new Map([[raw(2), record(2, 5)]]), watchlist, isNewer)).toBeNull();
   });
 
-  it('puts records that replace held ones into the held map when told to, else into a copy', () => {
-    const watchlist = [1, 2].map((i) => ({ raw: raw(i) }));
-    const wallets = new Map([1, 2].map((i) => [raw(i), record(i, 10)]));
+  it('puts records into the held map when told to, new watched wallets after the others; else into a new map in watchlist order', () => {
+    const watchlist = [1, 2, 3].map((i) => ({ raw: raw(i) }));
+    const wallets = new Map([2, 1].map((i) => [raw(i), record(i, 10)]));
     const held = { wallets, fetchedAt: 10 };
     const newer = record(2, 20, '200');
-    const copied = mergeWallets(held, new Map([[raw(2), newer]]), watchlist, isNewer);
-    expect(copied?.wallets).not.toBe(wallets);
+    const rebuilt = mergeWallets(held, new Map([[raw(2), newer]]), watchlist, isNewer);
+    expect(rebuilt?.wallets).not.toBe(wallets);
+    expect([...(rebuilt?.wallets.keys() ?? [])]).toEqual([raw(1), raw(2)]);
     expect(wallets.get(raw(2))?.fetchedAt).toBe(10);
-    const put = mergeWallets(held, new Map([[raw(2), newer]]), watchlist, isNewer, wallets);
+    const into = { wallets, watched: new Set(watchlist.map((w) => w.raw)) };
+    const put = mergeWallets(held, new Map([[raw(2), newer]]), watchlist, isNewer, into);
     expect(put?.wallets).toBe(wallets);
     expect(put?.fetchedAt).toBe(20);
     expect(wallets.get(raw(2))).toBe(newer);
-    expect([...wallets.keys()]).toEqual([raw(1), raw(2)]);
-    // A wallet not held yet: a new map in watchlist order, the held one untouched.
-    const added = mergeWallets({ wallets, fetchedAt: 20 }, new Map([[raw(3), record(3, 30)]]), [...watchlist, { raw: raw(3) }], isNewer, wallets);
-    expect(added?.wallets).not.toBe(wallets);
-    expect(wallets.has(raw(3))).toBe(false);
-    expect(() => mergeWallets(held, new Map([[raw(2), newer]]), watchlist, isNewer, new Map())).toThrow(/held map/);
+    // A watched wallet not held yet goes in after the others; one off the watchlist does not.
+    const added = mergeWallets(
+      { wallets, fetchedAt: 20 },
+      new Map([
+        [raw(3), record(3, 30)],
+        [raw(9), record(9, 40)],
+      ]),
+      watchlist,
+      isNewer,
+      into,
+    );
+    expect(added?.wallets).toBe(wallets);
+    expect(added?.fetchedAt).toBe(30);
+    expect([...wallets.keys()]).toEqual([raw(2), raw(1), raw(3)]);
+    expect(mergeWallets({ wallets, fetchedAt: 30 }, new Map([[raw(9), record(9, 50)]]), watchlist, isNewer, into)).toBeNull();
+    expect(() => mergeWallets(held, new Map([[raw(2), newer]]), watchlist, isNewer, { wallets: new Map(), watched: into.watched })).toThrow(/held map/);
   });
 });

@@ -20,7 +20,9 @@ const ROWS_PER_CLOCK_READ = 32;
 /**
  * The wallets file, encoded a thousand records at a time as the writer asks for each
  * part: it runs to tens of megabytes, and neither one string of all of it nor all of its
- * parts are held at once (the snapshot it is encoded from does not change). The last line
+ * parts are held at once. The snapshot's map keeps its keys meanwhile (a cluster replica
+ * only puts records in place of held ones, held.ts): each line is the record as it is
+ * when its part is encoded. The last line
  * gives, beside the references, each record line's length in bytes.
  */
 export function* encodeWallets(wallets: WalletsSnapshot, wallOffset: number): Generator<Buffer> {

@@ -78,15 +78,19 @@ interface HeldState {
 function createHeldState(): HeldState {
   let held: WalletsSnapshot | null = null;
   let own: OwnedWallets | null = null;
+  /** The watchlist own's map was built for: records go into it while that is the watchlist (it holds no wallet off it). */
+  let ownWatchlist: readonly WatchedWallet[] | null = null;
   return {
     current: () => held,
     set(next) {
       held = next;
     },
     merge(records, watchlist, accept) {
-      const next = mergeWallets(held, records, watchlist, accept, own !== null && own === held ? own.wallets : undefined);
+      const into = own !== null && own === held && ownWatchlist === watchlist ? { wallets: own.wallets, watched: watchlistKeys(watchlist) } : undefined;
+      const next = mergeWallets(held, records, watchlist, accept, into);
       if (next === null) return false;
       held = own = next;
+      ownWatchlist = watchlist;
       return true;
     },
     advanced(newest) {

@@ -170,9 +170,9 @@ function headerOf(family: MetricFamily): GzipPart {
 }
 
 /**
- * Looks records up in watchlist order. The snapshot is kept in watchlist order, so this
- * walks it alongside instead of hashing every address; a wallet out of step (the
- * watchlist changed since the poll) is looked up by key.
+ * Looks records up in watchlist order. The snapshot is kept in watchlist order (mostly:
+ * types.ts), so this walks it alongside instead of hashing every address; a wallet out of
+ * step is looked up by key.
  */
 function createRecordLookup(records: ReadonlyMap<string, WalletRecord> | undefined): (raw: string) => WalletRecord | undefined {
   if (records === undefined) return () => undefined;
