@@ -20,15 +20,16 @@ const ROWS_PER_CLOCK_READ = 32;
 /**
  * The wallets file, encoded a thousand records at a time as the writer asks for each
  * part: it runs to tens of megabytes, and neither one string of all of it nor all of its
- * parts are held at once. The snapshot's map keeps its keys meanwhile (a cluster replica
- * only puts records in place of held ones, held.ts): each line is the record as it is
- * when its part is encoded. The last line
+ * parts are held at once. A cluster replica puts records into the snapshot's map
+ * meanwhile (held.ts): each line is the record as it is when its part is encoded. The last line
  * gives, beside the references, each record line's length in bytes.
  */
 export function* encodeWallets(wallets: WalletsSnapshot, wallOffset: number): Generator<Buffer> {
-  yield Buffer.from(`${walletsHeaderLine(wallets.fetchedAt + wallOffset, wallets.wallets.size)}\n`);
+  // The records the map holds now; wallets a replica adds meanwhile come after them, and wait for the next write.
+  const count = wallets.wallets.size;
+  yield Buffer.from(`${walletsHeaderLine(wallets.fetchedAt + wallOffset, count)}\n`);
   const rowLine = createWalletRowWriter(wallOffset);
-  const lineBytes = Buffer.alloc(4 * wallets.wallets.size);
+  const lineBytes = Buffer.alloc(4 * count);
   let row = 0;
   let lines: string[] = [];
   const part = (): Buffer => {
@@ -40,7 +41,9 @@ export function* encodeWallets(wallets: WalletsSnapshot, wallOffset: number): Ge
     lines = [];
     return bytes;
   };
+  let left = count;
   for (const record of wallets.wallets.values()) {
+    if (left-- === 0) break;
     lines.push(rowLine(record));
     if (lines.length === RECORDS_PER_PART) yield part();
   }

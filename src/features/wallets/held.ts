@@ -64,7 +64,7 @@ function changedSinceShared(
  * The snapshot this replica holds, and the map it owns: records are put into that map, and
  * a new snapshot object over it is what readers see (they cache by the snapshot's identity).
  * A snapshot handed in whole (one process, or the persisted one) is taken as it is, and
- * copied the first time records are put into it.
+ * rebuilt in watchlist order the first time records are put into it, as after a watchlist change.
  */
 interface HeldState {
   current(): WalletsSnapshot | null;
