@@ -1,3 +1,5 @@
+import { perObject } from '../domain/per-object.js';
+
 /**
  * Rendezvous (highest random weight) hashing: each wallet belongs to the live member with
  * the highest score of (wallet, member). Every replica computes the same owner from the
@@ -50,10 +52,18 @@ export function ownerIndex(keyHash: number, memberHashes: readonly number[]): nu
   return best;
 }
 
+/**
+ * hash32 of each entry's raw address, worked out once per watchlist (a list is replaced
+ * whole when it changes): a member list change then costs a few multiplications a wallet,
+ * not hashing every address again for each member (seconds at a million on a busy core).
+ */
+const keyHashes = perObject((watchlist: readonly { readonly raw: string }[]): Uint32Array => Uint32Array.from(watchlist, (w) => hash32(w.raw)));
+
 /** The entries of `watchlist` that `self` owns among `members` (self counted as one of them whatever the list says). */
 export function ownedShare<T extends { readonly raw: string }>(watchlist: readonly T[], members: readonly string[], self: string): T[] {
   const all = members.includes(self) ? members : [...members, self];
   const hashes = all.map(hash32);
   const mine = all.indexOf(self);
-  return watchlist.filter((wallet) => ownerIndex(hash32(wallet.raw), hashes) === mine);
+  const keys = keyHashes(watchlist);
+  return watchlist.filter((_, i) => ownerIndex(keys[i] as number, hashes) === mine);
 }

@@ -58,6 +58,11 @@ export interface OutboxDeps {
 interface Queued {
   readonly spec: ChannelSpec<unknown>;
   readonly records: Map<string, unknown>;
+  /**
+   * The held records still to go out after a publishHeld, drawn a write at a time: a
+   * replica's whole share (a quarter of a million records) is not walked in one task.
+   */
+  held: Iterator<unknown> | null;
   readonly markers: Map<string, string>;
   readonly forget: Set<string>;
 }
@@ -100,9 +105,19 @@ function queuedWrite<V>(
   return (m, entry) => m.hset(target.hashKey, ...fields).xadd(...streamArgs(deps, entry(), target.kind, lines));
 }
 
+/** Tops the queued records up to a write's worth from the held ones still to go (a queued record is as new as the held one, or newer). */
+function drawHeld(q: Queued): void {
+  while (q.held !== null && q.records.size < PER_ENTRY) {
+    const next = q.held.next();
+    if (next.done === true) q.held = null;
+    else if (!q.records.has(q.spec.keyOf(next.value))) q.records.set(q.spec.keyOf(next.value), next.value);
+  }
+}
+
 /** The next write, taken out of its queue (records first, then markers, then keys to forget); null when every queue is empty. */
 function nextWrite(queues: ReadonlyMap<string, Queued>, deps: OutboxDeps): { name: string; write: Write } | null {
   for (const [name, q] of queues) {
+    drawHeld(q);
     if (q.records.size > 0) {
       const line = (record: unknown): string => q.spec.encode(record, deps.wallOffset());
       return { name, write: queuedWrite(q.records, deps, { hashKey: deps.keys.channel(name), kind: FIELD.data, field: (key) => key, line }) };
@@ -171,6 +186,7 @@ export function createOutbox(deps: OutboxDeps): {
       logger.debug({ err }, 'could not share records; they are shared again once Redis answers');
       for (const q of queues.values()) {
         q.records.clear();
+        q.held = null;
         q.markers.clear();
       }
       failed = true;
@@ -182,7 +198,7 @@ export function createOutbox(deps: OutboxDeps): {
   function publishHeld(): void {
     failed = false;
     for (const q of queues.values()) {
-      for (const record of q.spec.held()) q.records.set(q.spec.keyOf(record), record);
+      q.held = q.spec.held()[Symbol.iterator]();
       // Markers said of records not sent since: the records go out whole.
       q.markers.clear();
     }
@@ -191,7 +207,7 @@ export function createOutbox(deps: OutboxDeps): {
 
   return {
     channel(name, spec) {
-      queues.set(name, { spec, records: new Map(), markers: new Map(), forget: new Set() });
+      queues.set(name, { spec, records: new Map(), held: null, markers: new Map(), forget: new Set() });
     },
     publish(name, records, markers = []) {
       const q = queues.get(name);

@@ -36,28 +36,23 @@ function watchlistChange(before: readonly WatchedWallet[], list: readonly Watche
 
 /**
  * Of the owned wallets this cycle polled, those whose record changed since it was last
- * shared, and what has been shared of each owned wallet once these go out (a wallet not
- * polled keeps its last shared record).
+ * shared; `shared` is brought up to date with them. It costs a lookup a wallet and a write
+ * a changed one: a steady cycle at a million wallets changes few.
  */
 function changedSinceShared(
   owned: readonly { readonly raw: string }[],
   held: WalletsSnapshot | null,
-  shared: ReadonlyMap<string, WalletRecord>,
+  shared: Map<string, WalletRecord>,
   polled: WalletsSnapshot,
-): { changed: WalletRecord[]; shared: Map<string, WalletRecord> } {
+): WalletRecord[] {
   const changed: WalletRecord[] = [];
-  const next = new Map<string, WalletRecord>();
   for (const { raw } of owned) {
     const record = held?.wallets.get(raw);
-    const last = shared.get(raw);
-    if (record === undefined || !polled.wallets.has(raw)) {
-      if (last !== undefined) next.set(raw, last);
-      continue;
-    }
-    if (changedSince(last, record)) changed.push(record);
-    next.set(raw, record);
+    if (record === undefined || !polled.wallets.has(raw) || !changedSince(shared.get(raw), record)) continue;
+    changed.push(record);
+    shared.set(raw, record);
   }
-  return { changed, shared: next };
+  return changed;
 }
 
 /**
@@ -176,6 +171,8 @@ export function createWalletsHeld(ctx: Pick<FeatureContext, 'cluster' | 'current
     *held() {
       const records = state.current()?.wallets;
       if (records === undefined) return;
+      // What goes out now is what has been shared: wallets this replica no longer owns are forgotten.
+      shared = new Map();
       for (const { raw } of ctx.cluster.owned(watchlist())) {
         const record = records.get(raw);
         if (record === undefined) continue;
@@ -191,6 +188,7 @@ export function createWalletsHeld(ctx: Pick<FeatureContext, 'cluster' | 'current
     sharedWatchlist = list;
     if (before === null || before === list) return;
     const { dropped, added } = watchlistChange(before, list);
+    for (const raw of dropped) shared.delete(raw);
     if (ctx.cluster.leads()) channel.forget(dropped);
     channel.load(added);
   };
@@ -199,9 +197,8 @@ export function createWalletsHeld(ctx: Pick<FeatureContext, 'cluster' | 'current
   const share = (snapshot: WalletsSnapshot): void => {
     const owned = ctx.cluster.owned(watchlist());
     const held = state.current();
-    const since = changedSinceShared(owned, held, shared, snapshot);
-    shared = since.shared;
-    channel.publish(since.changed, held === null ? [] : walletMarkers(owned, held.wallets, ctx.wallOffset()));
+    const changed = changedSinceShared(owned, held, shared, snapshot);
+    channel.publish(changed, held === null ? [] : walletMarkers(owned, held.wallets, ctx.wallOffset()));
   };
 
   return {

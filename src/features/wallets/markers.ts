@@ -1,6 +1,7 @@
 import type { WalletRecord } from '../../accounts/types.js';
 import { fnv1a, FNV_OFFSET } from '../../cluster/rendezvous.js';
 import type { Marker } from '../../cluster/view.js';
+import { perObject } from '../../domain/per-object.js';
 
 /**
  * "Fetched at t, unchanged": what a replica shares of the wallets it polled and found as
@@ -24,10 +25,22 @@ interface WalletMarker {
   readonly r: readonly (readonly [number, number])[];
 }
 
+/**
+ * The digests worked out for a share, by slice: a share is the same array while the member
+ * list and the watchlist stay, so each slice is hashed once, not every cycle by the
+ * publisher and by every reader (a million addresses a cycle at a million wallets).
+ */
+const knownDigests = perObject((_share: readonly { readonly raw: string }[]) => new Map<number, number>());
+
 /** FNV-1a over the slice's addresses, one after the other. */
 function sliceDigest(share: readonly { readonly raw: string }[], offset: number, count: number): number {
-  let h = FNV_OFFSET;
+  const known = knownDigests(share);
+  const key = offset * (share.length + 1) + count;
+  let h = known.get(key);
+  if (h !== undefined) return h;
+  h = FNV_OFFSET;
   for (let i = offset; i < offset + count; i += 1) h = fnv1a((share[i] as { raw: string }).raw, h);
+  known.set(key, h);
   return h;
 }
 
