@@ -22,7 +22,11 @@ export interface Scheduler {
    * request (Cache-Control), so it is worked out once per tick, not per call.
    */
   nextRunAt(name: string): number | null;
-  /** Runs a job now, between its ticks, unless it is running already (or the scheduler is not running). */
+  /**
+   * Runs a job now, between its ticks; if it is running, once more as soon as that run ends
+   * (what it works on has grown meanwhile: a cluster replica's share after a member left).
+   * Nothing when the scheduler is not running.
+   */
   runNow(name: string): void;
 }
 
@@ -64,23 +68,32 @@ function createExpressionReader(): { nextMatch(job: ScheduledJob, wallNow: numbe
   };
 }
 
-/** Runs jobs one run at a time each: a job asked to run while it runs is not run again (its run in progress is the answer). */
-function createOneAtATime(logger: Logger, signal: AbortSignal): { run(job: ScheduledJob): Promise<void>; settled(): Promise<void> } {
+/**
+ * Runs jobs one run at a time each: a tick that comes while the job runs is not run again
+ * (its run in progress is the answer); a run asked for `again` is, once, after it.
+ */
+function createOneAtATime(logger: Logger, signal: AbortSignal): { run(job: ScheduledJob, again?: boolean): Promise<void>; settled(): Promise<void> } {
   const running = new Map<string, Promise<void>>();
+  const rerun = new Set<string>();
+  const run = (job: ScheduledJob, again = false): Promise<void> => {
+    const current = running.get(job.name);
+    if (current) {
+      if (again) rerun.add(job.name);
+      else logger.debug({ job: job.name }, 'previous run still going; tick skipped');
+      return current;
+    }
+    const started = job
+      .run(signal)
+      .catch((err: unknown) => logger.error({ err, job: job.name }, 'scheduled job threw'))
+      .finally(() => {
+        running.delete(job.name);
+        if (rerun.delete(job.name) && !signal.aborted) void run(job);
+      });
+    running.set(job.name, started);
+    return started;
+  };
   return {
-    run(job) {
-      const current = running.get(job.name);
-      if (current) {
-        logger.debug({ job: job.name }, 'previous run still going; tick skipped');
-        return current;
-      }
-      const run = job
-        .run(signal)
-        .catch((err: unknown) => logger.error({ err, job: job.name }, 'scheduled job threw'))
-        .finally(() => running.delete(job.name));
-      running.set(job.name, run);
-      return run;
-    },
+    run,
     settled: () => Promise.all(running.values()).then(() => undefined),
   };
 }
@@ -168,7 +181,7 @@ export function createScheduler(jobs: readonly ScheduledJob[], logger: Logger, c
     },
     runNow(name) {
       const job = jobs.find((j) => j.name === name);
-      if (job !== undefined && started && !stopped) void runJob(job);
+      if (job !== undefined && started && !stopped) void runner.run(job, true);
     },
   };
 }

@@ -74,6 +74,31 @@ describe('scheduler', () => {
     await scheduler.stop();
   });
 
+  it('runs a job asked for now once more after the run going on, however often it was asked', async () => {
+    const log = createLogSink();
+    const wallets = controlledJob('wallets', '0 0 * * * *');
+    const scheduler = createScheduler([wallets.job], log.logger);
+    scheduler.start();
+    expect(wallets.runs()).toBe(1);
+    // Asked twice while it runs (a replica's share grew, twice): one run after it, not two, not none.
+    scheduler.runNow('wallets');
+    scheduler.runNow('wallets');
+    expect(wallets.runs()).toBe(1);
+    wallets.release();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(wallets.runs()).toBe(2);
+    wallets.release();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(wallets.runs()).toBe(2);
+    // Asked when idle: at once.
+    scheduler.runNow('wallets');
+    expect(wallets.runs()).toBe(3);
+    // Asked while running, then stopped: nothing more.
+    scheduler.runNow('wallets');
+    await scheduler.stop();
+    expect(wallets.runs()).toBe(3);
+  });
+
   it('tells when a job is next due, and null for one it does not run', async () => {
     const log = createLogSink();
     const wallets = controlledJob('wallets', '*/30 * * * * *');
