@@ -65,7 +65,9 @@ describe('wallet poller against the simulator', () => {
       watchlist,
       batchSize,
       previous: () => snapshot,
-      publish: (s) => (snapshot = s),
+      publish: (s) => {
+        snapshot = s;
+      },
       concurrency,
     });
     return { sim: running.sim, deps, requests, accepted, log, batchSize, snapshot: () => snapshot };
@@ -212,7 +214,9 @@ describe('wallet poller concurrency', () => {
       batchSize: createBatchSize(5),
       concurrency: 3,
       previous: () => null,
-      publish: (s) => (published = s),
+      publish: (s) => {
+        published = s;
+      },
     });
     expect(outcome).toEqual({ ok: true, fetched: 40, unknown: 0, failed: 0 });
     expect(most).toBe(3);
@@ -336,7 +340,9 @@ describe('batches cut by the request line, against the simulator behind 8 KiB', 
       watchlist: sim.sim.wallets.accounts().map((a) => watch(a.raw)),
       batchSize: createBatchSize(1000, Date.now, (n) => walletStatesRequestLineBytes(sim.url, n)),
       previous: () => snapshot,
-      publish: (s) => (snapshot = s),
+      publish: (s) => {
+        snapshot = s;
+      },
       concurrency: 4,
     };
     const cycles: { calls: number; refused: number }[] = [];

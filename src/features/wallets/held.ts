@@ -1,11 +1,14 @@
 import type { WalletRecord } from '../../accounts/types.js';
+import type { Marker } from '../../cluster/view.js';
 import type { WatchedWallet } from '../../domain/config.js';
+import { forEachInSlices } from '../../domain/slices.js';
 import { watchlistKeys } from '../../config/watchlist.js';
 import type { FeatureContext } from '../feature.js';
-import { isNewer, mergeWallets, type OwnedWallets } from './merge.js';
+import { createHeldState, type HeldState } from './held-state.js';
+import { isNewer } from './merge.js';
 import type { WalletsSnapshot } from './types.js';
 import { decodeRecord, encodeRecord } from './wire.js';
-import { applyWalletMarkers, changedSince, walletMarkers } from './markers.js';
+import { applyWalletMarkers, changedSince, markerOffsets, walletMarker } from './markers.js';
 
 /**
  * Received records wait at least this long to be applied together (one new snapshot for
@@ -21,8 +24,11 @@ export interface WalletsHeld {
   current(): WalletsSnapshot | null;
   /** The persisted snapshot, as loaded at start. */
   replace(snapshot: WalletsSnapshot): void;
-  /** A wallet cycle's snapshot: in one process, as it is; in a cluster, this replica's share put into what the others' shares reach, and handed to them. */
-  polled(snapshot: WalletsSnapshot): void;
+  /**
+   * A wallet cycle's snapshot: in one process, as it is; in a cluster, this replica's share
+   * put into what the others' shares reach, and handed to them, a slice at a time.
+   */
+  polled(snapshot: WalletsSnapshot): Promise<void>;
   /** Applies what was received and not yet applied (shutdown). */
   stop(): void;
 }
@@ -37,64 +43,22 @@ function watchlistChange(before: readonly WatchedWallet[], list: readonly Watche
 /**
  * Of the owned wallets this cycle polled, those whose record changed since it was last
  * shared; `shared` is brought up to date with them. It costs a lookup a wallet and a write
- * a changed one: a steady cycle at a million wallets changes few.
+ * a changed one (a steady cycle at a million wallets changes few), in slices.
  */
-function changedSinceShared(
+async function changedSinceShared(
   owned: readonly { readonly raw: string }[],
-  held: WalletsSnapshot | null,
+  held: () => WalletsSnapshot | null,
   shared: Map<string, WalletRecord>,
   polled: WalletsSnapshot,
-): WalletRecord[] {
+): Promise<WalletRecord[]> {
   const changed: WalletRecord[] = [];
-  for (const { raw } of owned) {
-    const record = held?.wallets.get(raw);
-    if (record === undefined || !polled.wallets.has(raw) || !changedSince(shared.get(raw), record)) continue;
+  await forEachInSlices(owned, ({ raw }) => {
+    const record = held()?.wallets.get(raw);
+    if (record === undefined || !polled.wallets.has(raw) || !changedSince(shared.get(raw), record)) return;
     changed.push(record);
     shared.set(raw, record);
-  }
+  });
   return changed;
-}
-
-/**
- * The snapshot this replica holds, and the map it owns: records are put into that map, and
- * a new snapshot object over it is what readers see (they cache by the snapshot's identity).
- * A snapshot handed in whole (one process, or the persisted one) is taken as it is, and
- * rebuilt in watchlist order the first time records are put into it, as after a watchlist change.
- */
-interface HeldState {
-  current(): WalletsSnapshot | null;
-  set(next: WalletsSnapshot): void;
-  /** held with `records` merged in (mergeWallets); false when nothing changed. */
-  merge(records: ReadonlyMap<string, WalletRecord>, watchlist: readonly WatchedWallet[], accept: Parameters<typeof mergeWallets>[3]): boolean;
-  /** The records were advanced in place to `newest` at the latest: a new snapshot object over the same map. */
-  advanced(newest: number): void;
-}
-
-function createHeldState(): HeldState {
-  let held: WalletsSnapshot | null = null;
-  let own: OwnedWallets | null = null;
-  /** The watchlist own's map was built for: records go into it while that is the watchlist (it holds no wallet off it). */
-  let ownWatchlist: readonly WatchedWallet[] | null = null;
-  return {
-    current: () => held,
-    set(next) {
-      held = next;
-    },
-    merge(records, watchlist, accept) {
-      const into = own !== null && own === held && ownWatchlist === watchlist ? { wallets: own.wallets, watched: watchlistKeys(watchlist) } : undefined;
-      const next = mergeWallets(held, records, watchlist, accept, into);
-      if (next === null) return false;
-      held = own = next;
-      ownWatchlist = watchlist;
-      return true;
-    },
-    advanced(newest) {
-      if (held === null) return;
-      const fetchedAt = Math.max(held.fetchedAt, newest);
-      if (own !== null && own === held) held = own = { wallets: own.wallets, fetchedAt };
-      else held = { wallets: held.wallets, fetchedAt };
-    },
-  };
 }
 
 /**
@@ -194,24 +158,32 @@ export function createWalletsHeld(ctx: Pick<FeatureContext, 'cluster' | 'current
   };
 
   /** This replica's share of a cycle: the records that changed since it last shared them, and markers for all. */
-  const share = (snapshot: WalletsSnapshot): void => {
+  const share = async (snapshot: WalletsSnapshot): Promise<void> => {
     const owned = ctx.cluster.owned(watchlist());
-    const held = state.current();
-    const changed = changedSinceShared(owned, held, shared, snapshot);
-    channel.publish(changed, held === null ? [] : walletMarkers(owned, held.wallets, ctx.wallOffset()));
+    const changed = await changedSinceShared(owned, () => state.current(), shared, snapshot);
+    const markers: Marker[] = [];
+    await forEachInSlices(
+      markerOffsets(owned.length),
+      (offset) => {
+        const held = state.current();
+        if (held !== null) markers.push(walletMarker(owned, held.wallets, ctx.wallOffset(), offset));
+      },
+      1,
+    );
+    channel.publish(changed, markers);
   };
 
   return {
     current: () => state.current(),
     replace: (snapshot) => state.set(snapshot),
-    polled(snapshot) {
+    async polled(snapshot) {
       if (!ctx.cluster.enabled) {
         state.set(snapshot);
         return;
       }
       followWatchlist(watchlist());
-      state.merge(snapshot.wallets, watchlist(), () => true);
-      share(snapshot);
+      await state.put(snapshot.wallets, watchlist);
+      await share(snapshot);
     },
     stop: () => received.apply(),
   };

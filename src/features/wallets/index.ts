@@ -95,8 +95,8 @@ function walletsJob(
         // The primary upstream's budget: failover is the exception.
         concurrency: walletConcurrency(config.upstreams[0]?.rps ?? 1),
         previous: () => held.current(),
-        publish(snapshot) {
-          held.polled(snapshot);
+        async publish(snapshot) {
+          await held.polled(snapshot);
           persisted.save(held.current() ?? snapshot);
         },
         // A record still served (fresh) holds back an older state of its wallet.

@@ -44,24 +44,31 @@ function sliceDigest(share: readonly { readonly raw: string }[], offset: number,
   return h;
 }
 
-/** The markers of a share as this replica holds it: every slice, its wallets' fetch times as runs. */
-export function walletMarkers(share: readonly { readonly raw: string }[], held: ReadonlyMap<string, WalletRecord>, wallOffset: number): Marker[] {
-  const markers: Marker[] = [];
-  for (let o = 0; o < share.length; o += WALLETS_PER_MARKER) {
-    const c = Math.min(WALLETS_PER_MARKER, share.length - o);
-    const runs: [number, number][] = [];
-    for (let i = o; i < o + c; i += 1) {
-      const record = held.get((share[i] as { raw: string }).raw);
-      const at = record === undefined ? 0 : Math.round(record.fetchedAt + wallOffset);
-      const last = runs[runs.length - 1];
-      if (last !== undefined && last[1] === at) last[0] += 1;
-      else runs.push([1, at]);
-    }
-    const marker: WalletMarker = { o, c, d: sliceDigest(share, o, c), r: runs };
-    markers.push({ key: String(o), line: JSON.stringify(marker) });
-  }
-  return markers;
+/** The offsets of the markers of a share of `length` wallets. */
+export function markerOffsets(length: number): number[] {
+  const offsets: number[] = [];
+  for (let o = 0; o < length; o += WALLETS_PER_MARKER) offsets.push(o);
+  return offsets;
 }
+
+/** The marker of the slice at offset `o` of a share as this replica holds it: its wallets' fetch times as runs. */
+export function walletMarker(share: readonly { readonly raw: string }[], held: ReadonlyMap<string, WalletRecord>, wallOffset: number, o: number): Marker {
+  const c = Math.min(WALLETS_PER_MARKER, share.length - o);
+  const runs: [number, number][] = [];
+  for (let i = o; i < o + c; i += 1) {
+    const record = held.get((share[i] as { raw: string }).raw);
+    const at = record === undefined ? 0 : Math.round(record.fetchedAt + wallOffset);
+    const last = runs[runs.length - 1];
+    if (last !== undefined && last[1] === at) last[0] += 1;
+    else runs.push([1, at]);
+  }
+  const marker: WalletMarker = { o, c, d: sliceDigest(share, o, c), r: runs };
+  return { key: String(o), line: JSON.stringify(marker) };
+}
+
+/** The markers of a share as this replica holds it, every slice. */
+export const walletMarkers = (share: readonly { readonly raw: string }[], held: ReadonlyMap<string, WalletRecord>, wallOffset: number): Marker[] =>
+  markerOffsets(share.length).map((o) => walletMarker(share, held, wallOffset, o));
 
 const isMarker = (value: unknown): value is WalletMarker => {
   const m = value as WalletMarker;

@@ -17,7 +17,7 @@ export interface WalletPollDeps {
   readonly watchlist: readonly WatchedWallet[];
   readonly batchSize: BatchSize;
   readonly previous: () => WalletsSnapshot | null;
-  readonly publish: (snapshot: WalletsSnapshot) => void;
+  readonly publish: (snapshot: WalletsSnapshot) => void | Promise<void>;
   /**
    * Batches in flight at once (default 1). The upstream budget still sets the rate; more
    * than one keeps it busy while answers are on their way (walletConcurrency()).
@@ -98,7 +98,7 @@ export async function pollWallets(deps: WalletPollDeps, signal?: AbortSignal): P
     return { ok: false, error: cycle.lastError ? `${cycle.lastError.code}: ${cycle.lastError.message} (${cycle.lastError.upstream})` : 'no wallet answered' };
   }
 
-  deps.publish(assembleWalletsSnapshot(watchlist, cycle.records, deps.previous()?.wallets, now()));
+  await deps.publish(assembleWalletsSnapshot(watchlist, cycle.records, deps.previous()?.wallets, now()));
   let unknown = 0;
   for (const record of cycle.records.values()) if (record.state === null) unknown += 1;
   const outcome = { ok: true, fetched: cycle.records.size - unknown, unknown, failed: cycle.failed.size } as const;
