@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { WalletRecord } from '../../src/accounts/types.js';
-import { applyWalletMarkers, changedSince, walletMarkers, WALLETS_PER_MARKER } from '../../src/features/wallets/markers.js';
+import { applyWalletMarkers, changedSince, markerOffsets, walletMarker, WALLETS_PER_MARKER } from '../../src/features/wallets/markers.js';
 
 const raw = (i: number) => `0:${i.toString(16).toUpperCase().padStart(64, '0')}`;
 const record = (i: number, fetchedAt: number): WalletRecord => ({
@@ -17,7 +17,7 @@ describe('wallet markers', () => {
   // Two batches fetched at different times, one wallet never fetched.
   const held = new Map(share.map(({ raw: key }, i) => [key, record(i, i < 1_200 ? 5_000 : 6_000)]));
   held.delete(raw(7));
-  const markers = walletMarkers(share, held, 1_000);
+  const markers = markerOffsets(share.length).map((o) => walletMarker(share, held, 1_000, o));
 
   it('covers the share in fixed slices, keyed by offset, with runs of fetch times in wall time', () => {
     expect(markers.map((m) => m.key)).toEqual(['0', String(WALLETS_PER_MARKER), String(2 * WALLETS_PER_MARKER)]);

@@ -66,10 +66,6 @@ export function walletMarker(share: readonly { readonly raw: string }[], held: R
   return { key: String(o), line: JSON.stringify(marker) };
 }
 
-/** The markers of a share as this replica holds it, every slice. */
-export const walletMarkers = (share: readonly { readonly raw: string }[], held: ReadonlyMap<string, WalletRecord>, wallOffset: number): Marker[] =>
-  markerOffsets(share.length).map((o) => walletMarker(share, held, wallOffset, o));
-
 const isMarker = (value: unknown): value is WalletMarker => {
   const m = value as WalletMarker;
   return (
