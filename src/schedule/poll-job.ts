@@ -1,6 +1,6 @@
 import type { EpisodeLog } from '../log/episodes.js';
 import type { PollStatus } from './poll-status.js';
-import type { ScheduledJob } from './scheduler.js';
+import type { RunReason, ScheduledJob } from './scheduler.js';
 
 /** What a poll job records its runs in. */
 export interface PollJobDeps {
@@ -24,16 +24,16 @@ export function pollJob(
   query: string,
   cron: string,
   options: { due?: (signal: AbortSignal) => Promise<boolean> },
-  poll: (signal: AbortSignal) => Promise<PollResult>,
+  poll: (signal: AbortSignal, reason: RunReason) => Promise<PollResult>,
 ): ScheduledJob {
   const { now, polls, episodes } = deps;
   return {
     name: query,
     cron,
-    async run(signal) {
+    async run(signal, reason) {
       if (options.due !== undefined && !(await options.due(signal))) return;
       const started = now();
-      const outcome = await poll(signal);
+      const outcome = await poll(signal, reason);
       deps.metrics.observePoll(query, (now() - started) / 1000);
       if (signal.aborted) return;
       if (!outcome.ok) {

@@ -3,11 +3,17 @@ import { createTask, type ScheduledTask } from 'node-cron';
 import type { Logger } from 'pino';
 import { nextSecondsOnlyMatch } from './cron.js';
 
-/** A recurring job: `run` gets a signal that aborts when the scheduler stops. */
+/**
+ * Why a job runs: its schedule (a tick, or the run at start), or asked between ticks
+ * (Scheduler.runNow), for what has grown since the last tick.
+ */
+export type RunReason = 'tick' | 'asked';
+
+/** A recurring job: `run` gets a signal that aborts when the scheduler stops, and why it runs. */
 export interface ScheduledJob {
   readonly name: string;
   readonly cron: string;
-  readonly run: (signal: AbortSignal) => Promise<void>;
+  readonly run: (signal: AbortSignal, reason: RunReason) => Promise<void>;
   /** Whether to run once at start, before the first tick; asked when the scheduler starts (default: yes). */
   readonly runAtStart?: () => boolean;
 }
@@ -23,9 +29,9 @@ export interface Scheduler {
    */
   nextRunAt(name: string): number | null;
   /**
-   * Runs a job now, between its ticks; if it is running, once more as soon as that run ends
-   * (what it works on has grown meanwhile: a cluster replica's share after a member left).
-   * Nothing when the scheduler is not running.
+   * Runs a job now, between its ticks (reason 'asked'); if it is running, once more as soon
+   * as that run ends (what it works on has grown meanwhile: a cluster replica's share after
+   * a member left). Nothing when the scheduler is not running.
    */
   runNow(name: string): void;
 }
@@ -69,38 +75,42 @@ function createExpressionReader(): { nextMatch(job: ScheduledJob, wallNow: numbe
 }
 
 /**
- * Runs jobs one run at a time each: a tick that comes while the job runs is not run again
- * (its run in progress is the answer); a run asked for `again` is, once, after it.
+ * Runs jobs one run at a time each. A tick that comes while a tick's run is going is not run
+ * again (that run is the answer). A run asked for comes once after the run going on; so
+ * does a tick that comes while an asked run goes (an asked run does only part of a tick's
+ * work). Several of them waiting make one run, a tick's if any was a tick.
  */
-function createOneAtATime(logger: Logger, signal: AbortSignal): { run(job: ScheduledJob, again?: boolean): Promise<void>; settled(): Promise<void> } {
-  const running = new Map<string, Promise<void>>();
-  const rerun = new Set<string>();
-  const run = (job: ScheduledJob, again = false): Promise<void> => {
+function createOneAtATime(logger: Logger, signal: AbortSignal): { run(job: ScheduledJob, reason?: RunReason): Promise<void>; settled(): Promise<void> } {
+  const running = new Map<string, { readonly done: Promise<void>; readonly reason: RunReason }>();
+  const waiting = new Map<string, RunReason>();
+  const run = (job: ScheduledJob, reason: RunReason = 'tick'): Promise<void> => {
     const current = running.get(job.name);
     if (current) {
-      if (again) rerun.add(job.name);
+      if (reason === 'asked' || current.reason === 'asked') waiting.set(job.name, waiting.get(job.name) === 'tick' ? 'tick' : reason);
       else logger.debug({ job: job.name }, 'previous run still going; tick skipped');
-      return current;
+      return current.done;
     }
-    const started = job
-      .run(signal)
+    const done = job
+      .run(signal, reason)
       .catch((err: unknown) => logger.error({ err, job: job.name }, 'scheduled job threw'))
       .finally(() => {
         running.delete(job.name);
-        if (rerun.delete(job.name) && !signal.aborted) void run(job);
+        const next = waiting.get(job.name);
+        waiting.delete(job.name);
+        if (next !== undefined && !signal.aborted) void run(job, next);
       });
-    running.set(job.name, started);
-    return started;
+    running.set(job.name, { done, reason });
+    return done;
   };
   return {
     run,
-    settled: () => Promise.all(running.values()).then(() => undefined),
+    settled: () => Promise.all([...running.values()].map((r) => r.done)).then(() => undefined),
   };
 }
 
 /**
- * Cron schedules, one run at a time per job: a tick that comes while the previous run is
- * still going is skipped (and logged at debug), never queued.
+ * Cron schedules, one run at a time per job: a tick that comes while the previous tick's run
+ * is still going is skipped (and logged at debug), never queued.
  *
  * node-cron reads the expressions (the next matching wall time); the timers are ours, on the
  * process's monotonic clock. node-cron's own timer is armed by the wall clock, so a step
@@ -181,7 +191,7 @@ export function createScheduler(jobs: readonly ScheduledJob[], logger: Logger, c
     },
     runNow(name) {
       const job = jobs.find((j) => j.name === name);
-      if (job !== undefined && started && !stopped) void runner.run(job, true);
+      if (job !== undefined && started && !stopped) void runner.run(job, 'asked');
     },
   };
 }

@@ -129,7 +129,7 @@ export function featureHarness(options: {
     async run(name) {
       const job = jobs.find((j) => j.name === name);
       if (job === undefined) throw new Error(`no job ${name} (jobs: ${jobs.map((j) => j.name).join(', ')})`);
-      await job.run(new AbortController().signal);
+      await job.run(new AbortController().signal, 'tick');
     },
     reload,
   };

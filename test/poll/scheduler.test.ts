@@ -1,17 +1,19 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createProcessClock } from '../../src/domain/clock.js';
-import { createScheduler, type ScheduledJob } from '../../src/schedule/scheduler.js';
+import { createScheduler, type RunReason, type ScheduledJob } from '../../src/schedule/scheduler.js';
 import { createLogSink } from '../helpers/log.js';
 
 /** A job whose runs last until the test releases them, counting how often it started. */
 function controlledJob(name: string, cron: string) {
   let releaseRun: (() => void) | undefined;
   const signals: AbortSignal[] = [];
+  const reasons: RunReason[] = [];
   const job: ScheduledJob = {
     name,
     cron,
-    run(signal) {
+    run(signal, reason) {
       signals.push(signal);
+      reasons.push(reason);
       return new Promise<void>((resolve) => {
         releaseRun = resolve;
         signal.addEventListener('abort', () => resolve(), { once: true });
@@ -22,6 +24,7 @@ function controlledJob(name: string, cron: string) {
     job,
     runs: () => signals.length,
     signals,
+    reasons,
     release() {
       releaseRun?.();
       releaseRun = undefined;
@@ -97,6 +100,32 @@ describe('scheduler', () => {
     scheduler.runNow('wallets');
     await scheduler.stop();
     expect(wallets.runs()).toBe(3);
+  });
+
+  it('runs a tick that comes while an asked run goes once after it, as a tick: an asked run does only part of its work', async () => {
+    const log = createLogSink();
+    const wallets = controlledJob('wallets', '*/10 * * * * *');
+    const scheduler = createScheduler([wallets.job], log.logger);
+    scheduler.start();
+    wallets.release();
+    await vi.advanceTimersByTimeAsync(0);
+    scheduler.runNow('wallets');
+    expect(wallets.reasons).toEqual(['tick', 'asked']);
+    // Two ticks and another ask while the asked run goes: one run after it, a tick's.
+    scheduler.runNow('wallets');
+    await vi.advanceTimersByTimeAsync(20_000);
+    expect(skipped(log)).toBe(0);
+    wallets.release();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(wallets.reasons).toEqual(['tick', 'asked', 'tick']);
+    // A tick while a tick's run goes is still skipped, and an ask then still waits for it.
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(skipped(log)).toBe(1);
+    scheduler.runNow('wallets');
+    wallets.release();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(wallets.reasons).toEqual(['tick', 'asked', 'tick', 'asked']);
+    await scheduler.stop();
   });
 
   it('tells when a job is next due, and null for one it does not run', async () => {

@@ -3,6 +3,7 @@ import { createInterning, type Interning } from '../../domain/interning.js';
 import { pollJob } from '../../schedule/poll-job.js';
 import { notReadyReason } from '../../snapshot/freshness.js';
 import type { ScheduledJob } from '../../schedule/scheduler.js';
+import { walletsToPoll, type LastTick } from './to-poll.js';
 import type { Feature, FeatureContext, FeatureParts, GenerationParts } from '../feature.js';
 import { WALLETS_CONFIG } from './config.js';
 import { WALLET_METRICS } from './families.js';
@@ -47,9 +48,11 @@ function createWallets(ctx: FeatureContext): FeatureParts {
   };
   /** One copy of what repeats across the states kept, for the life of the daemon. */
   const interning = createInterning();
+  /** When the last run of the schedule (not one asked between ticks) began, on the process clock. */
+  const ticks: LastTick = { startedAt: null };
 
   return {
-    jobs: (generation) => (generation.config.watchlist.length === 0 ? [] : [walletsJob(ctx, generation, { held, persisted, interning })]),
+    jobs: (generation) => (generation.config.watchlist.length === 0 ? [] : [walletsJob(ctx, generation, { held, persisted, interning, ticks })]),
     routes: walletsRoutes({ ctx, held: () => held.current(), loading: () => persisted.loading(), table, tableSources }),
     series: [{ kind: 'gzip', parts: (at) => series.render(held.current(), at) }],
     polls: [{ query: QUERY, active: () => current().config.watchlist.length > 0, fetchedAt: () => held.current()?.fetchedAt, alwaysExported: true }],
@@ -64,7 +67,7 @@ function createWallets(ctx: FeatureContext): FeatureParts {
     },
     load: () => persisted.load(),
     start() {
-      // In a cluster, wallets this replica has just taken over are polled at once, not at the next tick.
+      // In a cluster, wallets this replica has just taken over are polled at once, not at the next tick (walletsToPoll).
       ctx.cluster.onGained(() => current().scheduler.runNow(QUERY));
     },
     async stop() {
@@ -78,19 +81,25 @@ function createWallets(ctx: FeatureContext): FeatureParts {
 function walletsJob(
   ctx: FeatureContext,
   { config, client, batchSize }: GenerationParts,
-  parts: { held: WalletsHeld; persisted: WalletsPersisted; interning: Interning },
+  parts: { held: WalletsHeld; persisted: WalletsPersisted; interning: Interning; ticks: LastTick },
 ): ScheduledJob {
   const { now } = ctx;
   const { held, persisted } = parts;
+  const logger = ctx.logger.child({ module: 'poll' });
   // In a cluster, a replica that owns no wallet (yet) has nothing to poll.
   const due = async (signal: AbortSignal): Promise<boolean> => ctx.cluster.owned(config.watchlist).length > 0 && (await persisted.loadedFirst(signal));
-  return pollJob(ctx, QUERY, config.schedule.wallets, { due }, (signal) =>
-    pollWallets(
+  return pollJob(ctx, QUERY, config.schedule.wallets, { due }, async (signal, reason) => {
+    const owned = ctx.cluster.owned(config.watchlist);
+    const watchlist = walletsToPoll(owned, ctx.cluster.enabled ? reason : 'tick', parts.ticks, () => held.current(), now());
+    if (watchlist !== owned)
+      logger.info({ wallets: watchlist.length, owned: owned.length }, 'polling the wallets taken over that were not polled since the last tick');
+    if (watchlist.length === 0) return { ok: true };
+    return pollWallets(
       {
         client,
-        logger: ctx.logger.child({ module: 'poll' }),
+        logger,
         now,
-        watchlist: ctx.cluster.owned(config.watchlist),
+        watchlist,
         batchSize,
         // The primary upstream's budget: failover is the exception.
         concurrency: walletConcurrency(config.upstreams[0]?.rps ?? 1),
@@ -106,6 +115,6 @@ function walletsJob(
         interning: parts.interning,
       },
       signal,
-    ),
-  );
+    );
+  });
 }

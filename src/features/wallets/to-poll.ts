@@ -1,0 +1,30 @@
+import type { WatchedWallet } from '../../domain/config.js';
+import type { RunReason } from '../../schedule/scheduler.js';
+import type { WalletsSnapshot } from './types.js';
+
+/** When the last run of the schedule (not one asked between ticks) began, on the process clock. */
+export interface LastTick {
+  startedAt: number | null;
+}
+
+/**
+ * What a run polls of this replica's share: a tick's run, all of it; a run asked between
+ * ticks (the replica has just taken over wallets), the wallets not fetched since the last
+ * tick's run began, by this replica or the member that owned them. So a member's share
+ * left behind is polled within the time its wallets take, not a whole share's.
+ */
+export function walletsToPoll(
+  owned: readonly WatchedWallet[],
+  reason: RunReason,
+  ticks: LastTick,
+  held: () => WalletsSnapshot | null,
+  now: number,
+): readonly WatchedWallet[] {
+  const since = ticks.startedAt;
+  if (reason === 'tick' || since === null) {
+    ticks.startedAt = now;
+    return owned;
+  }
+  const records = held()?.wallets;
+  return owned.filter((w) => !((records?.get(w.raw)?.fetchedAt ?? -Infinity) >= since));
+}

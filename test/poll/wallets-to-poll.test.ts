@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import type { WalletRecord } from '../../src/accounts/types.js';
+import { walletsToPoll, type LastTick } from '../../src/features/wallets/to-poll.js';
+import type { WalletsSnapshot } from '../../src/features/wallets/types.js';
+import { watched } from '../helpers/wallets.js';
+
+const record = (raw: string, fetchedAt: number): WalletRecord => ({ raw, state: null, addressBook: null, metadata: undefined, fetchedAt, upstream: 'sim' });
+
+describe('the wallets a run polls', () => {
+  const share = [1, 2, 3, 4, 5, 6].map((n) => watched(`0:${String(n).repeat(64)}`));
+  const [a, b, c, d, e, f] = share.map((w) => w.raw) as [string, string, string, string, string, string];
+
+  it('is the whole share at a tick, and after it, of the wallets taken over, those not fetched since that tick began', () => {
+    const ticks: LastTick = { startedAt: null };
+    // Asked before any tick: nothing to compare with, the whole share.
+    expect(walletsToPoll(share.slice(0, 3), 'asked', ticks, () => null, 500)).toHaveLength(3);
+    expect(ticks.startedAt).toBe(500);
+    expect(walletsToPoll(share.slice(0, 3), 'tick', ticks, () => null, 1_000)).toHaveLength(3);
+    expect(ticks.startedAt).toBe(1_000);
+    // The share grew by d, e, f. a–c were polled by this tick's run; the member that left
+    // polled d after the tick began, e before it; f was never fetched.
+    const held: WalletsSnapshot = {
+      fetchedAt: 1_400,
+      wallets: new Map([record(a, 1_200), record(b, 1_200), record(c, 1_200), record(d, 1_000), record(e, 999)].map((r) => [r.raw, r])),
+    };
+    expect(walletsToPoll(share, 'asked', ticks, () => held, 1_500).map((w) => w.raw)).toEqual([e, f]);
+    expect(ticks.startedAt).toBe(1_000);
+    // The next tick polls all of it again.
+    expect(walletsToPoll(share, 'tick', ticks, () => held, 2_000)).toBe(share);
+    expect(ticks.startedAt).toBe(2_000);
+  });
+});
