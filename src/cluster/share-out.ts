@@ -4,8 +4,15 @@ import type { Logger } from 'pino';
 import type { ClusterKeys } from './keys.js';
 import type { ChannelSpec, Marker } from './view.js';
 
-/** Records (or markers, or keys to forget) per stream entry and per HSET or HDEL. */
+/** Records (or keys to forget) per stream entry and per HSET or HDEL. */
 const PER_ENTRY = 1000;
+/**
+ * Markers per stream entry and per HSET. A marker stands for many records (a thousand
+ * wallets), and a reader applies an entry in one task: an entry of a whole share's markers
+ * (a quarter of a million wallets at a million over 4 replicas) held a reader's event loop
+ * for seconds. Readers hand the markers loaded from the hash over in the same bounds (share.ts).
+ */
+export const MARKERS_PER_ENTRY = 16;
 /**
  * Stream entries kept (approximately): two cycles' worth of entries for every record the
  * channels hold, at least 512. A reader further behind than that loads the whole state
@@ -70,12 +77,12 @@ interface Queued {
 /** One write: a transaction's commands, built from a channel's queue. */
 type Write = (multi: ReturnType<Redis['multi']>, entryFields: () => string[]) => void;
 
-/** Up to PER_ENTRY keys of a queue. */
-function take(from: Map<string, unknown> | Set<string>): string[] {
+/** Up to `count` keys of a queue. */
+function take(from: Map<string, unknown> | Set<string>, count = PER_ENTRY): string[] {
   const out: string[] = [];
   for (const key of from.keys()) {
     out.push(key);
-    if (out.length === PER_ENTRY) break;
+    if (out.length === count) break;
   }
   return out;
 }
@@ -86,17 +93,17 @@ function streamArgs(deps: OutboxDeps, fields: string[], kind: string, lines: str
 }
 
 /**
- * Up to a thousand queued lines out of `queue`, as one write: each to `hashKey` under its
+ * Up to `target.count` queued lines out of `queue`, as one write: each to `hashKey` under its
  * field, and all of them as one stream entry of `kind` (FIELD.data or FIELD.markers).
  */
 function queuedWrite<V>(
   queue: Map<string, V>,
   deps: OutboxDeps,
-  target: { hashKey: string; kind: string; field: (key: string) => string; line: (value: V) => string },
+  target: { hashKey: string; kind: string; count: number; field: (key: string) => string; line: (value: V) => string },
 ): Write {
   const fields: string[] = [];
   const lines: string[] = [];
-  for (const key of take(queue)) {
+  for (const key of take(queue, target.count)) {
     const line = target.line(queue.get(key) as V);
     queue.delete(key);
     lines.push(line);
@@ -120,11 +127,20 @@ function nextWrite(queues: ReadonlyMap<string, Queued>, deps: OutboxDeps): { nam
     drawHeld(q);
     if (q.records.size > 0) {
       const line = (record: unknown): string => q.spec.encode(record, deps.wallOffset());
-      return { name, write: queuedWrite(q.records, deps, { hashKey: deps.keys.channel(name), kind: FIELD.data, field: (key) => key, line }) };
+      return { name, write: queuedWrite(q.records, deps, { hashKey: deps.keys.channel(name), kind: FIELD.data, count: PER_ENTRY, field: (key) => key, line }) };
     }
     if (q.markers.size > 0) {
       const field = (key: string): string => markerField(deps.self, key);
-      return { name, write: queuedWrite(q.markers, deps, { hashKey: deps.keys.markers(name), kind: FIELD.markers, field, line: (line) => line }) };
+      return {
+        name,
+        write: queuedWrite(q.markers, deps, {
+          hashKey: deps.keys.markers(name),
+          kind: FIELD.markers,
+          count: MARKERS_PER_ENTRY,
+          field,
+          line: (line) => line,
+        }),
+      };
     }
     if (q.forget.size > 0) {
       const gone = take(q.forget);

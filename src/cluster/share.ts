@@ -1,6 +1,6 @@
 import { setImmediate, setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
-import { createOutbox, FIELD, markerMember, type OutboxDeps } from './share-out.js';
+import { createOutbox, FIELD, MARKERS_PER_ENTRY, markerMember, type OutboxDeps } from './share-out.js';
 import type { Channel, ChannelSpec } from './view.js';
 
 export interface ShareDeps extends OutboxDeps {
@@ -114,7 +114,12 @@ async function loadChannels(
         byMember.set(member, lines);
       }
     }
-    for (const [member, lines] of byMember) spec.receiveMarkers(lines, member);
+    for (const [member, lines] of byMember) {
+      for (let i = 0; i < lines.length && !stopped(); i += MARKERS_PER_ENTRY) {
+        spec.receiveMarkers(lines.slice(i, i + MARKERS_PER_ENTRY), member);
+        await setImmediate();
+      }
+    }
   }
   return records;
 }

@@ -93,6 +93,9 @@ async function steadyCycle(redis, replicas, cycles) {
   return { records, recordBytes, markerBytes, written: 2 * (recordBytes + markerBytes), fullShare: 2 * fullShare };
 }
 
+/** The wallet schedule of the replicas: every two minutes. */
+const CYCLE_SECONDS = 120;
+
 export async function clusterAtScale(wallets, { replicas = 4, rps = 200, ttlSeconds = 10, seconds = 5 } = {}) {
   const dir = benchDir('tonwatch-bench-cluster-');
   progress(`folder ${dir}`);
@@ -122,7 +125,7 @@ export async function clusterAtScale(wallets, { replicas = 4, rps = 200, ttlSeco
         `listen: { host: 127.0.0.1, port: ${port} }`,
         `upstreams: [ { name: sim, url: "${simUrl}", rps: ${rps}, timeoutMs: 10000 } ]`,
         // A cycle at the join, then every two minutes: the steady cycles whose writes are measured.
-        'schedule: { queueSizes: "*/5 * * * * *", wallets: "0 */2 * * * *" }',
+        `schedule: { queueSizes: "*/5 * * * * *", wallets: "0 */${CYCLE_SECONDS / 60} * * * *" }`,
         'walletBatchSize: 1000',
         'watchlistFiles: [watch.txt]',
         `snapshot: { file: ${id}-snapshot.json, maxAgeSeconds: 86400 }`,
@@ -273,8 +276,16 @@ export async function clusterAtScale(wallets, { replicas = 4, rps = 200, ttlSeco
         .find((l) => l && l.time > killedAt && !l.members.includes(victim.id));
       return line?.time ?? Number.NaN;
     });
+    // When each finished polling what it took over ("polled the wallets taken over"); a
+    // replica that had no tick to compare with polled its whole share: its last success.
     const polledAt = [];
-    for (const m of survivors) polledAt.push(sum(await metrics(m), 'tonwatch_last_success_timestamp_seconds', ['query="wallets"']) * 1000);
+    for (const m of survivors) {
+      const taken = readFileSync(join(dir, `${m.id}.log`), 'utf8')
+        .split('\n')
+        .map((l) => (l.includes('"msg":"polled the wallets taken over"') ? JSON.parse(l) : null))
+        .find((l) => l && l.time > killedAt && l.ok);
+      polledAt.push(taken?.time ?? sum(await metrics(m), 'tonwatch_last_success_timestamp_seconds', ['query="wallets"']) * 1000);
+    }
     const movedSeconds = (Math.max(...movedAt) - killedAt) / 1000;
     const recoveredSeconds = (Math.max(...polledAt) - killedAt) / 1000;
     return {
@@ -282,6 +293,7 @@ export async function clusterAtScale(wallets, { replicas = 4, rps = 200, ttlSeco
       replicas,
       rps,
       ttlSeconds,
+      cycleSeconds: CYCLE_SECONDS,
       cycle,
       load,
       rateLimited: simState.stats['429'] ?? 0,

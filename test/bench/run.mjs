@@ -244,7 +244,7 @@ if (runs('cluster')) {
     );
   }
   console.log(
-    `  a replica killed (SIGKILL): its share owned by the others after ${fmt(c.recovery.movedSeconds, 1)} s, polled by them after ${fmt(c.recovery.recoveredSeconds, 1)} s (bound: memberTtlSeconds plus one cycle)`,
+    `  a replica killed (SIGKILL): its share owned by the others after ${fmt(c.recovery.movedSeconds, 1)} s, polled by them after ${fmt(c.recovery.recoveredSeconds, 1)} s (bound: memberTtlSeconds plus one cycle, ${fmt(c.ttlSeconds + c.cycleSeconds)} s) ${verdict(c.recovery.recoveredSeconds <= c.ttlSeconds + c.cycleSeconds)}`,
   );
   console.log('');
 }

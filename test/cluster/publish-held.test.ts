@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clusterKeys } from '../../src/cluster/keys.js';
-import { createOutbox } from '../../src/cluster/share-out.js';
+import { createOutbox, MARKERS_PER_ENTRY } from '../../src/cluster/share-out.js';
 import type { ChannelSpec } from '../../src/cluster/view.js';
 import { createLogSink } from '../helpers/log.js';
 import { eventually } from '../helpers/process.js';
@@ -63,6 +63,29 @@ describe.skipIf(redisBin === null)('publishing what a replica holds', () => {
     const entries = await main.xrange(keys.updates, '-', '+');
     const kinds = entries.map(([, fields]) => (fields.includes('m') ? 'markers' : 'records'));
     expect(kinds).toEqual(['records', 'records', 'records', 'records', 'records', 'markers']);
+    outbox.stop();
+  });
+
+  it('sends a share of markers over several entries, each a bounded task for its readers', async () => {
+    const keys = clusterKeys('markers');
+    const spec: ChannelSpec<Item> = {
+      keyOf: (item) => item.key,
+      encode: (item) => item.value,
+      decode: () => null,
+      receive: () => undefined,
+      held: () => [][Symbol.iterator](),
+    };
+    const outbox = createOutbox({ main, keys, self: 'r1', incarnation: 'a', logger: createLogSink().logger, wallOffset: () => 0, records: () => 0 });
+    outbox.channel('items', spec);
+    // A quarter of a million wallets' markers, as a replica's steady cycle at a million over four.
+    const markers = Array.from({ length: 250 }, (_, i) => ({ key: String(i * 1000), line: `marker ${i}` }));
+    outbox.publish('items', [], markers);
+    await eventually(async () => ((await main.hlen(keys.markers('items'))) === 250 ? true : undefined), 10_000, 'every marker in the hash');
+    await eventually(async () => ((await main.xlen(keys.updates)) === Math.ceil(250 / MARKERS_PER_ENTRY) ? true : undefined), 10_000, 'the marker entries');
+    const entries = await main.xrange(keys.updates, '-', '+');
+    const lines = entries.map(([, fields]) => (fields[fields.indexOf('m') + 1] ?? '').split('\n'));
+    expect(Math.max(...lines.map((l) => l.length))).toBe(MARKERS_PER_ENTRY);
+    expect(lines.flat()).toEqual(markers.map((m) => m.line));
     outbox.stop();
   });
 });

@@ -91,10 +91,9 @@ function walletsJob(
   return pollJob(ctx, QUERY, config.schedule.wallets, { due }, async (signal, reason) => {
     const owned = ctx.cluster.owned(config.watchlist);
     const watchlist = walletsToPoll(owned, ctx.cluster.enabled ? reason : 'tick', parts.ticks, () => held.current(), now());
-    if (watchlist !== owned)
-      logger.info({ wallets: watchlist.length, owned: owned.length }, 'polling the wallets taken over that were not polled since the last tick');
     if (watchlist.length === 0) return { ok: true };
-    return pollWallets(
+    const started = now();
+    const outcome = await pollWallets(
       {
         client,
         logger,
@@ -116,5 +115,9 @@ function walletsJob(
       },
       signal,
     );
+    // A takeover's end, for whoever watches a member leave (the cluster bench times it).
+    if (watchlist !== owned)
+      logger.info({ wallets: watchlist.length, owned: owned.length, ok: outcome.ok, seconds: (now() - started) / 1000 }, 'polled the wallets taken over');
+    return outcome;
   });
 }
