@@ -1,4 +1,5 @@
-import type { AddressBookEntry, ServedWalletState } from '../domain/wallet-state.js';
+import type { ServedWalletState } from '../domain/wallet-state.js';
+import type { HeldBook } from './address-book.js';
 
 /**
  * The last thing the upstream said about one address (watched, or asked by a client through
@@ -12,7 +13,8 @@ export interface WalletRecord {
   readonly raw: string;
   /** null: the upstream does not know the account (asked twice, left out twice). */
   readonly state: ServedWalletState | null;
-  readonly addressBook: AddressBookEntry | null;
+  /** The upstream's address book entry, held derived when it can be (address-book.ts); null: none sent. */
+  readonly addressBook: HeldBook | null;
   /** The upstream's metadata entry for this address, if it sent one. */
   readonly metadata: unknown;
   /** When this wallet's batch was answered (process clock, ms). */

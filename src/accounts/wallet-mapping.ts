@@ -2,6 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { isCanonicalRaw, parseAddress } from '../ton/address.js';
 import type { AddressBookEntry, ServedWalletState } from '../domain/wallet-state.js';
 import type { WalletRecord } from './types.js';
+import { heldBook, isDerivedBook, type HeldBook } from './address-book.js';
 import { sameAddressBookEntry, sameState } from './same-state.js';
 import type { WalletStatesAnswer } from '../domain/upstream.js';
 import type { Interning } from '../domain/interning.js';
@@ -46,7 +47,7 @@ export function matchWalletAnswer(
     found.set(raw, {
       raw,
       state: keptState(decoded, raw, before?.state, meta.interning),
-      addressBook: keptEntry(answer.address_book[key] ?? (key === raw ? null : (answer.address_book[raw] ?? null)), before?.addressBook, meta.interning),
+      addressBook: keptEntry(answer.address_book[key] ?? (key === raw ? null : (answer.address_book[raw] ?? null)), raw, before?.addressBook, meta.interning),
       metadata: metadata === null ? undefined : keptMetadata(metadata[key] ?? metadata[raw], before?.metadata),
       fetchedAt: meta.fetchedAt,
       upstream: meta.upstream,
@@ -118,9 +119,13 @@ function keptState(decoded: ServedWalletState, raw: string, before: ServedWallet
  * the snapshot keeps one copy and the parsed one dies young. A new one has its lists of
  * names (`interfaces`: `["wallet_v4r2"]` on every wallet of that kind) shared.
  */
-function keptEntry(next: AddressBookEntry | null, before: AddressBookEntry | null | undefined, interning: Interning | undefined): AddressBookEntry | null {
+function keptEntry(next: AddressBookEntry | null, raw: string, before: HeldBook | null | undefined, interning: Interning | undefined): HeldBook | null {
   if (next === null) return null;
-  return before && sameAddressBookEntry(next, before) ? before : withSharedLists(next, interning);
+  if (interning === undefined) return before && !isDerivedBook(before) && sameAddressBookEntry(next, before) ? before : next;
+  // A derived entry is shared: the same one again is the previous object.
+  const held = heldBook(next, raw, interning);
+  if (isDerivedBook(held)) return held;
+  return before && !isDerivedBook(before) && sameAddressBookEntry(next, before) ? before : withSharedLists(next, interning);
 }
 
 /** The previous metadata entry when the new one is deeply equal (it rarely changes); else the new one. */

@@ -40,6 +40,16 @@ type Field = (typeof WALLET_STATE_FIELDS)[number];
 /** Currency id → raw amount (decimal string). */
 export type CurrencyAmounts = Readonly<Record<string, string>>;
 
+/** No extra currencies: one object that nearly every state shares. */
+export const NO_CURRENCIES: CurrencyAmounts = Object.freeze({});
+
+/** NO_CURRENCIES for an object without own keys; anything else as it is. */
+export function sharedIfEmpty<T>(value: T): T | CurrencyAmounts {
+  if (typeof value !== 'object' || value === null || Array.isArray(value) || Object.getPrototypeOf(value) !== Object.prototype) return value;
+  for (const key in value) if (Object.hasOwn(value, key)) return value;
+  return NO_CURRENCIES;
+}
+
 interface KindValue {
   string: string;
   decimal: string;

@@ -97,3 +97,26 @@ describe('what replicas hand each other', () => {
     expect(() => mergeWallets(held, new Map([[raw(2), newer]]), watchlist, isNewer, { wallets: new Map(), watched: into.watched })).toThrow(/held map/);
   });
 });
+
+describe('records received from other replicas', () => {
+  it('share repeated values and address book entries when decoded through one pool, and encode back to the same line', async () => {
+    const { createStringPool } = await import('../../src/features/wallets/file-rows.js');
+    const { decodeRecord } = await import('../../src/features/wallets/wire.js');
+    const { friendlyForm } = await import('../../src/ton/address.js');
+    const { isDerivedBook } = await import('../../src/accounts/address-book.js');
+    const withBook = (i: number): WalletRecord => ({
+      ...record(i, 1_000),
+      addressBook: { user_friendly: friendlyForm(raw(i), { bounceable: false, testnet: false }), domain: null, interfaces: ['wallet_v4r2'] },
+    });
+    const pool = createStringPool();
+    const lines = [1, 2].map((i) => encodeRecord(withBook(i), 0));
+    const [a, b] = lines.map((line) => decodeRecord(line, (wall) => wall, pool));
+    expect(a?.addressBook).toBe(b?.addressBook);
+    expect(a?.addressBook !== null && a?.addressBook !== undefined && isDerivedBook(a.addressBook)).toBe(true);
+    expect(a?.upstream).toBe(b?.upstream);
+    expect([a, b].map((r) => r && encodeRecord(r, 0))).toEqual(lines);
+    // Each line through a pool of its own: equal, not shared.
+    const [c, d] = lines.map((line) => decodeRecord(line, (wall) => wall));
+    expect(c?.addressBook).not.toBe(d?.addressBook);
+  });
+});

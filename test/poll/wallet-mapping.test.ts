@@ -2,6 +2,8 @@ import { Address } from '@ton/core';
 import { describe, expect, it } from 'vitest';
 import { createInterning } from '../../src/domain/interning.js';
 import { matchWalletAnswer } from '../../src/accounts/wallet-mapping.js';
+import { entryOfBook, isDerivedBook } from '../../src/accounts/address-book.js';
+import { friendlyForm } from '../../src/ton/address.js';
 import { assembleWalletsSnapshot } from '../../src/features/wallets/assemble.js';
 import type { WalletRecord } from '../../src/accounts/types.js';
 import { walletStatesResponseSchema } from '../../src/upstream/http/schemas.js';
@@ -111,6 +113,19 @@ describe('matching a walletStates answer to the addresses asked', () => {
       expect(match(changed), JSON.stringify(changed)).toEqual(changed);
     }
   });
+  it('holds an entry whose user-friendly form is the one made from the raw address as one shared object, and serves it back the same', () => {
+    const friendly = friendlyForm(ADDR.a, { bounceable: false, testnet: false });
+    const sent = { user_friendly: friendly, domain: null, interfaces: ['wallet_v4r2'] };
+    const match = (book: Record<string, unknown>, raw = ADDR.a) =>
+      matchWalletAnswer([raw], answer({ wallets: [upstreamState(raw)], address_book: { [raw]: book } }), META).found.get(raw)?.addressBook ?? null;
+    const held = match(sent);
+    expect(held !== null && isDerivedBook(held)).toBe(true);
+    expect(JSON.stringify(entryOfBook(held ?? sent, ADDR.a))).toBe(JSON.stringify(sent));
+    // Another wallet's entry alike (flags and other fields): the same object.
+    const other = { user_friendly: friendlyForm(ADDR.b, { bounceable: false, testnet: false }), domain: null, interfaces: ['wallet_v4r2'] };
+    expect(match(other, ADDR.b)).toBe(held);
+    expect(match({ ...sent }, ADDR.a)).toBe(held);
+  });
 });
 
 describe('what a kept snapshot holds once per process, not once per wallet', () => {
@@ -124,12 +139,13 @@ describe('what a kept snapshot holds once per process, not once per wallet', () 
       }),
       META,
     ).found;
-    const listOf = (raw: string) => found.get(raw)?.addressBook?.['interfaces'];
+    const bookOf = (raw: string) => entryOfBook(found.get(raw)?.addressBook ?? { user_friendly: null, domain: null }, raw);
+    const listOf = (raw: string) => bookOf(raw)['interfaces'];
     expect(listOf(ADDR.a)).toEqual(['wallet_v4r2']);
     expect(listOf(ADDR.a)).toBe(listOf(ADDR.b));
     expect(Object.isFrozen(listOf(ADDR.a))).toBe(true);
     expect(listOf(ADDR.c)).toEqual([1, 'x']);
-    expect(found.get(ADDR.a)?.addressBook?.user_friendly).toBe(`UQ${ADDR.a.slice(-4)}`);
+    expect(bookOf(ADDR.a).user_friendly).toBe(`UQ${ADDR.a.slice(-4)}`);
   });
 
   it('gives every account without extra currencies the same empty object', () => {

@@ -2,6 +2,9 @@ import { isPlainRecord, WALLET_FIELD_CHECKS } from '../../domain/wallet-field-ch
 import { WALLET_STATE_FIELDS, type WalletFieldName } from '../../domain/wallet-state.js';
 import { COLUMN, isBookAsParsed, isNumber, issueText, STATE_KEYS, WALLET_COLUMNS, walletRecordSchema } from './file-format.js';
 import type { WalletRecord } from '../../accounts/types.js';
+import { entryOfBook, heldBook } from '../../accounts/address-book.js';
+import { createInterning, type Interning } from '../../domain/interning.js';
+import { sharedIfEmpty, type AddressBookEntry } from '../../domain/wallet-state.js';
 
 /**
  * The record lines of a version 3 or 4 wallets file (the format: file-format.ts): written
@@ -54,7 +57,7 @@ export function createWalletRowWriter(wallOffset = 0): WalletRowWriter {
     }
     let book: unknown[] | null = null;
     if (addressBook !== null) {
-      const { user_friendly: friendly, domain, ...rest } = addressBook;
+      const { user_friendly: friendly, domain, ...rest } = entryOfBook(addressBook, raw);
       book = [friendly, domain, extrasRef(rest)];
     }
     const row: unknown[] = [raw, record.fetchedAt + wallOffset, upstream, state, book];
@@ -110,29 +113,29 @@ export function createRowExpander(references?: readonly unknown[]): (row: unknow
 }
 
 /**
- * Strings seen before, to keep one copy of each: JSON.parse makes a new string for every
- * value, and 100,000 wallets repeat a few code hashes, statuses, wallet types and upstream
- * names. Used for one load, then dropped.
+ * Values seen before, to keep one copy of each: JSON.parse makes a new string for every
+ * value, and 100,000 wallets repeat a few code hashes, statuses, wallet types, upstream
+ * names and address book entries (accounts/address-book.ts). Bounded by its interning:
+ * one pool serves a load of the file, or a replica's records from the others for as long
+ * as it runs (wire.ts).
  */
 export interface StringPool {
-  readonly seen: Map<string, string>;
+  readonly interning: Interning;
+  /** The string already held for a raw address (the watched wallet's), if any: a record read keeps that one, not a copy. */
+  readonly keyOf: (raw: string) => string | undefined;
   /** The last value kept for each pooled column: wallets in a row mostly repeat it, and comparing costs less than hashing. */
   readonly last: (string | undefined)[];
 }
 
-export function createStringPool(): StringPool {
-  return { seen: new Map(), last: [] };
+export function createStringPool(interning: Interning = createInterning(), keyOf: (raw: string) => string | undefined = () => undefined): StringPool {
+  return { interning, keyOf, last: [] };
 }
 
 const pooled = (pool: StringPool, column: number, value: unknown): unknown => {
   if (typeof value !== 'string') return value;
   const last = pool.last[column];
   if (value === last) return last;
-  let known = pool.seen.get(value);
-  if (known === undefined) {
-    known = value;
-    pool.seen.set(value, value);
-  }
+  const known = pool.interning.string(value);
   pool.last[column] = known;
   return known;
 };
@@ -150,7 +153,7 @@ function stateOfRow(row: readonly unknown[], raw: unknown, pool: StringPool): Re
     address: address === raw ? raw : address,
     balance: row[COLUMN.balance],
     code_hash: pooled(pool, COLUMN.code_hash, row[COLUMN.code_hash]),
-    extra_currencies: row[COLUMN.extra_currencies],
+    extra_currencies: sharedIfEmpty(row[COLUMN.extra_currencies]),
     is_signature_allowed: row[COLUMN.is_signature_allowed],
     is_wallet: row[COLUMN.is_wallet],
     last_transaction_hash: row[COLUMN.last_transaction_hash],
@@ -170,7 +173,8 @@ function stateOfRow(row: readonly unknown[], raw: unknown, pool: StringPool): Re
 export function decodeWalletRow(row: unknown, pool: StringPool): { ok: true; record: WalletRecord } | { ok: false; problem: string } {
   if (!Array.isArray(row) || (row.length !== 5 && row.length !== 6))
     return { ok: false, problem: `not a record: an array of 5 or 6 columns (${WALLET_COLUMNS.join(', ')})` };
-  const [raw, fetchedAt, upstream, stateRow, addressBook, metadata] = row as unknown[];
+  const [key, fetchedAt, upstream, stateRow, addressBook, metadata] = row as unknown[];
+  const raw = typeof key === 'string' ? (pool.keyOf(key) ?? key) : key;
   let state: unknown = stateRow;
   if (Array.isArray(stateRow)) {
     if (stateRow.length !== STATE_KEYS.length) return { ok: false, problem: `state: not an array of the ${STATE_KEYS.length} fields` };
@@ -181,9 +185,16 @@ export function decodeWalletRow(row: unknown, pool: StringPool): { ok: true; rec
       ? { raw, state, addressBook, metadata, fetchedAt, upstream: pooled(pool, UPSTREAM_POOL, upstream) }
       : { raw, state, addressBook, fetchedAt, upstream: pooled(pool, UPSTREAM_POOL, upstream) };
   // The record was built here, its keys in the schema's order: only the values need checking.
-  if (isRowAsParsed(raw, fetchedAt, upstream, stateRow, addressBook)) return { ok: true, record: record as unknown as WalletRecord };
+  if (isRowAsParsed(raw, fetchedAt, upstream, stateRow, addressBook)) return { ok: true, record: withHeldBook(record as unknown as WalletRecord, pool) };
   const parsed = walletRecordSchema.safeParse(record);
-  return parsed.success ? { ok: true, record: parsed.data as WalletRecord } : { ok: false, problem: issueText(parsed.error.issues[0]) };
+  return parsed.success ? { ok: true, record: withHeldBook(parsed.data as WalletRecord, pool) } : { ok: false, problem: issueText(parsed.error.issues[0]) };
+}
+
+/** The record with its address book entry as held (derived where it can be), in place: the record is this decode's own. */
+function withHeldBook(record: WalletRecord, pool: StringPool): WalletRecord {
+  const book = record.addressBook;
+  if (book !== null) (record as { addressBook: WalletRecord['addressBook'] }).addressBook = heldBook(book as AddressBookEntry, record.raw, pool.interning);
+  return record;
 }
 
 /** isRecordAsParsed for the values of a record line (metadata takes anything). */

@@ -4,7 +4,7 @@ import { decodeWalletsFirstLine, walletsHeaderLine } from './file-format.js';
 import { SNAPSHOT_FORMAT as FORMAT, type PartCodec } from '../../snapshot/persisted-file.js';
 import type { WalletRecord } from '../../accounts/types.js';
 import type { WalletsSnapshot } from './types.js';
-import { createRowExpander, createStringPool, createWalletRowWriter, decodeWalletRow } from './file-rows.js';
+import { createRowExpander, createStringPool, createWalletRowWriter, decodeWalletRow, type StringPool } from './file-rows.js';
 
 /** Records per encoded piece of the wallets file. */
 const RECORDS_PER_PART = 1000;
@@ -60,6 +60,8 @@ export async function decodeWalletsBytes(
   bytes: Buffer,
   toProcess: (wall: number) => number,
   signal?: AbortSignal,
+  /** Where repeated values are kept once (one for the load when not given). */
+  pool: StringPool = createStringPool(),
 ): Promise<{ ok: true; wallets: WalletsSnapshot } | { ok: false; problem: string; aborted?: true }> {
   let end = bytes.indexOf(10);
   if (end === -1) end = bytes.length;
@@ -78,7 +80,6 @@ export async function decodeWalletsBytes(
     };
   }
   const records = new Map<string, WalletRecord>();
-  const pool = createStringPool();
   const expand = first.version === 3 ? null : createRowExpander();
   let line = 1;
   let rows = 0;
@@ -125,13 +126,20 @@ export function inProcessTime(record: WalletRecord, toProcess: (wall: number) =>
   return fetchedAt === record.fetchedAt ? record : { ...record, fetchedAt };
 }
 
-/** The file as the persisted-file helper writes and reads it. */
-export const WALLETS_FILE: PartCodec<WalletsSnapshot> = {
-  what: 'wallet states',
-  encode: (wallets, wallOffset) => encodeWallets(wallets, wallOffset),
-  async decode(bytes, toProcess, signal) {
-    const decoded = await decodeWalletsBytes(bytes, toProcess, signal);
-    if (decoded.ok) return { ok: true, part: decoded.wallets };
-    return decoded.aborted === true ? { ok: false, problem: decoded.problem, aborted: true } : { ok: false, problem: decoded.problem };
-  },
-};
+/**
+ * The file as the persisted-file helper writes and reads it; `newPool`: where each load
+ * keeps repeated values (the wallets feature's interning and watchlist, else its own).
+ */
+export function walletsFile(newPool: () => StringPool = createStringPool): PartCodec<WalletsSnapshot> {
+  return {
+    what: 'wallet states',
+    encode: (wallets, wallOffset) => encodeWallets(wallets, wallOffset),
+    async decode(bytes, toProcess, signal) {
+      const decoded = await decodeWalletsBytes(bytes, toProcess, signal, newPool());
+      if (decoded.ok) return { ok: true, part: decoded.wallets };
+      return decoded.aborted === true ? { ok: false, problem: decoded.problem, aborted: true } : { ok: false, problem: decoded.problem };
+    },
+  };
+}
+
+export const WALLETS_FILE = walletsFile();

@@ -8,6 +8,7 @@ import { createHeldState, type HeldState } from './held-state.js';
 import { isNewer } from './merge.js';
 import type { WalletsSnapshot } from './types.js';
 import { decodeRecord, encodeRecord } from './wire.js';
+import { createStringPool, type StringPool } from './file-rows.js';
 import { applyWalletMarkers, changedSince, markerOffsets, walletMarker } from './markers.js';
 
 /**
@@ -113,7 +114,10 @@ function createReceived(
   };
 }
 
-export function createWalletsHeld(ctx: Pick<FeatureContext, 'cluster' | 'current' | 'wallOffset' | 'logger'>): WalletsHeld {
+export function createWalletsHeld(
+  ctx: Pick<FeatureContext, 'cluster' | 'current' | 'wallOffset' | 'logger'>,
+  pool: StringPool = createStringPool(),
+): WalletsHeld {
   const state = createHeldState();
   const watchlist = () => ctx.current().config.watchlist;
   const received = createReceived(watchlist, state);
@@ -124,7 +128,7 @@ export function createWalletsHeld(ctx: Pick<FeatureContext, 'cluster' | 'current
   const channel = ctx.cluster.channel<WalletRecord>('wallets', {
     keyOf: (record) => record.raw,
     encode: encodeRecord,
-    decode: decodeRecord,
+    decode: (line, toProcess) => decodeRecord(line, toProcess, pool),
     receive: (records) => received.records(records),
     receiveMarkers(lines, from) {
       const toProcess = (wall: number): number => wall - ctx.wallOffset();

@@ -1,5 +1,7 @@
 import { addressBookEntry } from '../../accounts/address-book.js';
 import { createInterning, type Interning } from '../../domain/interning.js';
+import { watchlistKeys } from '../../config/watchlist.js';
+import { createStringPool } from './file-rows.js';
 import { pollJob } from '../../schedule/poll-job.js';
 import { notReadyReason } from '../../snapshot/freshness.js';
 import type { ScheduledJob } from '../../schedule/scheduler.js';
@@ -33,8 +35,17 @@ export const wallets: Feature = {
 
 function createWallets(ctx: FeatureContext): FeatureParts {
   const { now, current } = ctx;
-  const held = createWalletsHeld(ctx);
-  const persisted = createWalletsPersisted(ctx, held);
+  /** One copy of what repeats across the states kept (polled, received from other replicas, read from the file), for the life of the daemon. */
+  const interning = createInterning();
+  /** Records read from other replicas or the file keep the watched wallet's raw string and this interning's values. */
+  const watchedKey = (raw: string): string | undefined => {
+    const { watchlist } = current().config;
+    const at = watchlistKeys(watchlist).get(raw);
+    return at === undefined ? undefined : watchlist[at]?.raw;
+  };
+  // Received records go on arriving for as long as the replica runs; a file load is done once.
+  const held = createWalletsHeld(ctx, createStringPool(interning, watchedKey));
+  const persisted = createWalletsPersisted(ctx, held, () => createStringPool(interning, watchedKey));
   const series = createWalletSeriesRenderer({
     watchlist: () => ctx.cluster.owned(current().config.watchlist),
     maxAgeSeconds: () => current().config.snapshot.maxAgeSeconds,
@@ -46,8 +57,6 @@ function createWallets(ctx: FeatureContext): FeatureParts {
     const columns = ctx.provided.all('walletColumns');
     return { now: at, snapshot: held.current(), watchlist: config.watchlist, maxAgeSeconds: config.snapshot.maxAgeSeconds, testnet: config.testnet, columns };
   };
-  /** One copy of what repeats across the states kept, for the life of the daemon. */
-  const interning = createInterning();
   /** When the last run of the schedule (not one asked between ticks) began, on the process clock. */
   const ticks: LastTick = { startedAt: null };
 

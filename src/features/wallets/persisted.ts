@@ -1,7 +1,8 @@
 import { ageSeconds } from '../../snapshot/freshness.js';
 import { createPersistedPart, partFile } from '../../snapshot/persisted-file.js';
 import type { FeatureContext } from '../feature.js';
-import { WALLETS_FILE } from './file.js';
+import { walletsFile } from './file.js';
+import type { StringPool } from './file-rows.js';
 import type { WalletsHeld } from './held.js';
 import type { WalletsSnapshot } from './types.js';
 
@@ -25,9 +26,9 @@ export interface WalletsPersisted {
   stop(): Promise<void>;
 }
 
-export function createWalletsPersisted(ctx: FeatureContext, held: WalletsHeld): WalletsPersisted {
+export function createWalletsPersisted(ctx: FeatureContext, held: WalletsHeld, newPool?: () => StringPool): WalletsPersisted {
   const file = createPersistedPart(() => partFile(ctx.current().config.snapshot.file, 'wallets'), {
-    codec: WALLETS_FILE,
+    codec: walletsFile(newPool),
     logger: ctx.logger.child({ module: 'snapshot' }),
     now: ctx.now,
     wallOffset: ctx.wallOffset,

@@ -1,6 +1,6 @@
 import type { WatchedWallet } from '../../domain/config.js';
-import { addressBookEntryOf } from '../../accounts/address-book.js';
-import type { AddressBookEntry, ServedWalletState } from '../../domain/wallet-state.js';
+import { sameFriendly, userFriendlyOf, type HeldBook } from '../../accounts/address-book.js';
+import type { ServedWalletState } from '../../domain/wallet-state.js';
 import { sameCurrencies } from '../../accounts/same-state.js';
 import type { LineWriter } from '../../metrics/line-writer.js';
 import type { MetricFamily } from '../../metrics/catalogue.js';
@@ -72,7 +72,7 @@ export interface LineInput {
   readonly base: Buffer;
   readonly data: WalletData;
   /** The record's address book entry; the record itself is not kept (a block outlives its snapshot). */
-  readonly addressBook: AddressBookEntry | null;
+  readonly addressBook: HeldBook | null;
   readonly testnet: boolean;
 }
 
@@ -97,7 +97,7 @@ function sameData(a: WalletData, b: WalletData, equal: (x: ServedWalletState, y:
 function sameFriendlySource(a: LineInput, b: LineInput): boolean {
   const bookA = a.addressBook;
   const bookB = b.addressBook;
-  if (bookA !== null || bookB !== null) return bookA !== null && bookB !== null && bookA.user_friendly === bookB.user_friendly;
+  if (bookA !== null || bookB !== null) return sameFriendly(bookA, bookB, a.wallet.raw);
   return sameData(a.data, b.data, (x, y) => x.is_wallet === y.is_wallet && x.status === y.status);
 }
 
@@ -168,7 +168,7 @@ export const WALLET_FAMILIES: readonly FamilyWriter[] = [
       if (typeof data === 'symbol') return;
       open(out, this.family, base);
       out.text(',user_friendly="');
-      out.labelValue(addressBookEntryOf(addressBook, data, wallet.raw, testnet).user_friendly ?? '');
+      out.labelValue(userFriendlyOf(addressBook, data, wallet.raw, testnet) ?? '');
       out.text('",wallet_type="');
       out.repeatedLabelValue(data.wallet_type ?? '');
       out.text('",wallet_id="');

@@ -1,6 +1,6 @@
 import type { WatchedWallet } from '../../domain/config.js';
 import { isFresh, staleFrom } from '../../snapshot/freshness.js';
-import type { AddressBookEntry } from '../../domain/wallet-state.js';
+import { sameFriendly, type HeldBook } from '../../accounts/address-book.js';
 import type { WalletRecord } from '../../accounts/types.js';
 import type { WalletsSnapshot } from './types.js';
 import { compressSmall, createCompressor, type Compressor, type GzipPart } from '../../metrics/gzip-members.js';
@@ -26,7 +26,7 @@ const CHUNK_WALLETS = 1000;
 interface Chunk {
   readonly wallets: readonly WatchedWallet[];
   readonly data: readonly WalletData[];
-  readonly books: readonly (AddressBookEntry | null)[];
+  readonly books: readonly (HeldBook | null)[];
   readonly testnet: boolean;
   readonly families: readonly GzipPart[];
 }
@@ -144,7 +144,7 @@ export async function renderWalletSeries(options: {
       previous !== undefined &&
       previous.testnet === testnet &&
       previous.wallets.length === wallets.length &&
-      wallets.every((w, i) => previous.wallets[i] === w && previous.data[i] === data[i] && previous.books[i]?.user_friendly === books[i]?.user_friendly);
+      wallets.every((w, i) => previous.wallets[i] === w && previous.data[i] === data[i] && sameFriendly(previous.books[i] ?? null, books[i] ?? null, w.raw));
     // One block rendered and compressed before the next: its text is dropped before the next one's is written.
     chunks.push(unchanged ? previous : await renderChunk({ wallets, data, books, testnet }, previous, caches));
   }

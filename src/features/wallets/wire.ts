@@ -44,7 +44,11 @@ export function decodeRecords(
   return { records, refused, problem };
 }
 
-/** One standalone line back, its time on the process clock; null when it cannot be read. */
-export function decodeRecord(line: string, toProcess: (wall: number) => number): WalletRecord | null {
-  return decodeRecords([line], toProcess).records[0] ?? null;
+/**
+ * One standalone line back, its time on the process clock; null when it cannot be read.
+ * `pool`: where repeated values are kept once; a replica passes one that lives as long as
+ * it does, or every record received would hold its own copies (~350 B a record).
+ */
+export function decodeRecord(line: string, toProcess: (wall: number) => number, pool?: StringPool): WalletRecord | null {
+  return decodeRecords([line], toProcess, pool).records[0] ?? null;
 }

@@ -1,7 +1,14 @@
 import * as z from 'zod';
 import { parseAddress } from '../../ton/address.js';
 import { walletFieldsShape } from '../../domain/wallet-field-checks.js';
-import type { AddressBookEntry, RequiredWalletField, ServedWalletState, WalletFieldName } from '../../domain/wallet-state.js';
+import {
+  NO_CURRENCIES,
+  sharedIfEmpty,
+  type AddressBookEntry,
+  type RequiredWalletField,
+  type ServedWalletState,
+  type WalletFieldName,
+} from '../../domain/wallet-state.js';
 import { parseSignedShard } from '../../ton/shard.js';
 
 /**
@@ -83,13 +90,9 @@ export type UpstreamWalletFields = Pick<ServedWalletState, RequiredWalletField> 
   readonly [K in Exclude<WalletFieldName, RequiredWalletField>]?: ServedWalletState[K] | null | undefined;
 };
 
-const NO_CURRENCIES: Readonly<Record<string, string>> = Object.freeze({});
-
-/** An account's extra currencies; `{}` (nearly every account) as one shared object. */
+/** An account's extra currencies; none (nearly every account) as one shared `{}`. */
 function currenciesOrNone(currencies: Readonly<Record<string, string>> | null | undefined): Readonly<Record<string, string>> {
-  if (currencies === undefined || currencies === null) return NO_CURRENCIES;
-  for (const key in currencies) if (Object.hasOwn(currencies, key)) return currencies;
-  return NO_CURRENCIES;
+  return currencies === undefined || currencies === null ? NO_CURRENCIES : sharedIfEmpty(currencies);
 }
 
 /**
