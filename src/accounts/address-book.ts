@@ -14,6 +14,8 @@ export interface DerivedBook extends FriendlyFormOptions {
   readonly [DERIVED]: true;
   /** The entry's other fields, in its order (domain, interfaces, …). */
   readonly rest: Readonly<Record<string, unknown>>;
+  /** The keys of `rest`, in order. */
+  readonly keys: readonly string[];
 }
 
 /** An address book entry as a record holds it: as the upstream sent it, or derived. */
@@ -44,8 +46,32 @@ export function heldBook(entry: AddressBookEntry, raw: string, interning: Intern
   const { user_friendly: _made, ...rest } = entry;
   const json = JSON.stringify(rest);
   const key = `${flags.bounceable ? 'b' : 'n'}${flags.testnet ? 't' : 'm'}${json}`;
-  const made = (): DerivedBook => Object.freeze({ [DERIVED]: true as const, ...flags, rest: deepFrozen(JSON.parse(json) as Record<string, unknown>) });
+  const made = (): DerivedBook => {
+    const own = deepFrozen(JSON.parse(json) as Record<string, unknown>);
+    return Object.freeze({ [DERIVED]: true as const, ...flags, rest: own, keys: Object.freeze(Object.keys(own)) });
+  };
   return interning.shared(key, made) ?? entry;
+}
+
+/**
+ * Whether `entry` is what `book` holds for `raw`: the check a poll makes of every wallet,
+ * nearly always true, without heldBook's copy and key. Lists (`interfaces`) compare item by
+ * item; any other object makes it false (heldBook then decides).
+ */
+export function derivedStill(entry: AddressBookEntry, book: DerivedBook, raw: string): boolean {
+  let i = -1;
+  for (const key in entry) {
+    if (i === -1 ? key !== 'user_friendly' : key !== book.keys[i] || !sameItems(entry[key], book.rest[key])) return false;
+    i += 1;
+  }
+  return i === book.keys.length && entry.user_friendly === friendlyForm(raw, book);
+}
+
+function sameItems(x: unknown, y: unknown): boolean {
+  if (x === y) return true;
+  if (!Array.isArray(x) || !Array.isArray(y) || x.length !== y.length) return false;
+  for (let i = 0; i < x.length; i += 1) if (x[i] !== y[i]) return false;
+  return true;
 }
 
 /** The entry a held one serves. */

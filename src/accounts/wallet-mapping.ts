@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { isCanonicalRaw, parseAddress } from '../ton/address.js';
 import type { AddressBookEntry, ServedWalletState } from '../domain/wallet-state.js';
 import type { WalletRecord } from './types.js';
-import { heldBook, isDerivedBook, type HeldBook } from './address-book.js';
+import { derivedStill, heldBook, isDerivedBook, type HeldBook } from './address-book.js';
 import { sameAddressBookEntry, sameState } from './same-state.js';
 import type { WalletStatesAnswer } from '../domain/upstream.js';
 import type { Interning } from '../domain/interning.js';
@@ -122,6 +122,7 @@ function keptState(decoded: ServedWalletState, raw: string, before: ServedWallet
 function keptEntry(next: AddressBookEntry | null, raw: string, before: HeldBook | null | undefined, interning: Interning | undefined): HeldBook | null {
   if (next === null) return null;
   if (interning === undefined) return before && !isDerivedBook(before) && sameAddressBookEntry(next, before) ? before : next;
+  if (before && isDerivedBook(before) && derivedStill(next, before, raw)) return before;
   // A derived entry is shared: the same one again is the previous object.
   const held = heldBook(next, raw, interning);
   if (isDerivedBook(held)) return held;

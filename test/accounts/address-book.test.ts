@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { addressBookEntryOf, entryOfBook, friendlyOfBook, heldBook, isDerivedBook, sameFriendly, userFriendlyOf } from '../../src/accounts/address-book.js';
+import {
+  addressBookEntryOf,
+  derivedStill,
+  entryOfBook,
+  friendlyOfBook,
+  heldBook,
+  isDerivedBook,
+  sameFriendly,
+  userFriendlyOf,
+} from '../../src/accounts/address-book.js';
 import { createInterning } from '../../src/domain/interning.js';
 import type { AddressBookEntry } from '../../src/domain/wallet-state.js';
 import { friendlyForm } from '../../src/ton/address.js';
@@ -69,5 +78,25 @@ describe('address book entries as records hold them', () => {
     expect(sameFriendly(derived, { user_friendly: friendlyForm(address, FLAGS[0]!), domain: null }, address)).toBe(false);
     expect(sameFriendly(null, null, address)).toBe(true);
     expect(sameFriendly(null, plain, address)).toBe(false);
+  });
+  it('tells a poll whether the entry sent is still the one a derived book holds, key order and lists included', () => {
+    const interning = createInterning();
+    const address = raw(8);
+    const form = friendlyForm(address, FLAGS[1]!);
+    const sent = { user_friendly: form, domain: null, interfaces: ['wallet_v4r2'] };
+    const book = heldBook(sent, address, interning);
+    if (!isDerivedBook(book)) throw new Error('not derived');
+    expect(derivedStill({ user_friendly: form, domain: null, interfaces: ['wallet_v4r2'] }, book, address)).toBe(true);
+    for (const other of [
+      { user_friendly: friendlyForm(address, FLAGS[0]!), domain: null, interfaces: ['wallet_v4r2'] },
+      { user_friendly: form, domain: null, interfaces: ['wallet_v5r1'] },
+      { user_friendly: form, domain: null, interfaces: [] },
+      { user_friendly: form, domain: null },
+      { user_friendly: form, interfaces: ['wallet_v4r2'], domain: null },
+      { domain: null, user_friendly: form, interfaces: ['wallet_v4r2'] },
+      { user_friendly: form, domain: null, interfaces: ['wallet_v4r2'], more: 1 },
+    ])
+      expect(derivedStill(other, book, address), JSON.stringify(other)).toBe(false);
+    expect(derivedStill(sent, book, raw(9))).toBe(false);
   });
 });
