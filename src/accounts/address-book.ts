@@ -1,6 +1,7 @@
 import { friendlyForm, type FriendlyFormOptions } from '../ton/address.js';
 import type { AddressBookEntry, ServedWalletState } from '../domain/wallet-state.js';
 import type { Interning } from '../domain/interning.js';
+import { equalOrSameItems } from './same-state.js';
 
 const DERIVED = Symbol('user_friendly made from the raw address');
 
@@ -61,17 +62,10 @@ export function heldBook(entry: AddressBookEntry, raw: string, interning: Intern
 export function derivedStill(entry: AddressBookEntry, book: DerivedBook, raw: string): boolean {
   let i = -1;
   for (const key in entry) {
-    if (i === -1 ? key !== 'user_friendly' : key !== book.keys[i] || !sameItems(entry[key], book.rest[key])) return false;
+    if (i === -1 ? key !== 'user_friendly' : key !== book.keys[i] || !equalOrSameItems(entry[key], book.rest[key])) return false;
     i += 1;
   }
   return i === book.keys.length && entry.user_friendly === friendlyForm(raw, book);
-}
-
-function sameItems(x: unknown, y: unknown): boolean {
-  if (x === y) return true;
-  if (!Array.isArray(x) || !Array.isArray(y) || x.length !== y.length) return false;
-  for (let i = 0; i < x.length; i += 1) if (x[i] !== y[i]) return false;
-  return true;
 }
 
 /** The entry a held one serves. */

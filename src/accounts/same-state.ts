@@ -20,7 +20,7 @@ function sameEntries(a: Readonly<Record<string, unknown>>, b: Readonly<Record<st
 
 const identical = (x: unknown, y: unknown): boolean => x === y;
 /** Equal, or arrays of equal items (an address book entry's `interfaces`). */
-const equalOrSameItems = (x: unknown, y: unknown): boolean =>
+export const equalOrSameItems = (x: unknown, y: unknown): boolean =>
   x === y || (Array.isArray(x) && Array.isArray(y) && x.length === y.length && x.every((item, i) => item === y[i]));
 
 export function sameCurrencies(a: Readonly<Record<string, string>>, b: Readonly<Record<string, string>>): boolean {

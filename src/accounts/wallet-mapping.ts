@@ -121,12 +121,11 @@ function keptState(decoded: ServedWalletState, raw: string, before: ServedWallet
  */
 function keptEntry(next: AddressBookEntry | null, raw: string, before: HeldBook | null | undefined, interning: Interning | undefined): HeldBook | null {
   if (next === null) return null;
-  if (interning === undefined) return before && !isDerivedBook(before) && sameAddressBookEntry(next, before) ? before : next;
-  if (before && isDerivedBook(before) && derivedStill(next, before, raw)) return before;
+  if (before && (isDerivedBook(before) ? derivedStill(next, before, raw) : sameAddressBookEntry(next, before))) return before;
+  if (interning === undefined) return next;
   // A derived entry is shared: the same one again is the previous object.
   const held = heldBook(next, raw, interning);
-  if (isDerivedBook(held)) return held;
-  return before && !isDerivedBook(before) && sameAddressBookEntry(next, before) ? before : withSharedLists(next, interning);
+  return isDerivedBook(held) ? held : withSharedLists(next, interning);
 }
 
 /** The previous metadata entry when the new one is deeply equal (it rarely changes); else the new one. */
