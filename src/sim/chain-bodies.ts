@@ -111,7 +111,8 @@ export function createSimChainBodies(options: { chain: SimChain; validators: Sim
         case '/api/v2/getConfigParam':
           return configParam(validators, seconds(), url);
         default:
-          return runGetMethod(validators, seconds(), body);
+          // A get-method runs on the last masterchain state, at its time: a chain held still answers the same.
+          return runGetMethod(validators, chain.queues().find((q) => q.workchain === -1)?.genUtime ?? seconds(), body);
       }
     },
   };

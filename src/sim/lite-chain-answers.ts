@@ -51,7 +51,8 @@ export function createLiteChainAnswers(options: { validators: SimValidators; see
       case 'runSmcMethod': {
         if (request.workchain !== -1 || request.account.toString('hex') !== ELECTOR_HASH) return null;
         const method = ELECTOR_METHODS.find((name) => methodId(name) === request.methodId);
-        const stack = method === undefined ? null : electorStack(validators, method, seconds());
+        // A get-method runs on the masterchain state `mc`, at its time: a chain held still answers the same.
+        const stack = method === undefined ? null : electorStack(validators, method, genUtime);
         return encodeRunMethodResult(mc, stack === null ? NO_SUCH_METHOD : 0, serializeTuple(stack ?? []).toBoc());
       }
       default:
