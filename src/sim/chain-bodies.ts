@@ -93,6 +93,8 @@ function runGetMethod(validators: SimValidators, now: number, body: Buffer | nul
 export function createSimChainBodies(options: { chain: SimChain; validators: SimValidators; now: () => number }) {
   const { chain, validators } = options;
   const seconds = (): number => Math.floor(options.now() / 1000);
+  /** The config and the get-methods are the last masterchain state's, at its time: a chain held still answers the same. */
+  const stateTime = (): number => chain.queues().find((q) => q.workchain === -1)?.genUtime ?? seconds();
 
   return {
     /** The answer to a request on one of CHAIN_PATHS; `body` is a POST's. */
@@ -109,10 +111,9 @@ export function createSimChainBodies(options: { chain: SimChain; validators: Sim
               .map(blockId),
           });
         case '/api/v2/getConfigParam':
-          return configParam(validators, seconds(), url);
+          return configParam(validators, stateTime(), url);
         default:
-          // A get-method runs on the last masterchain state, at its time: a chain held still answers the same.
-          return runGetMethod(validators, chain.queues().find((q) => q.workchain === -1)?.genUtime ?? seconds(), body);
+          return runGetMethod(validators, stateTime(), body);
       }
     },
   };

@@ -26,13 +26,16 @@ export function createLiteChainAnswers(options: { validators: SimValidators; see
   const zero = createHash('sha256').update(`${seed}:zerostate`).digest();
   const configAddress = createHash('sha256').update(`${seed}:config`).digest();
 
-  /** The answer to `request` at masterchain block `mc` (made at `genUtime`), or null when it is not one of these. */
+  /**
+   * The answer to `request` at masterchain block `mc`, or null when it is not one of these. The config and the get-methods
+   * are that block's state, at its time `genUtime`: a chain held still answers the same.
+   */
   return (request: LiteRequest, mc: LiteBlockId, genUtime: number): Buffer | null => {
     switch (request.kind) {
       case 'getMasterchainInfoExt':
         return encodeMasterchainInfoExt({ last: mc, lastUtime: genUtime, now: seconds() }, createHash('sha256').update(`state:${mc.seqno}`).digest(), zero);
       case 'getConfigParams': {
-        const all = simConfigParams(validators, seconds());
+        const all = simConfigParams(validators, genUtime);
         const params = new Map(request.params.flatMap((param) => (all.has(param) ? [[param, all.get(param)!] as const] : [])));
         const proof = buildMcStateProof({ seqno: mc.seqno, genUtime, configAddress, params, creators: new Map() });
         return encodeConfigInfo(mc, proof.toBoc());
@@ -51,7 +54,6 @@ export function createLiteChainAnswers(options: { validators: SimValidators; see
       case 'runSmcMethod': {
         if (request.workchain !== -1 || request.account.toString('hex') !== ELECTOR_HASH) return null;
         const method = ELECTOR_METHODS.find((name) => methodId(name) === request.methodId);
-        // A get-method runs on the masterchain state `mc`, at its time: a chain held still answers the same.
         const stack = method === undefined ? null : electorStack(validators, method, genUtime);
         return encodeRunMethodResult(mc, stack === null ? NO_SUCH_METHOD : 0, serializeTuple(stack ?? []).toBoc());
       }
