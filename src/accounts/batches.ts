@@ -119,7 +119,12 @@ export interface BatchQueue {
   remaining(): number;
 }
 
-export function createBatchQueue(addresses: readonly string[], batchSize: Pick<BatchSize, 'get'>): BatchQueue {
+/**
+ * @param wanted whether an address is still to be asked when its batch is cut (default: all
+ *   are): a cluster replica's cycle leaves out the wallets that members who joined since it
+ *   began now own.
+ */
+export function createBatchQueue(addresses: readonly string[], batchSize: Pick<BatchSize, 'get'>, wanted?: (address: string) => boolean): BatchQueue {
   const refused: (readonly string[])[] = [];
   let offset = 0;
   return {
@@ -130,10 +135,18 @@ export function createBatchQueue(addresses: readonly string[], batchSize: Pick<B
         if (again.length > size) refused.unshift(again.slice(size));
         return again.slice(0, size);
       }
-      if (offset >= addresses.length) return null;
-      const batch = addresses.slice(offset, offset + size);
-      offset += batch.length;
-      return batch;
+      if (wanted === undefined) {
+        if (offset >= addresses.length) return null;
+        const batch = addresses.slice(offset, offset + size);
+        offset += batch.length;
+        return batch;
+      }
+      const batch: string[] = [];
+      for (; offset < addresses.length && batch.length < size; offset += 1) {
+        const address = addresses[offset] as string;
+        if (wanted(address)) batch.push(address);
+      }
+      return batch.length === 0 ? null : batch;
     },
     putBack(batch) {
       refused.push(batch);

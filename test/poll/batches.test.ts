@@ -134,4 +134,16 @@ describe('batch queue', () => {
     expect(queue.next()).toEqual(['a7', 'a8', 'a9']);
     expect(queue.next()).toBeNull();
   });
+
+  it('leaves out the addresses no longer wanted when each batch is cut, and ends when none is left', () => {
+    const addresses = Array.from({ length: 10 }, (_, i) => `a${i}`);
+    const dropped = new Set<string>();
+    const queue = createBatchQueue(addresses, { get: () => 3 }, (a) => !dropped.has(a));
+    expect(queue.next()).toEqual(['a0', 'a1', 'a2']);
+    // A member joined: it owns a4, a5 and a7 now.
+    for (const a of ['a4', 'a5', 'a7']) dropped.add(a);
+    expect(queue.next()).toEqual(['a3', 'a6', 'a8']);
+    for (const a of ['a9']) dropped.add(a);
+    expect(queue.next()).toBeNull();
+  });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { WalletRecord } from '../../src/accounts/types.js';
-import { walletsToPoll, type LastTick } from '../../src/features/wallets/to-poll.js';
+import { stillOwnedSince, walletsToPoll, type LastTick } from '../../src/features/wallets/to-poll.js';
 import type { WalletsSnapshot } from '../../src/features/wallets/types.js';
 import { watched } from '../helpers/wallets.js';
 
@@ -28,5 +28,19 @@ describe('the wallets a run polls', () => {
     // The next tick polls all of it again.
     expect(walletsToPoll(share, 'tick', ticks, () => held, 2_000)).toBe(share);
     expect(ticks.startedAt).toBe(2_000);
+  });
+
+  it("is, once members joined during a run, only what is still this replica's share", () => {
+    let owned: readonly (typeof share)[number][] = share;
+    const still = stillOwnedSince(share, () => owned);
+    expect(share.every((w) => still(w.raw))).toBe(true);
+    owned = [share[0], share[3]] as typeof share;
+    expect(share.filter((w) => still(w.raw)).map((w) => w.raw)).toEqual([a, d]);
+    owned = [share[1]] as typeof share;
+    expect(share.filter((w) => still(w.raw)).map((w) => w.raw)).toEqual([b]);
+    // The member list it began with came back: the same array, the whole share again.
+    owned = share;
+    expect(share.filter((w) => still(w.raw))).toHaveLength(6);
+    expect([c, e, f].every(still)).toBe(true);
   });
 });

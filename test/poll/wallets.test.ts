@@ -157,6 +157,30 @@ describe('wallet poller against the simulator', () => {
     expect(changed).toHaveLength(25);
   });
 
+  it('leaves out, from the batch it cuts next, what the replica no longer owns, and keeps what it held of those wallets', async () => {
+    const t = await setup(40, 1_000_000, 10);
+    const watchlist = t.sim.wallets.accounts().map((a) => watch(a.raw));
+    await pollWallets(t.deps(watchlist));
+    const before = t.snapshot()!;
+    for (let i = 0; i < 50; i += 1) t.sim.wallets.step();
+    // After the first batch, members joined: this replica owns every other wallet now.
+    const owned = new Set(watchlist.filter((_, i) => i % 2 === 0).map((w) => w.raw));
+    const asked = t.accepted.length;
+    const stillOwned = (raw: string) => t.accepted.length === asked || owned.has(raw);
+    const outcome = await pollWallets({ ...t.deps(watchlist), stillOwned });
+    expect(outcome).toEqual({ ok: true, fetched: 25, unknown: 0, failed: 0 });
+    expect(t.accepted.slice(asked)).toEqual([10, 10, 5]);
+    const after = t.snapshot()!;
+    expect(after.wallets.size).toBe(40);
+    const kept = watchlist.filter((w) => after.wallets.get(w.raw) === before.wallets.get(w.raw)).map((w) => w.raw);
+    expect(kept).toEqual(
+      watchlist
+        .slice(10)
+        .filter((w) => !owned.has(w.raw))
+        .map((w) => w.raw),
+    );
+  });
+
   it('fails the cycle without publishing when no batch answers', async () => {
     const t = await setup(5, 1_000_000, 10);
     t.sim.http.inject('reset', 1);

@@ -31,6 +31,8 @@ export interface WalletPollDeps {
   readonly episodes?: EpisodeLog;
   /** Repeating values of the states kept, one copy each (for as long as the poll keeps states). */
   readonly interning?: Interning;
+  /** Whether a watched address is still this poll's to ask, checked as its batch is cut (default: all are, to the cycle's end). */
+  readonly stillOwned?: (raw: string) => boolean;
 }
 
 export type WalletPollOutcome =
@@ -94,8 +96,9 @@ export async function pollWallets(deps: WalletPollDeps, signal?: AbortSignal): P
     for (const unknown of leftOutTwice) cycle.records.set(unknown.raw, unknownAccount(unknown));
   }
   logBatchFailures(cycle);
-  if (cycle.records.size === 0 && watchlist.length > 0) {
-    return { ok: false, error: cycle.lastError ? `${cycle.lastError.code}: ${cycle.lastError.message} (${cycle.lastError.upstream})` : 'no wallet answered' };
+  // No batch answered; a cycle whose every wallet went to members that joined asked none.
+  if (cycle.records.size === 0 && cycle.lastError !== null) {
+    return { ok: false, error: `${cycle.lastError.code}: ${cycle.lastError.message} (${cycle.lastError.upstream})` };
   }
 
   await deps.publish(assembleWalletsSnapshot(watchlist, cycle.records, deps.previous()?.wallets, now()));
@@ -137,7 +140,7 @@ function unknownAccount(leftOut: LeftOut): WalletRecord {
  * to be split at the new size.
  */
 async function askInBatches(cycle: Cycle, addresses: readonly string[], pass: number): Promise<LeftOut[] | 'aborted'> {
-  const queue = createBatchQueue(addresses, cycle.deps.batchSize);
+  const queue = createBatchQueue(addresses, cycle.deps.batchSize, cycle.deps.stillOwned);
   const leftOut: LeftOut[] = [];
   let aborted = false;
   const worker = async (): Promise<void> => {

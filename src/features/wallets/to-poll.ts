@@ -28,3 +28,23 @@ export function walletsToPoll(
   const records = held()?.wallets;
   return owned.filter((w) => !((records?.get(w.raw)?.fetchedAt ?? -Infinity) >= since));
 }
+
+/**
+ * Whether a wallet of the share a run began with is still this replica's to poll, as its
+ * batch is cut. A replica that began its cycle alone owned the whole watchlist; members that
+ * joined since own most of it now, and poll it themselves. `owned` gives the same array while
+ * nothing changed, and again when a member list comes back.
+ */
+export function stillOwnedSince(began: readonly WatchedWallet[], owned: () => readonly WatchedWallet[]): (raw: string) => boolean {
+  let seen = began;
+  let raws: ReadonlySet<string> | null = null;
+  return (raw) => {
+    const share = owned();
+    if (share === began) return true;
+    if (share !== seen || raws === null) {
+      seen = share;
+      raws = new Set(share.map((w) => w.raw));
+    }
+    return raws.has(raw);
+  };
+}
