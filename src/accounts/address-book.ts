@@ -55,6 +55,21 @@ export function heldBook(entry: AddressBookEntry, raw: string, interning: Intern
 }
 
 /**
+ * heldBook, trying first the derived book last made for a form of the same first character
+ * (its flags): the records of a file or of another replica's stream nearly all share one of
+ * a few, and the check costs less than heldBook's copy, key and lookup. `recent` is the
+ * caller's, by first character.
+ */
+export function heldBookAsRecent(entry: AddressBookEntry, raw: string, interning: Interning, recent: Map<string, DerivedBook>): HeldBook {
+  const first = typeof entry.user_friendly === 'string' ? entry.user_friendly.charAt(0) : '';
+  const known = recent.get(first);
+  if (known !== undefined && derivedStill(entry, known, raw)) return known;
+  const held = heldBook(entry, raw, interning);
+  if (isDerivedBook(held)) recent.set(first, held);
+  return held;
+}
+
+/**
  * Whether `entry` is what `book` holds for `raw`: the check a poll makes of every wallet,
  * nearly always true, without heldBook's copy and key. Lists (`interfaces`) compare item by
  * item; any other object makes it false (heldBook then decides).

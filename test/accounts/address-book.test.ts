@@ -5,6 +5,7 @@ import {
   entryOfBook,
   friendlyOfBook,
   heldBook,
+  heldBookAsRecent,
   isDerivedBook,
   sameFriendly,
   userFriendlyOf,
@@ -98,5 +99,28 @@ describe('address book entries as records hold them', () => {
     ])
       expect(derivedStill(other, book, address), JSON.stringify(other)).toBe(false);
     expect(derivedStill(sent, book, raw(9))).toBe(false);
+  });
+
+  it('reuses the derived book last made for the same flags when it holds, and otherwise gives what heldBook gives', () => {
+    const interning = createInterning();
+    const recent = new Map();
+    const entry = (i: number, flags = FLAGS[1]!, rest: Record<string, unknown> = { domain: null }) =>
+      ({ user_friendly: friendlyForm(raw(i), flags), ...rest }) as AddressBookEntry;
+    const first = heldBookAsRecent(entry(1), raw(1), interning, recent);
+    expect(isDerivedBook(first)).toBe(true);
+    expect(heldBookAsRecent(entry(2), raw(2), interning, recent)).toBe(first);
+    // Other flags, other fields, another order, a form not of this address: what heldBook gives, served the same.
+    const cases: [AddressBookEntry, string][] = [
+      [entry(3, FLAGS[0]), raw(3)],
+      [entry(4, FLAGS[1], { domain: 'x.ton' }), raw(4)],
+      [{ domain: null, user_friendly: friendlyForm(raw(5), FLAGS[1]!) } as AddressBookEntry, raw(5)],
+      [entry(6), raw(7)],
+    ];
+    for (const [sent, address] of cases) {
+      const held = heldBookAsRecent(sent, address, interning, recent);
+      expect(held).toBe(heldBook(sent, address, interning));
+      expect(JSON.stringify(entryOfBook(held, address))).toBe(JSON.stringify(sent));
+    }
+    expect(heldBookAsRecent(entry(8), raw(8), interning, recent)).toBe(first);
   });
 });

@@ -2,7 +2,7 @@ import { isPlainRecord, WALLET_FIELD_CHECKS } from '../../domain/wallet-field-ch
 import { WALLET_STATE_FIELDS, type WalletFieldName } from '../../domain/wallet-state.js';
 import { COLUMN, isBookAsParsed, isNumber, issueText, STATE_KEYS, WALLET_COLUMNS, walletRecordSchema } from './file-format.js';
 import type { WalletRecord } from '../../accounts/types.js';
-import { entryOfBook, heldBook } from '../../accounts/address-book.js';
+import { entryOfBook, heldBookAsRecent, type DerivedBook } from '../../accounts/address-book.js';
 import { createInterning, type Interning } from '../../domain/interning.js';
 import { sharedIfEmpty, type AddressBookEntry } from '../../domain/wallet-state.js';
 
@@ -125,10 +125,12 @@ export interface StringPool {
   readonly keyOf: (raw: string) => string | undefined;
   /** The last value kept for each pooled column: wallets in a row mostly repeat it, and comparing costs less than hashing. */
   readonly last: (string | undefined)[];
+  /** The last derived address book entry, by its form's first character (heldBookAsRecent). */
+  readonly books: Map<string, DerivedBook>;
 }
 
 export function createStringPool(interning: Interning = createInterning(), keyOf: (raw: string) => string | undefined = () => undefined): StringPool {
-  return { interning, keyOf, last: [] };
+  return { interning, keyOf, last: [], books: new Map() };
 }
 
 const pooled = (pool: StringPool, column: number, value: unknown): unknown => {
@@ -193,7 +195,8 @@ export function decodeWalletRow(row: unknown, pool: StringPool): { ok: true; rec
 /** The record with its address book entry as held (derived where it can be), in place: the record is this decode's own. */
 function withHeldBook(record: WalletRecord, pool: StringPool): WalletRecord {
   const book = record.addressBook;
-  if (book !== null) (record as { addressBook: WalletRecord['addressBook'] }).addressBook = heldBook(book as AddressBookEntry, record.raw, pool.interning);
+  if (book !== null)
+    (record as { addressBook: WalletRecord['addressBook'] }).addressBook = heldBookAsRecent(book as AddressBookEntry, record.raw, pool.interning, pool.books);
   return record;
 }
 
