@@ -113,7 +113,7 @@ describe('address book entries as records hold them', () => {
     const cases: [AddressBookEntry, string][] = [
       [entry(3, FLAGS[0]), raw(3)],
       [entry(4, FLAGS[1], { domain: 'x.ton' }), raw(4)],
-      [{ domain: null, user_friendly: friendlyForm(raw(5), FLAGS[1]!) } as AddressBookEntry, raw(5)],
+      [{ domain: null, user_friendly: friendlyForm(raw(5), FLAGS[1]!) }, raw(5)],
       [entry(6), raw(7)],
     ];
     for (const [sent, address] of cases) {
