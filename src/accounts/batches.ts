@@ -135,16 +135,10 @@ export function createBatchQueue(addresses: readonly string[], batchSize: Pick<B
         if (again.length > size) refused.unshift(again.slice(size));
         return again.slice(0, size);
       }
-      if (wanted === undefined) {
-        if (offset >= addresses.length) return null;
-        const batch = addresses.slice(offset, offset + size);
-        offset += batch.length;
-        return batch;
-      }
       const batch: string[] = [];
       for (; offset < addresses.length && batch.length < size; offset += 1) {
         const address = addresses[offset] as string;
-        if (wanted(address)) batch.push(address);
+        if (wanted === undefined || wanted(address)) batch.push(address);
       }
       return batch.length === 0 ? null : batch;
     },

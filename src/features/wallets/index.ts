@@ -1,7 +1,6 @@
 import { addressBookEntry } from '../../accounts/address-book.js';
 import { createInterning, type Interning } from '../../domain/interning.js';
 import { watchlistKeys } from '../../config/watchlist.js';
-import type { WatchedWallet } from '../../domain/config.js';
 import { createStringPool } from './file-rows.js';
 import { pollJob } from '../../schedule/poll-job.js';
 import { notReadyReason } from '../../snapshot/freshness.js';
@@ -38,16 +37,15 @@ function createWallets(ctx: FeatureContext): FeatureParts {
   const { now, current } = ctx;
   /** One copy of what repeats across the states kept (polled, received from other replicas, read from the file), for the life of the daemon. */
   const interning = createInterning();
-  /** Records read from other replicas or the file keep the watched wallet's raw string and this interning's values. */
-  // Records mostly come in watchlist order (the file is written in it, a replica shares its
-  // share in it): the wallet after the last one found is tried before the index.
-  let keys: { readonly watchlist: readonly WatchedWallet[]; readonly at: ReadonlyMap<string, number> } | null = null;
+  /**
+   * Records read from other replicas or the file keep the watched wallet's raw string and this interning's values.
+   * They mostly come in watchlist order (the file is written in it, a replica shares its share in it): the wallet
+   * after the last one found is tried before the index.
+   */
   let next = 0;
   const watchedKey = (raw: string): string | undefined => {
     const { watchlist } = current().config;
-    if (keys?.watchlist !== watchlist) keys = { watchlist, at: watchlistKeys(watchlist) };
-    const guess = watchlist[next]?.raw;
-    const at = guess === raw ? next : keys.at.get(raw);
+    const at = watchlist[next]?.raw === raw ? next : watchlistKeys(watchlist).get(raw);
     if (at === undefined) return undefined;
     next = at + 1;
     return watchlist[at]?.raw;

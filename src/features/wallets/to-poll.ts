@@ -37,11 +37,11 @@ export function walletsToPoll(
  */
 export function stillOwnedSince(began: readonly WatchedWallet[], owned: () => readonly WatchedWallet[]): (raw: string) => boolean {
   let seen = began;
-  let raws: ReadonlySet<string> | null = null;
+  let raws: ReadonlySet<string> = new Set();
   return (raw) => {
     const share = owned();
     if (share === began) return true;
-    if (share !== seen || raws === null) {
+    if (share !== seen) {
       seen = share;
       raws = new Set(share.map((w) => w.raw));
     }
