@@ -33,13 +33,20 @@ export function* encodeWallets(wallets: WalletsSnapshot, wallOffset: number): Ge
   let row = 0;
   let lines: string[] = [];
   const part = (): Buffer => {
-    const text = `${lines.join('\n')}\n`;
-    const bytes = Buffer.from(text);
-    // All ASCII (as records mostly are): a line's bytes are its characters.
-    const ascii = bytes.length === text.length;
-    for (const line of lines) lineBytes.writeUInt32LE((ascii ? line.length : Buffer.byteLength(line)) + 1, 4 * row++);
+    let chars = 0;
+    for (const line of lines) chars += line.length + 1;
+    // Each line written where it goes, its length in bytes read off as it is: no joined
+    // text, no second pass. UTF-8 takes at most three bytes for a character of a JS string.
+    const bytes = Buffer.allocUnsafe(3 * chars);
+    let at = 0;
+    for (const line of lines) {
+      const start = at;
+      at += bytes.write(line, at);
+      bytes[at++] = 10;
+      lineBytes.writeUInt32LE(at - start, 4 * row++);
+    }
     lines = [];
-    return bytes;
+    return bytes.subarray(0, at);
   };
   let left = count;
   for (const record of wallets.wallets.values()) {
