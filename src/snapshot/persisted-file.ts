@@ -1,4 +1,5 @@
 import { basename, dirname, join } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import { createEpisodeLog } from '../log/episodes.js';
 import { readIfPresent, removeStaleTemps, setAside, writeAtomically } from './atomic-file.js';
@@ -16,8 +17,11 @@ export interface PersistedFile<T> {
   readonly file: string;
   /** The part the file holds; null when there is none, or it cannot be used (reported). An abort ends the read with null. */
   load(signal?: AbortSignal): Promise<T | null>;
-  /** Writes the part unless it is the one written last; concurrent calls are coalesced, the newest winning. */
-  save(part: T): Promise<void>;
+  /**
+   * Writes the part unless it is the one written last; concurrent calls are coalesced, the
+   * newest winning. With `busyShare`, a write waits its turn unless `now` (shutdown).
+   */
+  save(part: T, now?: boolean): Promise<void>;
   /** Resolves once every save asked for so far has finished. */
   flush(): Promise<void>;
 }
@@ -49,6 +53,13 @@ export interface PersistedFileOptions<T> {
   readonly now: () => number;
   /** Wall minus process time, ms (domain/clock.ts); default 0. */
   readonly wallOffset?: (() => number) | undefined;
+  /**
+   * The most of the time writing may take: after a write that took d ms, the next begins
+   * d / busyShare ms after it began at the soonest (the newest part then). For a part of
+   * hundreds of megabytes, rewritten after every cycle, whose encoding competes with
+   * serving; unset: every save writes at once.
+   */
+  readonly busyShare?: number | undefined;
 }
 
 /** Wall and process clock parting by less than this is drift, not a step: file times are taken as they are. */
@@ -70,10 +81,30 @@ export function createPersistedFile<T>(options: PersistedFileOptions<T>): Persis
   let written: T | null = null;
   let pending: T | null = null;
   let writing: Promise<void> = Promise.resolve();
+  /** When the next write may begin (performance.now()), and how to end the wait for it early. */
+  let nextWriteAt = 0;
+  let urgent = false;
+  let wake: (() => void) | null = null;
+
+  const turn = async (): Promise<void> => {
+    const wait = nextWriteAt - performance.now();
+    if (wait <= 0 || urgent) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, wait);
+      timer.unref();
+      wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+    wake = null;
+  };
 
   const write = async (part: T): Promise<void> => {
+    const began = performance.now();
     try {
       await writeAtomically(file, codec.encode(part, wallOffset()));
+      if (options.busyShare !== undefined) nextWriteAt = began + (performance.now() - began) / options.busyShare;
     } catch (err) {
       const reason = persistFailureReason(err);
       options.observer?.failed(reason);
@@ -88,6 +119,7 @@ export function createPersistedFile<T>(options: PersistedFileOptions<T>): Persis
 
   const drain = async (): Promise<void> => {
     while (pending !== null) {
+      await turn();
       const next = pending;
       pending = null;
       if (next !== written) await write(next);
@@ -124,9 +156,15 @@ export function createPersistedFile<T>(options: PersistedFileOptions<T>): Persis
       written ??= decoded.part;
       return decoded.part;
     },
-    save(part) {
+    save(part, now = false) {
       pending = part;
-      writing = writing.then(drain);
+      if (now) {
+        urgent = true;
+        wake?.();
+      }
+      writing = writing.then(drain).finally(() => {
+        if (pending === null) urgent = false;
+      });
       return writing;
     },
     flush: () => writing,
@@ -153,9 +191,9 @@ export function createPersistedPart<T>(file: () => string, options: Omit<Persist
       return inForce().file;
     },
     load: (signal) => inForce().load(signal),
-    save(part) {
+    save(part, now) {
       const to = inForce();
-      return before.then(() => to.save(part));
+      return before.then(() => to.save(part, now));
     },
     flush: () => before.then(() => inForce().flush()),
   };

@@ -1,0 +1,82 @@
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { describe, expect, it } from 'vitest';
+import { createPersistedFile, type PartCodec } from '../../src/snapshot/persisted-file.js';
+import { createLogSink } from '../helpers/log.js';
+
+/**
+ * A part whose writes take `writeMs` at least (its encoding waits), counting what it
+ * encodes: the pacing of busyShare, seen from outside.
+ */
+function slowCodec(writeMs: number): { codec: PartCodec<string>; encoded: string[]; began: number[] } {
+  const encoded: string[] = [];
+  const began: number[] = [];
+  const codec: PartCodec<string> = {
+    what: 'test part',
+    async *encode(part) {
+      encoded.push(part);
+      began.push(performance.now());
+      await sleep(writeMs);
+      yield Buffer.from(part);
+    },
+    decode: (bytes) => ({ ok: true, part: bytes.toString() }),
+  };
+  return { codec, encoded, began };
+}
+
+async function pacedFile(writeMs: number, busyShare: number) {
+  const file = join(await mkdtemp(join(tmpdir(), 'tonwatch-paced-')), 'part.json');
+  const { codec, encoded, began } = slowCodec(writeMs);
+  const persisted = createPersistedFile({ file, codec, logger: createLogSink().logger, now: () => 0, busyShare });
+  return { persisted, encoded, began, content: () => readFile(file, 'utf8') };
+}
+
+describe('a persisted part written at most busyShare of the time', () => {
+  it('writes the first save at once, then waits its turn and writes only the newest part', async () => {
+    // A write of 20 ms or more at a fifth of the time: the next begins 100 ms or more after the first.
+    const { persisted, encoded, began, content } = await pacedFile(20, 0.2);
+    await persisted.save('first');
+    expect(await content()).toBe('first');
+    const second = persisted.save('second');
+    const third = persisted.save('third');
+    await Promise.all([second, third]);
+    expect(await content()).toBe('third');
+    expect(encoded).toEqual(['first', 'third']);
+    expect((began[1] ?? 0) - (began[0] ?? 0)).toBeGreaterThanOrEqual(99);
+  });
+
+  it('holds a save back while it is not its turn', async () => {
+    // A write of 20 ms or more at a hundredth of the time: the next waits 2 s or more.
+    const { persisted, encoded, content } = await pacedFile(20, 0.01);
+    await persisted.save('first');
+    void persisted.save('second');
+    await sleep(300);
+    expect(await content()).toBe('first');
+    expect(encoded).toEqual(['first']);
+  });
+
+  it('writes a save marked now (shutdown) without waiting, in place of the one held back', async () => {
+    const { persisted, encoded, content } = await pacedFile(20, 0.01);
+    await persisted.save('first');
+    void persisted.save('held back');
+    await sleep(50);
+    const started = Date.now();
+    await persisted.save('last', true);
+    // Far less than the 2 s or more the turn would have taken.
+    expect(Date.now() - started).toBeLessThan(1_500);
+    expect(await content()).toBe('last');
+    expect(encoded).toEqual(['first', 'last']);
+  });
+
+  it('writes every save at once without busyShare', async () => {
+    const file = join(await mkdtemp(join(tmpdir(), 'tonwatch-paced-')), 'part.json');
+    const { codec, encoded } = slowCodec(20);
+    const persisted = createPersistedFile({ file, codec, logger: createLogSink().logger, now: () => 0 });
+    await persisted.save('first');
+    await persisted.save('second');
+    expect(encoded).toEqual(['first', 'second']);
+    expect(await readFile(file, 'utf8')).toBe('second');
+  });
+});
