@@ -306,8 +306,11 @@ export async function clusterAtScale(wallets, { replicas = 4, rps = 200, ttlSeco
       steady,
     };
   } finally {
-    for (const m of members) m.child.kill('SIGKILL');
+    // Stopped as users stop them (a replica's --cpu-prof, given by BENCH_NODE_FLAGS, is written at exit), killed past 30 s.
+    for (const m of members) m.child.kill('SIGTERM');
+    const killer = setTimeout(() => members.forEach((m) => m.child.kill('SIGKILL')), 30_000);
     await Promise.all(members.map((m) => exited(m.child)));
+    clearTimeout(killer);
     sim.kill('SIGTERM');
     await exited(sim);
     redis.disconnect();

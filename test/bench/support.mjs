@@ -69,7 +69,8 @@ export function cpuSecondsOf(pid) {
 
 /** Spawns `tonwatch ARGS` (as the package runs it) and resolves once its stdout matches `ready`. */
 export function spawnTonwatch(args, ready) {
-  const child = spawn(process.execPath, [...NODE_FLAGS, MAIN, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const extra = (process.env.BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
+  const child = spawn(process.execPath, [...NODE_FLAGS, ...extra, MAIN, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   if (!ready) return Promise.resolve(child);
   return new Promise((resolve, reject) => {
     let text = '';
