@@ -3,7 +3,9 @@ import { WALLET_STATE_FIELDS } from '../../src/domain/wallet-state.js';
 import { decodeWalletsFile, decodeWalletsFileQuickly, walletRecordSchema, walletsFileSchema } from '../../src/features/wallets/file-format.js';
 import { createRowExpander, createStringPool, createWalletRowWriter, decodeWalletRow } from '../../src/features/wallets/file-rows.js';
 import type { WalletRecord } from '../../src/accounts/types.js';
-import { entryOfBook } from '../../src/accounts/address-book.js';
+import type { AddressBookEntry } from '../../src/domain/wallet-state.js';
+import { entryOfBook, heldBook, isDerivedBook } from '../../src/accounts/address-book.js';
+import { createInterning } from '../../src/domain/interning.js';
 import { friendlyForm } from '../../src/ton/address.js';
 
 /** A decoded record with its address book entry as served (a record holds most entries derived: accounts/address-book.ts). */
@@ -326,6 +328,26 @@ describe('wallets file, version 4 record lines', () => {
         expect(decoded.ok && JSON.stringify(decoded.record), `round ${round} record ${i}`).toBe(JSON.stringify(reference));
       });
     }
+  });
+
+  it('writes an address book entry held derived as the line of the entry itself, domains and other fields included', () => {
+    const interning = createInterning();
+    const entries = (i: number, raw: string) => [
+      { user_friendly: friendlyForm(raw, { bounceable: false, testnet: false }), domain: null, interfaces: ['wallet_v5r1'] },
+      { user_friendly: friendlyForm(raw, { bounceable: true, testnet: false }), domain: `w${i % 3}.ton`, interfaces: [], more: { a: i % 2 } },
+      { user_friendly: friendlyForm(raw, { bounceable: false, testnet: true }), domain: null },
+      { user_friendly: friendlyForm(raw, { bounceable: true, testnet: true }), interfaces: ['wallet_v4r2'] },
+    ];
+    const records = Array.from({ length: 40 }, (_, i) => {
+      const raw = `0:${i.toString(16).toUpperCase().padStart(64, '0')}`;
+      const entry = entries(i, raw)[i % 4] as AddressBookEntry;
+      return { raw, state: null, addressBook: entry, metadata: undefined, fetchedAt: 1795000000000 + i, upstream: 'toncenter' } as WalletRecord;
+    });
+    const held = records.map((r) => ({ ...r, addressBook: heldBook(r.addressBook as AddressBookEntry, r.raw, interning) }));
+    expect(held.every((r) => r.addressBook !== null && isDerivedBook(r.addressBook))).toBe(true);
+    const [asSent, asHeld] = [createWalletRowWriter(), createWalletRowWriter()];
+    expect(held.map(asHeld)).toEqual(records.map(asSent));
+    expect(asHeld.references()).toEqual(asSent.references());
   });
 
   it('says what is wrong with a reference or an address book entry, and leaves other mistakes to the record check', () => {

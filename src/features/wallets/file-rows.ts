@@ -2,7 +2,7 @@ import { isPlainRecord, WALLET_FIELD_CHECKS } from '../../domain/wallet-field-ch
 import { WALLET_STATE_FIELDS, type WalletFieldName } from '../../domain/wallet-state.js';
 import { COLUMN, isBookAsParsed, isNumber, issueText, STATE_KEYS, WALLET_COLUMNS, walletRecordSchema } from './file-format.js';
 import type { WalletRecord } from '../../accounts/types.js';
-import { entryOfBook, heldBookAsRecent, type DerivedBook } from '../../accounts/address-book.js';
+import { entryOfBook, friendlyOfBook, heldBookAsRecent, isDerivedBook, type DerivedBook } from '../../accounts/address-book.js';
 import { createInterning, type Interning } from '../../domain/interning.js';
 import { sharedIfEmpty, type AddressBookEntry } from '../../domain/wallet-state.js';
 
@@ -37,13 +37,27 @@ export function createWalletRowWriter(wallOffset = 0): WalletRowWriter {
     table.push(value);
     return value;
   };
-  const extrasRef = (value: Record<string, unknown>): Record<string, unknown> | number => {
-    const key = JSON.stringify(value);
+  const extrasRef = (value: Record<string, unknown>, key = JSON.stringify(value)): Record<string, unknown> | number => {
     const known = extras.get(key);
     if (known !== undefined) return known;
     extras.set(key, table.length);
     table.push(value);
     return value;
+  };
+  /** A derived entry's other fields (its shared `rest` but the domain), and their key: made once per `rest` object. */
+  const othersOf = new Map<object, { readonly value: Record<string, unknown>; readonly key: string }>();
+  const bookColumns = (held: NonNullable<WalletRecord['addressBook']>, raw: string): unknown[] => {
+    if (!isDerivedBook(held)) {
+      const { user_friendly: friendly, domain, ...rest } = entryOfBook(held, raw);
+      return [friendly, domain, extrasRef(rest)];
+    }
+    let others = othersOf.get(held.rest);
+    if (others === undefined) {
+      const { domain: _domain, ...value } = held.rest;
+      others = { value, key: JSON.stringify(value) };
+      othersOf.set(held.rest, others);
+    }
+    return [friendlyOfBook(held, raw), held.rest['domain'], extrasRef(others.value, others.key)];
   };
   const line = (record: WalletRecord): string => {
     const { raw, state: fields, addressBook } = record;
@@ -55,11 +69,7 @@ export function createWalletRowWriter(wallOffset = 0): WalletRowWriter {
       if (state[COLUMN.address] === raw) state[COLUMN.address] = null;
       for (const name of REFERENCED_STATE_FIELDS) state[COLUMN[name]] = stringRef(fields[name] as string | null);
     }
-    let book: unknown[] | null = null;
-    if (addressBook !== null) {
-      const { user_friendly: friendly, domain, ...rest } = entryOfBook(addressBook, raw);
-      book = [friendly, domain, extrasRef(rest)];
-    }
+    const book = addressBook === null ? null : bookColumns(addressBook, raw);
     const row: unknown[] = [raw, record.fetchedAt + wallOffset, upstream, state, book];
     if (record.metadata !== undefined) row.push(record.metadata);
     return JSON.stringify(row);
