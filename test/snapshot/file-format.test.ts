@@ -341,9 +341,9 @@ describe('wallets file, version 4 record lines', () => {
     const records = Array.from({ length: 40 }, (_, i) => {
       const raw = `0:${i.toString(16).toUpperCase().padStart(64, '0')}`;
       const entry = entries(i, raw)[i % 4] as AddressBookEntry;
-      return { raw, state: null, addressBook: entry, metadata: undefined, fetchedAt: 1795000000000 + i, upstream: 'toncenter' } as WalletRecord;
+      return { raw, state: null, addressBook: entry, metadata: undefined, fetchedAt: 1795000000000 + i, upstream: 'toncenter' };
     });
-    const held = records.map((r) => ({ ...r, addressBook: heldBook(r.addressBook as AddressBookEntry, r.raw, interning) }));
+    const held = records.map((r) => ({ ...r, addressBook: heldBook(r.addressBook, r.raw, interning) }));
     expect(held.every((r) => r.addressBook !== null && isDerivedBook(r.addressBook))).toBe(true);
     const [asSent, asHeld] = [createWalletRowWriter(), createWalletRowWriter()];
     expect(held.map(asHeld)).toEqual(records.map(asSent));
