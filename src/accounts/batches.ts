@@ -119,27 +119,39 @@ export interface BatchQueue {
   remaining(): number;
 }
 
-/**
- * @param wanted whether an address is still to be asked when its batch is cut (default: all
- *   are): a cluster replica's cycle leaves out the wallets that members who joined since it
- *   began now own.
- */
-export function createBatchQueue(addresses: readonly string[], batchSize: Pick<BatchSize, 'get'>, wanted?: (address: string) => boolean): BatchQueue {
+/** What a queue asks of its caller as it cuts each batch (both optional). */
+export interface BatchQueueSources {
+  /**
+   * Whether an address is still to be asked when its batch is cut (default: all are): a
+   * cluster replica's cycle leaves out the wallets that members who joined since it began now own.
+   */
+  readonly wanted?: (address: string) => boolean;
+  /** Addresses to ask before the rest, taken as each batch is cut (wallets a replica took over mid-cycle). */
+  readonly first?: () => readonly string[];
+}
+
+export function createBatchQueue(addresses: readonly string[], batchSize: Pick<BatchSize, 'get'>, sources: BatchQueueSources = {}): BatchQueue {
+  const { wanted, first } = sources;
   const refused: (readonly string[])[] = [];
+  const ahead: string[] = [];
   let offset = 0;
   return {
     next() {
-      const size = batchSize.get('poll', addresses.length - offset + refused.reduce((sum, batch) => sum + batch.length, 0));
+      for (const address of first?.() ?? []) ahead.push(address);
+      const size = batchSize.get('poll', addresses.length - offset + ahead.length + refused.reduce((sum, batch) => sum + batch.length, 0));
       const again = refused.shift();
       if (again !== undefined) {
         if (again.length > size) refused.unshift(again.slice(size));
         return again.slice(0, size);
       }
       const batch: string[] = [];
-      for (; offset < addresses.length && batch.length < size; offset += 1) {
-        const address = addresses[offset] as string;
+      const take = (address: string): void => {
         if (wanted === undefined || wanted(address)) batch.push(address);
-      }
+      };
+      let taken = 0;
+      for (; taken < ahead.length && batch.length < size; taken += 1) take(ahead[taken] as string);
+      ahead.splice(0, taken);
+      for (; offset < addresses.length && batch.length < size; offset += 1) take(addresses[offset] as string);
       return batch.length === 0 ? null : batch;
     },
     putBack(batch) {
@@ -148,7 +160,7 @@ export function createBatchQueue(addresses: readonly string[], batchSize: Pick<B
     remaining() {
       const size = batchSize.get();
       const again = refused.reduce((sum, batch) => sum + Math.ceil(batch.length / size), 0);
-      return again + Math.ceil((addresses.length - offset) / size);
+      return again + Math.ceil(ahead.length / size) + Math.ceil((addresses.length - offset) / size);
     },
   };
 }

@@ -276,14 +276,16 @@ export async function clusterAtScale(wallets, { replicas = 4, rps = 200, ttlSeco
         .find((l) => l && l.time > killedAt && !l.members.includes(victim.id));
       return line?.time ?? Number.NaN;
     });
-    // When each finished polling what it took over ("polled the wallets taken over"); a
-    // replica that had no tick to compare with polled its whole share: its last success.
+    // When each finished polling what it took over ("polled the wallets taken over": the last
+    // one, as a takeover can end in a run after the cycle it began in); a replica that had no
+    // tick to compare with polled its whole share: its last success.
     const polledAt = [];
     for (const m of survivors) {
       const taken = readFileSync(join(dir, `${m.id}.log`), 'utf8')
         .split('\n')
         .map((l) => (l.includes('"msg":"polled the wallets taken over"') ? JSON.parse(l) : null))
-        .find((l) => l && l.time > killedAt && l.ok);
+        .filter((l) => l && l.time > killedAt && l.ok)
+        .at(-1);
       polledAt.push(taken?.time ?? sum(await metrics(m), 'tonwatch_last_success_timestamp_seconds', ['query="wallets"']) * 1000);
     }
     const movedSeconds = (Math.max(...movedAt) - killedAt) / 1000;

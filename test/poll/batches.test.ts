@@ -135,10 +135,24 @@ describe('batch queue', () => {
     expect(queue.next()).toBeNull();
   });
 
+  it('hands out the addresses given first ahead of the rest, taken as each batch is cut, and counts them in what remains', () => {
+    const addresses = Array.from({ length: 6 }, (_, i) => `a${i}`);
+    const given: string[][] = [[], ['t0', 't1', 't2', 't3'], [], ['t4']];
+    const dropped = new Set(['t2']);
+    const queue = createBatchQueue(addresses, { get: () => 3 }, { first: () => given.shift() ?? [], wanted: (a) => !dropped.has(a) });
+    expect(queue.next()).toEqual(['a0', 'a1', 'a2']);
+    // Taken over since: asked next, the one no longer wanted left out, the batch filled from the rest.
+    expect(queue.next()).toEqual(['t0', 't1', 't3']);
+    expect(queue.remaining()).toBe(1);
+    expect(queue.next()).toEqual(['a3', 'a4', 'a5']);
+    expect(queue.next()).toEqual(['t4']);
+    expect(queue.next()).toBeNull();
+  });
+
   it('leaves out the addresses no longer wanted when each batch is cut, and ends when none is left', () => {
     const addresses = Array.from({ length: 10 }, (_, i) => `a${i}`);
     const dropped = new Set<string>();
-    const queue = createBatchQueue(addresses, { get: () => 3 }, (a) => !dropped.has(a));
+    const queue = createBatchQueue(addresses, { get: () => 3 }, { wanted: (a) => !dropped.has(a) });
     expect(queue.next()).toEqual(['a0', 'a1', 'a2']);
     // A member joined: it owns a4, a5 and a7 now.
     for (const a of ['a4', 'a5', 'a7']) dropped.add(a);

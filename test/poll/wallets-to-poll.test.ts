@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { WalletRecord } from '../../src/accounts/types.js';
-import { stillOwnedSince, walletsToPoll, type LastTick } from '../../src/features/wallets/to-poll.js';
+import { gainedSince, notFetchedSince, stillOwnedSince, walletsToPoll, type LastTick } from '../../src/features/wallets/to-poll.js';
 import type { WalletsSnapshot } from '../../src/features/wallets/types.js';
 import { watched } from '../helpers/wallets.js';
 
@@ -42,5 +42,27 @@ describe('the wallets a run polls', () => {
     owned = share;
     expect(share.filter((w) => still(w.raw))).toHaveLength(6);
     expect([c, e, f].every(still)).toBe(true);
+  });
+
+  it('gives, as the share grows during a run, each wallet that joined once, less those fetched since the tick began', () => {
+    const began = share.slice(0, 2);
+    let owned: readonly (typeof share)[number][] = began;
+    // The member that left fetched d after the tick began at 1,000, e before it.
+    const held: WalletsSnapshot = { fetchedAt: 1_200, wallets: new Map([record(d, 1_100), record(e, 900)].map((r) => [r.raw, r])) };
+    const gained = gainedSince(
+      began,
+      () => owned,
+      notFetchedSince(1_000, () => held),
+    );
+    expect(gained()).toEqual([]);
+    owned = [share[0], share[1], share[2], share[3]] as typeof share;
+    expect(gained().map((w) => w.raw)).toEqual([c]);
+    expect(gained()).toEqual([]);
+    owned = share;
+    expect(gained().map((w) => w.raw)).toEqual([e, f]);
+    // Back to the list it began with: nothing new.
+    owned = began;
+    expect(gained()).toEqual([]);
+    expect([a, b].every((raw) => began.some((w) => w.raw === raw))).toBe(true);
   });
 });

@@ -181,6 +181,33 @@ describe('wallet poller against the simulator', () => {
     );
   });
 
+  it('asks the wallets it took over mid-cycle ahead of the rest of its share, and publishes them as soon as they are answered', async () => {
+    const t = await setup(40, 1_000_000, 10);
+    const watchlist = t.sim.wallets.accounts().map((a) => watch(a.raw));
+    const [share, left] = [watchlist.slice(0, 20), watchlist.slice(20)];
+    const base = t.deps(share);
+    const batches: string[][] = [];
+    const published: string[][] = [];
+    // The member that owned `left` left after this replica's first batch: its share grew.
+    const gained = () => (batches.length === 0 ? [] : left.splice(0));
+    const outcome = await pollWallets({
+      ...base,
+      client: { ...base.client, fetchWalletStates: (addresses, signal) => (batches.push([...addresses]), base.client.fetchWalletStates(addresses, signal)) },
+      publish: (s) => {
+        published.push([...s.wallets.keys()]);
+        return base.publish(s);
+      },
+      gained,
+    });
+    expect(outcome).toEqual({ ok: true, fetched: 40, unknown: 0, failed: 0 });
+    const raws = (from: number, to: number) => watchlist.slice(from, to).map((w) => w.raw);
+    expect(batches).toEqual([raws(0, 10), raws(20, 30), raws(30, 40), raws(10, 20)]);
+    // The wallets taken over went out once their batches were answered, before the rest of the share was asked; the cycle's snapshot holds all.
+    expect(published).toEqual([raws(20, 40), [...raws(0, 20), ...raws(20, 40)]]);
+    const line = t.log.lines().find((l) => l['msg'] === 'polled the wallets taken over');
+    expect(line).toMatchObject({ wallets: 20, failed: 0, notAsked: 0, ok: true, during: 'cycle' });
+  });
+
   it('fails the cycle without publishing when no batch answers', async () => {
     const t = await setup(5, 1_000_000, 10);
     t.sim.http.inject('reset', 1);

@@ -5,7 +5,7 @@ import { createStringPool } from './file-rows.js';
 import { pollJob } from '../../schedule/poll-job.js';
 import { notReadyReason } from '../../snapshot/freshness.js';
 import type { ScheduledJob } from '../../schedule/scheduler.js';
-import { stillOwnedSince, walletsToPoll, type LastTick } from './to-poll.js';
+import { gainedSince, notFetchedSince, stillOwnedSince, walletsToPoll, type LastTick } from './to-poll.js';
 import type { Feature, FeatureContext, FeatureParts, GenerationParts } from '../feature.js';
 import { WALLETS_CONFIG } from './config.js';
 import { WALLET_METRICS } from './families.js';
@@ -128,7 +128,14 @@ function walletsJob(
         stale: (upstream) => ctx.metrics.staleAnswer(upstream, QUERY),
         episodes: ctx.episodes,
         interning: parts.interning,
-        ...(ctx.cluster.enabled && { stillOwned: stillOwnedSince(owned, () => ctx.cluster.owned(config.watchlist)) }),
+        ...(ctx.cluster.enabled && {
+          stillOwned: stillOwnedSince(owned, () => ctx.cluster.owned(config.watchlist)),
+          gained: gainedSince(
+            owned,
+            () => ctx.cluster.owned(config.watchlist),
+            notFetchedSince(parts.ticks.startedAt, () => held.current()),
+          ),
+        }),
       },
       signal,
     );

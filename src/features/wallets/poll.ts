@@ -9,6 +9,7 @@ import { createBatchQueue, type BatchSize } from '../../accounts/batches.js';
 import { createCycleProgress, type CycleProgress } from './progress.js';
 import { matchWalletAnswer } from '../../accounts/wallet-mapping.js';
 import { assembleWalletsSnapshot } from './assemble.js';
+import { createTakeover, type Takeover } from './takeover.js';
 
 export interface WalletPollDeps {
   readonly client: UpstreamClient;
@@ -33,6 +34,8 @@ export interface WalletPollDeps {
   readonly interning?: Interning;
   /** Whether a watched address is still this poll's to ask, checked as its batch is cut (default: all are, to the cycle's end). */
   readonly stillOwned?: (raw: string) => boolean;
+  /** Wallets that joined this poll's share since it began, each once: asked first, and published once answered (takeover.ts). */
+  readonly gained?: () => readonly WatchedWallet[];
 }
 
 export type WalletPollOutcome =
@@ -58,6 +61,8 @@ interface Cycle {
   readonly batches: { answered: number; refused: number; failed: number };
   /** The last failed batch's error, for the cycle's log line. */
   lastError: { upstream: string; code: string; message: string } | null;
+  /** Wallets taken over while the cycle runs (a cluster member left). */
+  readonly takeover: Takeover | null;
 }
 
 /**
@@ -69,15 +74,12 @@ interface Cycle {
 export async function pollWallets(deps: WalletPollDeps, signal?: AbortSignal): Promise<WalletPollOutcome> {
   const { logger, now, watchlist } = deps;
   const started = now();
-  const cycle: Cycle = {
-    deps,
-    signal,
-    progress: createCycleProgress({ logger, now, total: watchlist.length }),
-    records: new Map(),
-    failed: new Set(),
-    batches: { answered: 0, refused: 0, failed: 0 },
-    lastError: null,
-  };
+  const progress = createCycleProgress({ logger, now, total: watchlist.length });
+  const records = new Map<string, WalletRecord>();
+  const failed = new Set<string>();
+  const { gained, previous, publish } = deps;
+  const takeover = gained ? createTakeover({ logger, now, gained, previous, publish, records, failed, joined: (count) => progress.grew(count) }) : null;
+  const cycle: Cycle = { deps, signal, progress, records, failed, batches: { answered: 0, refused: 0, failed: 0 }, lastError: null, takeover };
 
   const leftOut = await askInBatches(
     cycle,
@@ -101,7 +103,9 @@ export async function pollWallets(deps: WalletPollDeps, signal?: AbortSignal): P
     return { ok: false, error: `${cycle.lastError.code}: ${cycle.lastError.message} (${cycle.lastError.upstream})` };
   }
 
-  await deps.publish(assembleWalletsSnapshot(watchlist, cycle.records, deps.previous()?.wallets, now()));
+  const joined = takeover?.joined ?? [];
+  await deps.publish(assembleWalletsSnapshot(joined.length === 0 ? watchlist : [...watchlist, ...joined], cycle.records, deps.previous()?.wallets, now()));
+  takeover?.end();
   let unknown = 0;
   for (const record of cycle.records.values()) if (record.state === null) unknown += 1;
   const outcome = { ok: true, fetched: cycle.records.size - unknown, unknown, failed: cycle.failed.size } as const;
@@ -140,7 +144,10 @@ function unknownAccount(leftOut: LeftOut): WalletRecord {
  * to be split at the new size.
  */
 async function askInBatches(cycle: Cycle, addresses: readonly string[], pass: number): Promise<LeftOut[] | 'aborted'> {
-  const queue = createBatchQueue(addresses, cycle.deps.batchSize, cycle.deps.stillOwned);
+  const { stillOwned } = cycle.deps;
+  const { takeover } = cycle;
+  const first = pass === 1 && takeover !== null ? () => takeover.first() : undefined;
+  const queue = createBatchQueue(addresses, cycle.deps.batchSize, { ...(stillOwned && { wanted: stillOwned }), ...(first && { first }) });
   const leftOut: LeftOut[] = [];
   let aborted = false;
   const worker = async (): Promise<void> => {
@@ -155,6 +162,7 @@ async function askInBatches(cycle: Cycle, addresses: readonly string[], pass: nu
         continue;
       }
       leftOut.push(...answered);
+      await cycle.takeover?.done(batch);
       cycle.progress.batchDone({ done: cycle.records.size + cycle.failed.size, batchesLeft: queue.remaining(), pass });
     }
   };

@@ -25,8 +25,12 @@ export function walletsToPoll(
     ticks.startedAt = now;
     return owned;
   }
-  const records = held()?.wallets;
-  return owned.filter((w) => !((records?.get(w.raw)?.fetchedAt ?? -Infinity) >= since));
+  return owned.filter(notFetchedSince(since, held));
+}
+
+/** Whether a wallet's held record was fetched before `since` (or there is none): a run that takes it over polls it. */
+export function notFetchedSince(since: number | null, held: () => WalletsSnapshot | null): (wallet: WatchedWallet) => boolean {
+  return (wallet) => !((held()?.wallets.get(wallet.raw)?.fetchedAt ?? -Infinity) >= (since ?? Infinity));
 }
 
 /**
@@ -46,5 +50,33 @@ export function stillOwnedSince(began: readonly WatchedWallet[], owned: () => re
       raws = new Set(share.map((w) => w.raw));
     }
     return raws.has(raw);
+  };
+}
+
+/**
+ * The wallets that joined this replica's share since a run began with `began`, each handed
+ * out once, as a batch of the run is cut: a member that left mid-cycle leaves wallets the
+ * survivors poll at once, ahead of the rest of their own share (the oldest first).
+ * `due` leaves out those fetched since the tick's run began (by the member that left).
+ */
+export function gainedSince(
+  began: readonly WatchedWallet[],
+  owned: () => readonly WatchedWallet[],
+  due: (wallet: WatchedWallet) => boolean,
+): () => readonly WatchedWallet[] {
+  let seen = began;
+  let known: Set<string> | null = null;
+  return () => {
+    const share = owned();
+    if (share === seen) return [];
+    seen = share;
+    known ??= new Set(began.map((w) => w.raw));
+    const gained: WatchedWallet[] = [];
+    for (const wallet of share) {
+      if (known.has(wallet.raw)) continue;
+      known.add(wallet.raw);
+      if (due(wallet)) gained.push(wallet);
+    }
+    return gained;
   };
 }
