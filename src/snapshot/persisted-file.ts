@@ -62,6 +62,17 @@ export interface PersistedFileOptions<T> {
   readonly busyShare?: number | undefined;
 }
 
+/** A write given up for a newer part written at once (persisted-file's `cut`). */
+class WriteCut extends Error {}
+
+/** The encoded parts, until `cut()` says to stop: then the write fails with WriteCut, and its temp file goes. */
+async function* unlessCut(parts: Iterable<Uint8Array> | AsyncIterable<Uint8Array>, cut: () => boolean): AsyncGenerator<Uint8Array> {
+  for await (const part of parts) {
+    if (cut()) throw new WriteCut('cut short for a newer part written at once');
+    yield part;
+  }
+}
+
 /** Wall and process clock parting by less than this is drift, not a step: file times are taken as they are. */
 const STEP_MS = 1_000;
 
@@ -102,10 +113,20 @@ export function createPersistedFile<T>(options: PersistedFileOptions<T>): Persis
 
   const write = async (part: T): Promise<void> => {
     const began = performance.now();
+    // A newer part marked now (shutdown) cuts this write short: it is written at once instead, not after this one.
+    const cut = (): boolean => urgent && pending !== null && pending !== part;
     try {
-      await writeAtomically(file, codec.encode(part, wallOffset()));
+      const content = codec.encode(part, wallOffset());
+      await writeAtomically(file, typeof content === 'string' ? content : unlessCut(content, cut));
       if (options.busyShare !== undefined) nextWriteAt = began + (performance.now() - began) / options.busyShare;
     } catch (err) {
+      if (err instanceof WriteCut) {
+        logger.info(
+          { file, seconds: (performance.now() - began) / 1000 },
+          'a write under way gave way to the newest part, written at once; the previous file stays until then',
+        );
+        return;
+      }
       const reason = persistFailureReason(err);
       options.observer?.failed(reason);
       // A failing disk fails every write: said when it starts, every 10 minutes, and when it ends.

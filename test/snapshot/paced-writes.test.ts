@@ -1,4 +1,4 @@
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -68,6 +68,48 @@ describe('a persisted part written at most busyShare of the time', () => {
     expect(Date.now() - started).toBeLessThan(1_500);
     expect(await content()).toBe('last');
     expect(encoded).toEqual(['first', 'last']);
+  });
+
+  it('cuts a write under way short for a save marked now, writes that one at once, and leaves no temp file', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tonwatch-paced-'));
+    const file = join(dir, 'part.json');
+    // 50 pieces of 10 ms or more: a write of half a second or more.
+    const pieces: string[] = [];
+    const codec: PartCodec<string> = {
+      what: 'test part',
+      async *encode(part) {
+        for (let i = 0; i < 50; i += 1) {
+          pieces.push(part);
+          await sleep(10);
+          yield Buffer.from(i === 0 ? part : '');
+        }
+      },
+      decode: (bytes) => ({ ok: true, part: bytes.toString() }),
+    };
+    const log = createLogSink();
+    const persisted = createPersistedFile({ file, codec, logger: log.logger, now: () => 0, busyShare: 0.1 });
+    const first = persisted.save('first');
+    await sleep(100);
+    const started = Date.now();
+    await Promise.all([persisted.save('last', true), first]);
+    expect(await readFile(file, 'utf8')).toBe('last');
+    // 'first' gave way after a few of its pieces; 'last' was written whole, not after 'first' ended.
+    const firstPieces = pieces.filter((p) => p === 'first').length;
+    expect(firstPieces).toBeLessThan(50);
+    expect(pieces.filter((p) => p === 'last')).toHaveLength(50);
+    expect(Date.now() - started).toBeLessThan(500 + (50 - firstPieces) * 10);
+    expect(log.lines().map((l) => l['msg'])).toContain('a write under way gave way to the newest part, written at once; the previous file stays until then');
+    expect(log.lines().filter((l) => (l['level'] as number) >= 50)).toEqual([]);
+    expect((await readdir(dir)).sort()).toEqual(['part.json']);
+  });
+
+  it('finishes a write under way when the save marked now is of the same part', async () => {
+    const { persisted, encoded, content } = await pacedFile(100, 0.1);
+    const first = persisted.save('only');
+    await sleep(20);
+    await Promise.all([persisted.save('only', true), first]);
+    expect(await content()).toBe('only');
+    expect(encoded).toEqual(['only']);
   });
 
   it('writes every save at once without busyShare', async () => {
