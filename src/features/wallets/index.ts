@@ -131,6 +131,7 @@ function walletsJob(
         ...(ctx.cluster.enabled && {
           stillOwned: stillOwnedSince(owned, () => ctx.cluster.owned(config.watchlist)),
           gained: gainedSince(
+            config.watchlist,
             owned,
             () => ctx.cluster.owned(config.watchlist),
             notFetchedSince(parts.ticks.startedAt, () => held.current()),

@@ -58,23 +58,31 @@ export function stillOwnedSince(began: readonly WatchedWallet[], owned: () => re
  * out once, as a batch of the run is cut: a member that left mid-cycle leaves wallets the
  * survivors poll at once, ahead of the rest of their own share (the oldest first).
  * `due` leaves out those fetched since the tick's run began (by the member that left).
+ * `began` and every share are the watchlist filtered, in its order: one walk of the
+ * watchlist compares them, with no set of a million addresses made.
  */
 export function gainedSince(
+  watchlist: readonly WatchedWallet[],
   began: readonly WatchedWallet[],
   owned: () => readonly WatchedWallet[],
   due: (wallet: WatchedWallet) => boolean,
 ): () => readonly WatchedWallet[] {
   let seen = began;
-  let known: Set<string> | null = null;
+  const handedOut = new Set<string>();
   return () => {
     const share = owned();
     if (share === seen) return [];
     seen = share;
-    known ??= new Set(began.map((w) => w.raw));
     const gained: WatchedWallet[] = [];
-    for (const wallet of share) {
-      if (known.has(wallet.raw)) continue;
-      known.add(wallet.raw);
+    let b = 0;
+    let s = 0;
+    for (const wallet of watchlist) {
+      const inBegan = began[b] === wallet;
+      if (inBegan) b += 1;
+      if (share[s] !== wallet) continue;
+      s += 1;
+      if (inBegan || handedOut.has(wallet.raw)) continue;
+      handedOut.add(wallet.raw);
       if (due(wallet)) gained.push(wallet);
     }
     return gained;
