@@ -1,3 +1,4 @@
+import { samePacked } from './packed-state.js';
 import { WALLET_STATE_FIELDS, type AddressBookEntry, type ServedWalletState } from '../domain/wallet-state.js';
 
 /**
@@ -34,6 +35,8 @@ export function sameAddressBookEntry(a: AddressBookEntry, b: AddressBookEntry): 
 
 /** Field by field over WALLET_STATE_FIELDS, without allocating: this runs once per wallet per poll. */
 export function sameState(a: ServedWalletState, b: ServedWalletState): boolean {
+  const packed = samePacked(a, b);
+  if (packed !== undefined) return packed;
   for (let i = 0; i < WALLET_STATE_FIELDS.length; i += 1) {
     const { name, kind } = WALLET_STATE_FIELDS[i] as (typeof WALLET_STATE_FIELDS)[number];
     if (kind === 'currencies' ? !sameCurrencies(a[name], b[name]) : a[name] !== b[name]) return false;

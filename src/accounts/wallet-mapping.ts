@@ -4,6 +4,7 @@ import type { AddressBookEntry, ServedWalletState } from '../domain/wallet-state
 import type { WalletRecord } from './types.js';
 import { derivedStill, heldBook, isDerivedBook, type HeldBook } from './address-book.js';
 import { sameAddressBookEntry, sameState } from './same-state.js';
+import { packedState } from './packed-state.js';
 import type { WalletStatesAnswer } from '../domain/upstream.js';
 import type { Interning } from '../domain/interning.js';
 
@@ -98,6 +99,7 @@ function isOlderLt(next: string | null, held: string | null | undefined): boolea
  * from it is reused). Otherwise the new one, served under the raw key (toncenter prints it
  * that way, anything else is rewritten), and holding the watchlist's own copy of it: the
  * parsed copy would be one more 67-character string per wallet for as long as it is kept.
+ * Packed (packed-state.ts) when interning is given, as the daemon's snapshot holds it.
  */
 function keptState(decoded: ServedWalletState, raw: string, before: ServedWalletState | null | undefined, interning: Interning | undefined): ServedWalletState {
   const printedRaw = decoded.address === raw;
@@ -105,13 +107,14 @@ function keptState(decoded: ServedWalletState, raw: string, before: ServedWallet
   if (before && sameState(before, state)) return before;
   if (interning === undefined) return printedRaw ? { ...decoded, address: raw } : state;
   const { code_hash: code, status, wallet_type: type } = decoded;
-  return {
+  const interned = {
     ...decoded,
     address: raw,
     code_hash: code === null ? null : interning.string(code),
     status: interning.string(status),
     wallet_type: type === null ? null : interning.string(type),
   };
+  return packedState(interned, interning);
 }
 
 /**

@@ -4,6 +4,7 @@ import { COLUMN, isBookAsParsed, isNumber, issueText, STATE_KEYS, WALLET_COLUMNS
 import type { WalletRecord } from '../../accounts/types.js';
 import { entryOfBook, friendlyOfBook, heldBookAsRecent, isDerivedBook, type DerivedBook } from '../../accounts/address-book.js';
 import { createInterning, type Interning } from '../../domain/interning.js';
+import { packedState } from '../../accounts/packed-state.js';
 import { sharedIfEmpty, type AddressBookEntry } from '../../domain/wallet-state.js';
 
 /**
@@ -202,8 +203,9 @@ export function decodeWalletRow(row: unknown, pool: StringPool): { ok: true; rec
   return parsed.success ? { ok: true, record: withHeldBook(parsed.data as WalletRecord, pool) } : { ok: false, problem: issueText(parsed.error.issues[0]) };
 }
 
-/** The record with its address book entry as held (derived where it can be), in place: the record is this decode's own. */
+/** The record with its state and address book entry as held (packed, derived where they can be), in place: the record is this decode's own. */
 function withHeldBook(record: WalletRecord, pool: StringPool): WalletRecord {
+  if (record.state !== null) (record as { state: WalletRecord['state'] }).state = packedState(record.state, pool.interning);
   const book = record.addressBook;
   if (book !== null)
     (record as { addressBook: WalletRecord['addressBook'] }).addressBook = heldBookAsRecent(book as AddressBookEntry, record.raw, pool.interning, pool.books);
