@@ -1,4 +1,5 @@
 import type { Interning } from '../domain/interning.js';
+import { base64HashAt, pushBase64Hash, pushUnsigned, unsignedAt } from '../domain/packed-bytes.js';
 import type { CurrencyAmounts, ServedWalletState } from '../domain/wallet-state.js';
 
 /**
@@ -25,10 +26,6 @@ interface Shared {
   readonly wallet_type: string | null;
 }
 
-const BASE64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
-const BASE64_VALUE: readonly number[] = Array.from({ length: 128 }, (_, code) => BASE64.indexOf(String.fromCharCode(code)));
-const TWO_32 = 4294967296;
-const DECIMAL = /^(?:0|[1-9][0-9]{0,19})$/;
 const HASH_AT = 16;
 
 class PackedWalletState implements ServedWalletState {
@@ -45,13 +42,13 @@ class PackedWalletState implements ServedWalletState {
     this.t = tail;
   }
   get balance(): string {
-    return decimalAt(this.t, 0);
+    return unsignedAt(this.t, 0, 8);
   }
   get last_transaction_lt(): string {
-    return decimalAt(this.t, 8);
+    return unsignedAt(this.t, 8, 8);
   }
   get last_transaction_hash(): string {
-    return base64At(this.t, HASH_AT);
+    return base64HashAt(this.t, HASH_AT);
   }
   get code_hash(): string | null {
     return this.k.code_hash;
@@ -123,7 +120,7 @@ export function packedState(state: ServedWalletState, interning: Interning): Ser
   const { balance, last_transaction_lt: lt, last_transaction_hash: hash } = state;
   if (balance === null || lt === null || hash === null || (state.seqno !== null && !Number.isInteger(state.seqno))) return state;
   const bytes: number[] = [];
-  if (!pushDecimal(bytes, balance) || !pushDecimal(bytes, lt) || !pushBase64(bytes, hash)) return state;
+  if (!pushUnsigned(bytes, balance, 8) || !pushUnsigned(bytes, lt, 8) || !pushBase64Hash(bytes, hash)) return state;
   const shared: Shared = {
     code_hash: state.code_hash,
     extra_currencies: state.extra_currencies,
@@ -135,66 +132,4 @@ export function packedState(state: ServedWalletState, interning: Interning): Ser
   };
   const key = `state\0${JSON.stringify(shared)}`;
   return new PackedWalletState(state.address, state.seqno, interning.shared(key, () => shared) ?? shared, String.fromCharCode(...bytes));
-}
-
-/** Appends a canonical decimal below 2^64 as 8 bytes, high first; false when it is not one. */
-function pushDecimal(out: number[], text: string): boolean {
-  if (!DECIMAL.test(text)) return false;
-  let high: number;
-  let low: number;
-  if (text.length <= 15) {
-    const n = Number(text);
-    high = Math.floor(n / TWO_32);
-    low = n % TWO_32;
-  } else {
-    const n = BigInt(text);
-    if (n >= 1n << 64n) return false;
-    high = Number(n >> 32n);
-    low = Number(n & 0xffffffffn);
-  }
-  out.push(high >>> 24, (high >>> 16) & 255, (high >>> 8) & 255, high & 255, low >>> 24, (low >>> 16) & 255, (low >>> 8) & 255, low & 255);
-  return true;
-}
-
-function decimalAt(tail: string, at: number): string {
-  const high = word(tail, at);
-  const low = word(tail, at + 4);
-  if (high < 2 ** 21) return String(high * TWO_32 + low);
-  return ((BigInt(high) << 32n) | BigInt(low)).toString();
-}
-
-function word(tail: string, at: number): number {
-  return tail.charCodeAt(at) * 16777216 + ((tail.charCodeAt(at + 1) << 16) | (tail.charCodeAt(at + 2) << 8) | tail.charCodeAt(at + 3));
-}
-
-/** Appends the 32 bytes of a padded standard base64 hash; false when the text is not exactly that (it would not read back the same). */
-function pushBase64(out: number[], text: string): boolean {
-  if (text.length !== 44 || text.charCodeAt(43) !== 61) return false;
-  let bits = 0;
-  let held = 0;
-  for (let i = 0; i < 43; i += 1) {
-    const code = text.charCodeAt(i);
-    const value = code < 128 ? (BASE64_VALUE[code] as number) : -1;
-    if (value < 0) return false;
-    bits = ((bits << 6) | value) & 0xffff;
-    held += 6;
-    if (held >= 8) {
-      held -= 8;
-      out.push((bits >>> held) & 255);
-    }
-  }
-  // 43 characters carry 258 bits: the last 2 must be zero in the canonical form.
-  return (bits & 3) === 0;
-}
-
-function base64At(tail: string, at: number): string {
-  const codes: number[] = [];
-  const byte = (i: number): number => tail.charCodeAt(at + i);
-  for (let i = 0; i < 30; i += 3) {
-    const n = (byte(i) << 16) | (byte(i + 1) << 8) | byte(i + 2);
-    codes.push(BASE64.charCodeAt(n >>> 18), BASE64.charCodeAt((n >>> 12) & 63), BASE64.charCodeAt((n >>> 6) & 63), BASE64.charCodeAt(n & 63));
-  }
-  const n = (byte(30) << 8) | byte(31);
-  codes.push(BASE64.charCodeAt(n >>> 10), BASE64.charCodeAt((n >>> 4) & 63), BASE64.charCodeAt((n << 2) & 63), 61);
-  return String.fromCharCode(...codes);
 }

@@ -3,13 +3,17 @@
 // for walletStates of 100 random watched addresses 300 times; then V8 writes a heap
 // snapshot (--heapsnapshot-signal), and this groups its objects by what holds them (the
 // name of a property that refers to it, else the array holding it: `state`, `last_transaction_hash`, …) and
-// prints the groups' bytes per wallet. Not part of `npm run bench`: `npm run bench:heap`.
+// prints the groups' bytes per wallet. `HEAP_JETTONS=1`: every wallet also watches the
+// simulator's SIMUSD, and the snapshot is taken once the jetton cycle is done too (the
+// difference from a run without is what a jetton record holds). Not part of
+// `npm run bench`: `npm run bench:heap`.
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { benchDir, exited, getWhenUp, NODE_FLAGS, rssOf, simulatorSetup } from './support.mjs';
 
 const wallets = Number(process.env.HEAP_WALLETS ?? 100_000);
+const withJettons = process.env.HEAP_JETTONS === '1';
 const MAIN = new URL('../../dist/main.js', import.meta.url).pathname;
 
 /** Self sizes grouped by node type and the name of the first strong edge to it (or the node's own name). */
@@ -50,6 +54,9 @@ function groups(file) {
 const { sim, port, config, addresses } = await simulatorSetup(wallets, ['--max-url-bytes', '1000000'], {
   rps: 400,
   schedule: '{ queueSizes: "*/5 * * * * *", wallets: "0 0 * * * *" }',
+  extraConfig: withJettons
+    ? ['jettons: { SIMUSD: { master: "EQCF5_AHV0PD3CQavKkDW1oSZnc4O5zw2JqwtWiuzJuFsrMV", decimals: 6 } }', 'watchJettons: [SIMUSD]']
+    : [],
 });
 const dir = benchDir('tonwatch-bench-heap-');
 const daemon = spawn(process.execPath, [...NODE_FLAGS, '--heapsnapshot-signal=SIGUSR2', MAIN, '--config', config], {
@@ -67,6 +74,12 @@ try {
   daemon.stdout.resume();
   const base = `http://127.0.0.1:${port}`;
   await getWhenUp(`${base}/metrics`, { 'accept-encoding': 'gzip' });
+  for (let waited = 0; withJettons; waited += 1) {
+    const text = await (await fetch(`${base}/metrics`)).text();
+    if (/^tonwatch_poll_duration_seconds_count\{[^}]*query="jetton_wallets"[^}]*\} [1-9]/m.test(text)) break;
+    if (waited > 900) throw new Error('no jetton cycle within 15 minutes');
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
   for (let i = 0; i < 300; i += 1) {
     const asked = Array.from({ length: 100 }, () => addresses[Math.floor(Math.random() * wallets)]);
     await getWhenUp(`${base}/api/v3/walletStates?${asked.map((a) => `address=${a}`).join('&')}`);
@@ -83,7 +96,9 @@ try {
   if (file === undefined) throw new Error('no heap snapshot within 300 s');
   const { all, totals } = groups(file);
   const perWallet = (bytes) => `${(bytes / wallets).toFixed(1).padStart(7)} B`;
-  console.log(`heap at ${wallets.toLocaleString('en')} wallets: ${(all / 1e6).toFixed(1)} MB (${perWallet(all)} a wallet); RSS ${(rss / 1e6).toFixed(1)} MB`);
+  console.log(
+    `heap at ${wallets.toLocaleString('en')} wallets${withJettons ? ' each watching SIMUSD' : ''}: ${(all / 1e6).toFixed(1)} MB (${perWallet(all)} a wallet); RSS ${(rss / 1e6).toFixed(1)} MB`,
+  );
   for (const [key, bytes] of [...totals].sort((a, b) => b[1] - a[1]).slice(0, 25)) console.log(`${perWallet(bytes)}  ${key}`);
 } finally {
   daemon.kill('SIGKILL');

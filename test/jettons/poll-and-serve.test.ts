@@ -1,9 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Config, WatchedWallet } from '../../src/domain/config.js';
-import type { JettonsSnapshot, JettonSettings } from '../../src/domain/jettons.js';
+import type { JettonRecord, JettonsSnapshot, JettonSettings, JettonWalletRow } from '../../src/domain/jettons.js';
 import { jettonWalletsRequestLineBytes } from '../../src/upstream/http/urls.js';
 import { createJettonSeriesRenderer } from '../../src/features/jettons/series.js';
 import { createBatchSize } from '../../src/accounts/batches.js';
+import { isPackedJettonRecord, plainJettonRecord } from '../../src/features/jettons/packed-record.js';
 import { pollJettons } from '../../src/features/jettons/poll.js';
 import { createJettonWalletsHandler, parseJettonWalletsQuery } from '../../src/features/jettons/v3.js';
 import { SIM_WHALE_BALANCE } from '../../src/sim/jettons.js';
@@ -42,9 +43,19 @@ async function setup(accounts: number, maxUrlBytes: number) {
   const watchlist = running.sim.wallets.accounts().map((a, i) => wallet(a.raw, `acct-${i}`));
   const config: Pick<Config, 'jettons' | 'watchJettons' | 'watchlist'> = { jettons, watchJettons: ['SIMUSD', 'SIMBIG'], watchlist };
   let snapshot: JettonsSnapshot | null = null;
+  /** Every row the upstream answered, as parsed. */
+  const rows: JettonWalletRow[] = [];
+  const seen: typeof client = {
+    ...client,
+    fetchJettonWallets: async (...args) => {
+      const page = await client.fetchJettonWallets(...args);
+      if (page.ok) rows.push(...page.value.value.jetton_wallets);
+      return page;
+    },
+  };
   const poll = (options: { pageLimit?: number; batch?: ReturnType<typeof createBatchSize> }) =>
     pollJettons({
-      client,
+      client: seen,
       logger: createLogSink().logger,
       config,
       batchSize: options.batch ?? createBatchSize(1000),
@@ -53,7 +64,7 @@ async function setup(accounts: number, maxUrlBytes: number) {
       previous: () => snapshot,
       publish: (next) => (snapshot = next),
     });
-  return { sim: running.sim, url: running.url, codes, config, poll, snapshot: () => snapshot };
+  return { sim: running.sim, url: running.url, codes, config, poll, rows, snapshot: () => snapshot };
 }
 
 describe('the jetton poll against the simulator', () => {
@@ -135,6 +146,55 @@ describe('the jetton poll against the simulator', () => {
       },
     ]);
     expect(Object.keys(body.address_book).sort()).toEqual([whale.address, whale.owner, big.master].sort());
+  });
+
+  it('serves and exports the same bytes from the records held packed as from the records as parsed', async () => {
+    const { sim, config, poll, rows, snapshot } = await setup(60, 1_000_000);
+    expect(await poll({})).toMatchObject({ ok: true });
+    const packed = snapshot()!;
+    const all = [...packed.jettons.values()].flatMap((records) => [...records.values()]);
+    expect(all.length).toBe(2 * config.watchlist.length);
+    expect(all.every(isPackedJettonRecord)).toBe(true);
+    expect(all.some((r) => r.wallet === null) && all.some((r) => BigInt(r.balance) > 2n ** 64n)).toBe(true);
+    // The records as the rows were parsed, made here from the upstream's rows.
+    const masters = new Map(config.jettons.map((j) => [j.name, j.master]));
+    const asParsed = (name: string, owner: string, held: JettonRecord): JettonRecord => {
+      const row = rows.find((r) => r.owner === owner && r.jetton === masters.get(name));
+      const { fetchedAt, upstream } = held;
+      if (row === undefined) return { wallet: null, balance: '0', lastTransactionLt: null, codeHash: null, dataHash: null, fetchedAt, upstream };
+      const { address: wallet, balance, last_transaction_lt: lastTransactionLt, code_hash: codeHash, data_hash: dataHash } = row;
+      return { wallet, balance, lastTransactionLt, codeHash, dataHash, fetchedAt, upstream };
+    };
+    const plain: JettonsSnapshot = {
+      ...packed,
+      jettons: new Map([...packed.jettons].map(([name, records]) => [name, new Map([...records].map(([owner, r]) => [owner, asParsed(name, owner, r)]))])),
+    };
+    for (const [name, records] of packed.jettons)
+      for (const [owner, r] of records) expect(plainJettonRecord(r)).toStrictEqual(plain.jettons.get(name)?.get(owner));
+    const now = Date.now();
+    const series = (s: JettonsSnapshot) => createJettonSeriesRenderer()(() => ({ snapshot: s, ...config, maxAgeSeconds: 300 }), now).toString();
+    expect(series(packed)).toBe(series(plain));
+    const owners = config.watchlist.map((w) => w.raw);
+    const served = (s: JettonsSnapshot, query: string) =>
+      bodyText(
+        createJettonWalletsHandler().serve(s, {
+          method: 'GET',
+          query,
+          now,
+          maxAgeSeconds: 300,
+          nextPollDueAt: null,
+          testnet: false,
+          watched: new Set(owners),
+          jettons: config.jettons,
+          ownerBook: (raw) => ({ user_friendly: friendlyForm(raw, { bounceable: false, testnet: false }), domain: null }),
+          loading: false,
+        }),
+      );
+    for (const jetton of sim.jettons.jettons) {
+      const query = `owner_address=${owners.join(',')}&jetton_address=${jetton.master}&limit=1000`;
+      expect(served(packed, query)).toBe(served(plain, query));
+      expect(served(packed, query)).toContain('"jetton_wallets":[{');
+    }
   });
 });
 

@@ -1,6 +1,8 @@
 import * as z from 'zod';
+import { createInterning } from '../../domain/interning.js';
 import type { JettonRecord, JettonsSnapshot } from '../../domain/jettons.js';
 import { SNAPSHOT_FORMAT as FORMAT, type PartCodec } from '../../snapshot/persisted-file.js';
+import { packedJettonRecord } from './packed-record.js';
 
 /**
  * The jettons part of the snapshot on disk, `<name>.jettons.json` beside the queue file:
@@ -66,10 +68,12 @@ export function decodeJettons(bytes: Buffer, toProcess: (wall: number) => number
   if (!parsed.success)
     return { ok: false, problem: `not a ${FORMAT} jettons file: ${parsed.error.issues[0]?.path.join('.') ?? ''} ${parsed.error.issues[0]?.message ?? ''}` };
   const jettons = new Map<string, Map<string, JettonRecord>>();
+  const interning = createInterning();
   for (const [name, rows] of Object.entries(parsed.data.jettons)) {
     const records = new Map<string, JettonRecord>();
     for (const [owner, wallet, balance, lastTransactionLt, codeHash, dataHash, fetchedAt, upstream] of rows) {
-      records.set(owner, { wallet, balance, lastTransactionLt, codeHash, dataHash, fetchedAt: toProcess(fetchedAt), upstream });
+      const record = { wallet, balance, lastTransactionLt, codeHash, dataHash, fetchedAt: toProcess(fetchedAt), upstream };
+      records.set(owner, packedJettonRecord(record, interning));
     }
     jettons.set(name, records);
   }

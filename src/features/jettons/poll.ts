@@ -12,6 +12,8 @@ import {
 } from '../../domain/jettons.js';
 import type { UpstreamClient } from '../../domain/upstream.js';
 import type { BatchSize } from '../../accounts/batches.js';
+import { createInterning, type Interning } from '../../domain/interning.js';
+import { packedJettonRecord } from './packed-record.js';
 
 export interface JettonPollDeps {
   readonly client: Pick<UpstreamClient, 'fetchJettonWallets' | 'fetchJettonMetadata'>;
@@ -67,7 +69,10 @@ function knownWalletsOf(previous: JettonsSnapshot | null): (jetton: JettonSettin
     let wallets = known.get(jetton.name);
     if (wallets === undefined) {
       wallets = new Map();
-      for (const [owner, record] of previous?.jettons.get(jetton.name) ?? []) if (record.wallet !== null) wallets.set(owner, record.wallet);
+      for (const [owner, record] of previous?.jettons.get(jetton.name) ?? []) {
+        const wallet = record.wallet;
+        if (wallet !== null) wallets.set(owner, wallet);
+      }
       known.set(jetton.name, wallets);
     }
     return wallets;
@@ -80,13 +85,13 @@ function recordRows(
   jetton: JettonSettings,
   owners: readonly string[],
   rows: readonly JettonWalletRow[],
-  answered: { readonly fetchedAt: number; readonly upstream: string },
+  answered: { readonly fetchedAt: number; readonly upstream: string; readonly interning: Interning },
 ): void {
-  const { fetchedAt, upstream } = answered;
+  const { fetchedAt, upstream, interning } = answered;
   const asked = new Set(owners);
   for (const row of rows) {
     if (row.jetton !== jetton.master || !asked.has(row.owner)) continue;
-    records.set(row.owner, {
+    const record = {
       wallet: row.address,
       balance: row.balance,
       lastTransactionLt: row.last_transaction_lt,
@@ -94,10 +99,12 @@ function recordRows(
       dataHash: row.data_hash,
       fetchedAt,
       upstream,
-    });
+    };
+    records.set(row.owner, packedJettonRecord(record, interning));
   }
   for (const owner of owners) {
-    if (!records.has(owner)) records.set(owner, { wallet: null, balance: '0', lastTransactionLt: null, codeHash: null, dataHash: null, fetchedAt, upstream });
+    const none = { wallet: null, balance: '0', lastTransactionLt: null, codeHash: null, dataHash: null, fetchedAt, upstream };
+    if (!records.has(owner)) records.set(owner, packedJettonRecord(none, interning));
   }
 }
 
@@ -145,6 +152,7 @@ export async function pollJettons(deps: JettonPollDeps, signal?: AbortSignal): P
   let requests = 0;
   let failure: string | null = null;
   const knownWallets = knownWalletsOf(previous);
+  const interning = createInterning();
 
   const runBatch = async (jetton: JettonSettings, owners: string[]): Promise<void> => {
     const rows: JettonWalletRow[] = [];
@@ -167,7 +175,7 @@ export async function pollJettons(deps: JettonPollDeps, signal?: AbortSignal): P
       rows.push(...page.value.value.jetton_wallets);
       if (page.value.value.jetton_wallets.length < pageLimit) break;
     }
-    recordRows(fetched.get(jetton.name) as Map<string, JettonRecord>, jetton, owners, rows, { fetchedAt, upstream });
+    recordRows(fetched.get(jetton.name) as Map<string, JettonRecord>, jetton, owners, rows, { fetchedAt, upstream, interning });
   };
 
   const worker = async (): Promise<void> => {

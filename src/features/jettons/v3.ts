@@ -74,9 +74,9 @@ export function parseJettonWalletsQuery(query: string): Parsed {
 }
 
 /** One row as the indexer writes it: its fields in its order. */
-function rowJson(owner: string, master: string, record: JettonRecord): string {
+function rowJson(owner: string, master: string, wallet: string, record: JettonRecord): string {
   return JSON.stringify({
-    address: record.wallet,
+    address: wallet,
     balance: record.balance,
     owner,
     jetton: master,
@@ -100,13 +100,14 @@ export function createJettonWalletsHandler(wallOffset: () => number = () => 0) {
         return unavailableResponse('jetton', snapshot === null, request.loading, request);
       }
       const jettons = parsed.masters.length === 0 ? request.jettons : request.jettons.filter((j) => parsed.masters.includes(j.master));
-      const rows: { owner: string; master: string; record: JettonRecord & { wallet: string } }[] = [];
+      const rows: { owner: string; master: string; wallet: string; record: JettonRecord }[] = [];
       for (const owner of parsed.owners) {
         if (!request.watched.has(owner)) continue;
         for (const jetton of jettons) {
           const record = snapshot.jettons.get(jetton.name)?.get(owner);
-          if (record === undefined || record.wallet === null || !isFresh(record.fetchedAt, request.now, request.maxAgeSeconds)) continue;
-          rows.push({ owner, master: jetton.master, record: { ...record, wallet: record.wallet } });
+          if (record === undefined || !isFresh(record.fetchedAt, request.now, request.maxAgeSeconds)) continue;
+          const wallet = record.wallet;
+          if (wallet !== null) rows.push({ owner, master: jetton.master, wallet, record });
         }
       }
       const page = rows.slice(parsed.offset, parsed.offset + parsed.limit);
@@ -115,15 +116,14 @@ export function createJettonWalletsHandler(wallOffset: () => number = () => 0) {
         domain: null,
       });
       const book = new Map<string, AddressBookEntry>();
-      for (const { owner, master, record } of page) {
-        book.set(record.wallet, form(record.wallet, true));
+      for (const { owner, master, wallet } of page) {
+        book.set(wallet, form(wallet, true));
         book.set(owner, request.ownerBook(owner));
         book.set(master, form(master, true));
       }
       const bookJson = [...book].map(([raw, entry]) => `${JSON.stringify(raw)}:${JSON.stringify(entry)}`).join(',');
-      const body = Buffer.from(
-        `{"jetton_wallets":[${page.map((row) => rowJson(row.owner, row.master, row.record)).join(',')}],"address_book":{${bookJson}},"metadata":{}}`,
-      );
+      const rowsJson = page.map((row) => rowJson(row.owner, row.master, row.wallet, row.record)).join(',');
+      const body = Buffer.from(`{"jetton_wallets":[${rowsJson}],"address_book":{${bookJson}},"metadata":{}}`);
       return respond(body, snapshot.fetchedAt, request.now, request.nextPollDueAt);
     },
   };

@@ -1,0 +1,109 @@
+/**
+ * Fixed-width fields in a one-byte string, for records held near their information
+ * (accounts/packed-state.ts, features/jettons/packed-record.ts): unsigned integers as
+ * 8 or 16 bytes, high first, and 32-byte hashes. Each push appends a field's bytes and
+ * says false when the text would not read back the same from them; each read gives back
+ * exactly the text that was pushed.
+ */
+
+const BASE64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+const BASE64_VALUE: readonly number[] = Array.from({ length: 128 }, (_, code) => BASE64.indexOf(String.fromCharCode(code)));
+const HEX = '0123456789ABCDEF';
+const TWO_32 = 4294967296;
+/** Canonical decimals (no sign, no leading zero) that fit 8 or 16 bytes by length; the value is checked too. */
+const DECIMAL = { 8: /^(?:0|[1-9][0-9]{0,19})$/, 16: /^(?:0|[1-9][0-9]{0,38})$/ } as const;
+
+export type Width = 8 | 16;
+
+/** Appends a canonical decimal below 2^(8·width) as `width` bytes, high first; false when it is not one. */
+export function pushUnsigned(out: number[], text: string, width: Width): boolean {
+  if (!DECIMAL[width].test(text)) return false;
+  if (text.length <= 15) {
+    const n = Number(text);
+    for (let i = 8; i < width; i += 1) out.push(0);
+    pushWord(out, Math.floor(n / TWO_32));
+    pushWord(out, n % TWO_32);
+    return true;
+  }
+  let n = BigInt(text);
+  if (n >> BigInt(8 * width) !== 0n) return false;
+  const bytes: number[] = [];
+  for (let i = 0; i < width; i += 1, n >>= 8n) bytes.push(Number(n & 255n));
+  out.push(...bytes.reverse());
+  return true;
+}
+
+/** The decimal text of the `width` bytes at `at`. */
+export function unsignedAt(tail: string, at: number, width: Width): string {
+  if (width === 16) {
+    if (word(tail, at) === 0 && word(tail, at + 4) === 0) return unsignedAt(tail, at + 8, 8);
+    return ((BigInt(`0x${hexAt(tail, at, 8)}`) << 64n) | BigInt(`0x${hexAt(tail, at + 8, 8)}`)).toString();
+  }
+  const high = word(tail, at);
+  const low = word(tail, at + 4);
+  if (high < 2 ** 21) return String(high * TWO_32 + low);
+  return ((BigInt(high) << 32n) | BigInt(low)).toString();
+}
+
+/** Appends the 32 bytes of a padded standard base64 hash; false when the text is not exactly that. */
+export function pushBase64Hash(out: number[], text: string): boolean {
+  if (text.length !== 44 || text.charCodeAt(43) !== 61) return false;
+  let bits = 0;
+  let held = 0;
+  for (let i = 0; i < 43; i += 1) {
+    const code = text.charCodeAt(i);
+    const value = code < 128 ? (BASE64_VALUE[code] as number) : -1;
+    if (value < 0) return false;
+    bits = ((bits << 6) | value) & 0xffff;
+    held += 6;
+    if (held >= 8) {
+      held -= 8;
+      out.push((bits >>> held) & 255);
+    }
+  }
+  // 43 characters carry 258 bits: the last 2 must be zero in the canonical form.
+  return (bits & 3) === 0;
+}
+
+/** The padded standard base64 of the 32 bytes at `at`. */
+export function base64HashAt(tail: string, at: number): string {
+  const codes: number[] = [];
+  const byte = (i: number): number => tail.charCodeAt(at + i);
+  for (let i = 0; i < 30; i += 3) {
+    const n = (byte(i) << 16) | (byte(i + 1) << 8) | byte(i + 2);
+    codes.push(BASE64.charCodeAt(n >>> 18), BASE64.charCodeAt((n >>> 12) & 63), BASE64.charCodeAt((n >>> 6) & 63), BASE64.charCodeAt(n & 63));
+  }
+  const n = (byte(30) << 8) | byte(31);
+  codes.push(BASE64.charCodeAt(n >>> 10), BASE64.charCodeAt((n >>> 4) & 63), BASE64.charCodeAt((n << 2) & 63), 61);
+  return String.fromCharCode(...codes);
+}
+
+/** Appends the bytes of uppercase hex text (an even number of digits); false on any other character. */
+export function pushUpperHex(out: number[], text: string): boolean {
+  if (text.length % 2 !== 0) return false;
+  for (let i = 0; i < text.length; i += 2) {
+    const high = HEX.indexOf(text.charAt(i));
+    const low = HEX.indexOf(text.charAt(i + 1));
+    if (high < 0 || low < 0) return false;
+    out.push((high << 4) | low);
+  }
+  return true;
+}
+
+/** The uppercase hex of the `count` bytes at `at`. */
+export function hexAt(tail: string, at: number, count: number): string {
+  const codes: number[] = [];
+  for (let i = at; i < at + count; i += 1) {
+    const byte = tail.charCodeAt(i);
+    codes.push(HEX.charCodeAt(byte >>> 4), HEX.charCodeAt(byte & 15));
+  }
+  return String.fromCharCode(...codes);
+}
+
+function pushWord(out: number[], n: number): void {
+  out.push(n >>> 24, (n >>> 16) & 255, (n >>> 8) & 255, n & 255);
+}
+
+function word(tail: string, at: number): number {
+  return tail.charCodeAt(at) * 16777216 + ((tail.charCodeAt(at + 1) << 16) | (tail.charCodeAt(at + 2) << 8) | tail.charCodeAt(at + 3));
+}
