@@ -1,8 +1,7 @@
 import * as z from 'zod';
-import { createInterning } from '../../domain/interning.js';
 import type { JettonRecord, JettonsSnapshot } from '../../domain/jettons.js';
 import { SNAPSHOT_FORMAT as FORMAT, type PartCodec } from '../../snapshot/persisted-file.js';
-import { packedJettonRecord } from './packed-record.js';
+import { createJettonPacker } from './packed-record.js';
 
 /**
  * The jettons part of the snapshot on disk, `<name>.jettons.json` beside the queue file:
@@ -68,12 +67,12 @@ export function decodeJettons(bytes: Buffer, toProcess: (wall: number) => number
   if (!parsed.success)
     return { ok: false, problem: `not a ${FORMAT} jettons file: ${parsed.error.issues[0]?.path.join('.') ?? ''} ${parsed.error.issues[0]?.message ?? ''}` };
   const jettons = new Map<string, Map<string, JettonRecord>>();
-  const interning = createInterning();
+  const packed = createJettonPacker();
   for (const [name, rows] of Object.entries(parsed.data.jettons)) {
     const records = new Map<string, JettonRecord>();
     for (const [owner, wallet, balance, lastTransactionLt, codeHash, dataHash, fetchedAt, upstream] of rows) {
       const record = { wallet, balance, lastTransactionLt, codeHash, dataHash, fetchedAt: toProcess(fetchedAt), upstream };
-      records.set(owner, packedJettonRecord(record, interning));
+      records.set(owner, packed(record));
     }
     jettons.set(name, records);
   }

@@ -1,18 +1,20 @@
-import type { Interning } from '../../domain/interning.js';
 import type { JettonRecord } from '../../domain/jettons.js';
 import { base64HashAt, hexAt, pushBase64Hash, pushUnsigned, pushUpperHex, unsignedAt } from '../../domain/packed-bytes.js';
 import { isCanonicalRaw } from '../../ton/address.js';
 
 /**
  * A jetton record held near its information, as wallet states are (accounts/packed-state.ts):
- * what the records of one master share (the wallet code's hash, the upstream, the jetton
- * wallet's workchain) in one object kept once, and the jetton wallet's address, the balance
- * (up to 2^128: jetton amounts are VarUInteger 16), the logical time and the data hash as 89
- * bytes of one one-byte string. About 140 bytes a record against 300 as parsed. Every field
- * reads back exactly as the upstream sent it; a record that would not is held as it came.
+ * what the records of one answer share (when it arrived, the upstream, the wallet code's
+ * hash, the jetton wallet's workchain) in one object kept once, and the jetton wallet's
+ * address, the balance (up to 2^128: jetton amounts are VarUInteger 16), the logical time
+ * and the data hash as 89 bytes of one one-byte string: 152 bytes a record against about
+ * 230 as parsed. An owner without a jetton wallet holds nothing of its own: the records of
+ * one answer that say "none" are one object. Every field reads back exactly as the upstream
+ * sent it; a record that would not is held as it came.
  */
 
 interface Shared {
+  readonly fetchedAt: number;
   readonly codeHash: string | null;
   readonly upstream: string;
   /** The jetton wallet's workchain as its raw form writes it; null: no jetton wallet. */
@@ -30,15 +32,16 @@ const ZERO_HASH: readonly number[] = Array.from({ length: 32 }, () => 0);
 const ZERO_LT: readonly number[] = Array.from({ length: 8 }, () => 0);
 
 class PackedJettonRecord implements JettonRecord {
-  readonly fetchedAt: number;
   /** @internal the shared part */
   readonly k: Shared;
   /** @internal flags (1 byte), wallet (32), balance (16), lt (8), data hash (32) */
   readonly t: string;
-  constructor(fetchedAt: number, shared: Shared, tail: string) {
-    this.fetchedAt = fetchedAt;
+  constructor(shared: Shared, tail: string) {
     this.k = shared;
     this.t = tail;
+  }
+  get fetchedAt(): number {
+    return this.k.fetchedAt;
   }
   get wallet(): string | null {
     return this.k.workchain === null ? null : `${this.k.workchain}:${hexAt(this.t, WALLET_AT, 32)}`;
@@ -75,23 +78,35 @@ export function plainJettonRecord(r: JettonRecord): JettonRecord {
 }
 
 /**
- * The record packed, its shared part kept once through `interning` (past its limit, a record
- * keeps its own); the record as it is when a field would not read back the same.
+ * Packs the records of one poll or one file: each record's shared part, and the "none"
+ * record of each answer, kept once for as long as the records that use them. Made per
+ * poll or decode and dropped with it.
  */
-export function packedJettonRecord(record: JettonRecord, interning: Interning): JettonRecord {
-  if (record instanceof PackedJettonRecord) return record;
-  const { wallet, lastTransactionLt: lt, dataHash } = record;
-  const bytes = [(lt === null ? 0 : HAS_LT) | (dataHash === null ? 0 : HAS_DATA_HASH)];
-  let workchain: string | null = null;
-  if (wallet === null) bytes.push(...ZERO_HASH);
-  else if (!isCanonicalRaw(wallet) || !pushUpperHex(bytes, wallet.slice(wallet.length - 64))) return record;
-  else workchain = wallet.slice(0, wallet.length - 65);
-  if (!pushUnsigned(bytes, record.balance, 16)) return record;
-  if (lt === null) bytes.push(...ZERO_LT);
-  else if (!pushUnsigned(bytes, lt, 8)) return record;
-  if (dataHash === null) bytes.push(...ZERO_HASH);
-  else if (!pushBase64Hash(bytes, dataHash)) return record;
-  const shared: Shared = { codeHash: record.codeHash, upstream: record.upstream, workchain };
-  const key = `jetton\0${JSON.stringify(shared)}`;
-  return new PackedJettonRecord(record.fetchedAt, interning.shared(key, () => shared) ?? shared, String.fromCharCode(...bytes));
+export function createJettonPacker(): (record: JettonRecord) => JettonRecord {
+  const kept = new Map<string, Shared | JettonRecord>();
+  const once = <T extends Shared | JettonRecord>(key: string, value: T): T => {
+    const known = kept.get(key) as T | undefined;
+    if (known !== undefined) return known;
+    kept.set(key, value);
+    return value;
+  };
+  return (record) => {
+    if (record instanceof PackedJettonRecord) return record;
+    const { wallet, lastTransactionLt: lt, dataHash, codeHash, fetchedAt, upstream } = record;
+    if (wallet === null && record.balance === '0' && lt === null && dataHash === null && codeHash === null) {
+      return once(`none\0${fetchedAt}\0${upstream}`, Object.freeze(plainJettonRecord(record)));
+    }
+    const bytes = [(lt === null ? 0 : HAS_LT) | (dataHash === null ? 0 : HAS_DATA_HASH)];
+    let workchain: string | null = null;
+    if (wallet === null) bytes.push(...ZERO_HASH);
+    else if (!isCanonicalRaw(wallet) || !pushUpperHex(bytes, wallet.slice(wallet.length - 64))) return record;
+    else workchain = wallet.slice(0, wallet.length - 65);
+    if (!pushUnsigned(bytes, record.balance, 16)) return record;
+    if (lt === null) bytes.push(...ZERO_LT);
+    else if (!pushUnsigned(bytes, lt, 8)) return record;
+    if (dataHash === null) bytes.push(...ZERO_HASH);
+    else if (!pushBase64Hash(bytes, dataHash)) return record;
+    const shared = once(`${fetchedAt}\0${upstream}\0${codeHash}\0${workchain}`, { fetchedAt, codeHash, upstream, workchain });
+    return new PackedJettonRecord(shared, String.fromCharCode(...bytes));
+  };
 }

@@ -12,8 +12,7 @@ import {
 } from '../../domain/jettons.js';
 import type { UpstreamClient } from '../../domain/upstream.js';
 import type { BatchSize } from '../../accounts/batches.js';
-import { createInterning, type Interning } from '../../domain/interning.js';
-import { packedJettonRecord } from './packed-record.js';
+import { createJettonPacker } from './packed-record.js';
 
 export interface JettonPollDeps {
   readonly client: Pick<UpstreamClient, 'fetchJettonWallets' | 'fetchJettonMetadata'>;
@@ -85,9 +84,9 @@ function recordRows(
   jetton: JettonSettings,
   owners: readonly string[],
   rows: readonly JettonWalletRow[],
-  answered: { readonly fetchedAt: number; readonly upstream: string; readonly interning: Interning },
+  answered: { readonly fetchedAt: number; readonly upstream: string; readonly packed: (record: JettonRecord) => JettonRecord },
 ): void {
-  const { fetchedAt, upstream, interning } = answered;
+  const { fetchedAt, upstream, packed } = answered;
   const asked = new Set(owners);
   for (const row of rows) {
     if (row.jetton !== jetton.master || !asked.has(row.owner)) continue;
@@ -100,11 +99,11 @@ function recordRows(
       fetchedAt,
       upstream,
     };
-    records.set(row.owner, packedJettonRecord(record, interning));
+    records.set(row.owner, packed(record));
   }
   for (const owner of owners) {
     const none = { wallet: null, balance: '0', lastTransactionLt: null, codeHash: null, dataHash: null, fetchedAt, upstream };
-    if (!records.has(owner)) records.set(owner, packedJettonRecord(none, interning));
+    if (!records.has(owner)) records.set(owner, packed(none));
   }
 }
 
@@ -152,7 +151,7 @@ export async function pollJettons(deps: JettonPollDeps, signal?: AbortSignal): P
   let requests = 0;
   let failure: string | null = null;
   const knownWallets = knownWalletsOf(previous);
-  const interning = createInterning();
+  const packed = createJettonPacker();
 
   const runBatch = async (jetton: JettonSettings, owners: string[]): Promise<void> => {
     const rows: JettonWalletRow[] = [];
@@ -175,7 +174,7 @@ export async function pollJettons(deps: JettonPollDeps, signal?: AbortSignal): P
       rows.push(...page.value.value.jetton_wallets);
       if (page.value.value.jetton_wallets.length < pageLimit) break;
     }
-    recordRows(fetched.get(jetton.name) as Map<string, JettonRecord>, jetton, owners, rows, { fetchedAt, upstream, interning });
+    recordRows(fetched.get(jetton.name) as Map<string, JettonRecord>, jetton, owners, rows, { fetchedAt, upstream, packed });
   };
 
   const worker = async (): Promise<void> => {
