@@ -2,7 +2,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Config, WatchedWallet } from '../../src/domain/config.js';
 import type { JettonRecord, JettonsSnapshot, JettonSettings, JettonWalletRow } from '../../src/domain/jettons.js';
 import { jettonWalletsRequestLineBytes } from '../../src/upstream/http/urls.js';
-import { createJettonSeriesRenderer } from '../../src/features/jettons/series.js';
+import { createJettonSeriesBlock } from '../../src/features/jettons/series.js';
+import { createCompressor, type GzipPart } from '../../src/metrics/gzip-members.js';
+import { gunzipSync } from 'node:zlib';
 import { createBatchSize } from '../../src/accounts/batches.js';
 import { isPackedJettonRecord, plainJettonRecord } from '../../src/features/jettons/packed-record.js';
 import { pollJettons } from '../../src/features/jettons/poll.js';
@@ -19,6 +21,9 @@ afterEach(async () => {
   await running?.stop();
   running = undefined;
 });
+
+/** The text a block's gzip members hold. */
+const textOf = (parts: readonly GzipPart[]): string => gunzipSync(Buffer.concat(parts.filter((p) => p.length > 0).map((p) => p.gzip))).toString();
 
 const wallet = (raw: string, name: string): WatchedWallet => ({ raw, name, labels: {}, minBalanceTons: undefined });
 
@@ -114,8 +119,8 @@ describe('the jetton poll against the simulator', () => {
     expect(SIM_WHALE_BALANCE > BigInt(Number.MAX_SAFE_INTEGER)).toBe(true);
     expect(snapshot()!.jettons.get('SIMBIG')!.get(whale.owner)?.balance).toBe('123456789012345678901234');
 
-    const render = createJettonSeriesRenderer();
-    const text = render(() => ({ snapshot: snapshot(), ...config, maxAgeSeconds: 300 }), Date.now()).toString();
+    const render = createJettonSeriesBlock(createCompressor());
+    const text = textOf(await render(() => ({ snapshot: snapshot(), ...config, maxAgeSeconds: 300 }), Date.now()));
     const owner = config.watchlist.find((w) => w.raw === whale.owner)!;
     expect(text).toContain(`ton_jetton_balance{address="${whale.owner}",name="${owner.name}",jetton="SIMBIG"} 123456789012345.678901234\n`);
     expect(text).toContain(`ton_jetton_info{jetton="SIMBIG",master="${big.master}",decimals="9"} 1\n`);
@@ -174,8 +179,10 @@ describe('the jetton poll against the simulator', () => {
     for (const [name, records] of packed.jettons)
       for (const [owner, r] of records) expect(plainJettonRecord(r)).toStrictEqual(plain.jettons.get(name)?.get(owner));
     const now = Date.now();
-    const series = (s: JettonsSnapshot) => createJettonSeriesRenderer()(() => ({ snapshot: s, ...config, maxAgeSeconds: 300 }), now).toString();
-    expect(series(packed)).toBe(series(plain));
+    const series = async (s: JettonsSnapshot) =>
+      textOf(await createJettonSeriesBlock(createCompressor())(() => ({ snapshot: s, ...config, maxAgeSeconds: 300 }), now));
+    expect(await series(packed)).toBe(await series(plain));
+    expect(await series(packed)).toContain('ton_jetton_balance{');
     const owners = config.watchlist.map((w) => w.raw);
     const served = (s: JettonsSnapshot, query: string) =>
       bodyText(

@@ -15,7 +15,8 @@ import { JETTON_METRICS } from './families.js';
 import { JETTONS_FILE } from './file.js';
 import { ownersByJetton, pollJettons, type JettonPollDeps } from './poll.js';
 import { jettonsRoute } from './routes.js';
-import { createJettonSeriesRenderer, type JettonSeriesInput } from './series.js';
+import { createJettonSeriesBlock, type JettonSeriesInput } from './series.js';
+import { createCompressor } from '../../metrics/gzip-members.js';
 
 const QUERY = 'jetton_wallets';
 
@@ -56,7 +57,7 @@ function createJettons(ctx: FeatureContext): FeatureParts {
   });
 
   const { view, seriesInput } = jettonViews(current, () => snapshot);
-  const renderSeries = createJettonSeriesRenderer();
+  const renderSeries = createJettonSeriesBlock(createCompressor());
 
   async function loadPersisted(): Promise<void> {
     const decoded = await file.load();
@@ -81,7 +82,7 @@ function createJettons(ctx: FeatureContext): FeatureParts {
             }),
           ],
     routes: [jettonsRoute({ ctx, view, loading: () => loading })],
-    series: [{ kind: 'text', text: (at) => (stopped || !ctx.cluster.leads() ? Buffer.alloc(0) : renderSeries(seriesInput, at)) }],
+    series: [{ kind: 'gzip', parts: async (at) => (stopped || !ctx.cluster.leads() ? [] : renderSeries(seriesInput, at)) }],
     polls: [{ query: QUERY, active: () => watchedJettons(current().config), fetchedAt: () => snapshot?.fetchedAt }],
     provides: { walletColumns: jettonColumns(() => current().config, view) },
     start() {

@@ -4,6 +4,8 @@ import { decimalsOf, jettonUnits, type JettonSettings, type JettonsSnapshot } fr
 import { isFresh } from '../../snapshot/freshness.js';
 import { JETTON_METRICS } from './families.js';
 import { escapeLabelValue, familyHeader, formatValue } from '../../metrics/text-format.js';
+import { EMPTY_PART, type Compressor, type GzipPart } from '../../metrics/gzip-members.js';
+import { createHash } from 'node:crypto';
 
 /** What the jetton series are rendered from. */
 export interface JettonSeriesInput {
@@ -15,22 +17,28 @@ export interface JettonSeriesInput {
 }
 
 /**
- * The jetton series as one block of exposition text: ton_jetton_balance for every watched
- * (wallet, jetton) whose record is fresh, ton_jetton_min_balance where configured, and
- * ton_jetton_info per configured jetton. The balance is written from the base-unit string
- * with the decimal point moved (jettonUnits): exact digits, never a float in between.
- * The same Buffer is returned while neither the input nor the set of fresh records
- * changed, so its gzip member is made once (gzip-members.ts keys them by buffer).
+ * The jetton series as one gzip block of exposition text: ton_jetton_balance for every
+ * watched (wallet, jetton) whose record is fresh, ton_jetton_min_balance where configured,
+ * and ton_jetton_info per configured jetton. The balance is written from the base-unit
+ * string with the decimal point moved (jettonUnits): exact digits, never a float in
+ * between. Kept only compressed, as the wallet series are (a line is ~130 bytes a watched
+ * owner; its member a fifth of that): rendered again when the input changes or a record
+ * goes stale, and compressed again only when the text differs (by its digest).
  */
-export function createJettonSeriesRenderer(): (input: () => JettonSeriesInput, now: number) => Buffer {
-  let last: { input: JettonSeriesInput | null; staleAt: number; text: Buffer } = { input: null, staleAt: Infinity, text: Buffer.alloc(0) };
-  return (read, now) => {
+export function createJettonSeriesBlock(compressor: Compressor): (input: () => JettonSeriesInput, now: number) => Promise<readonly GzipPart[]> {
+  const none = { input: null, staleAt: Infinity, digest: '', part: Promise.resolve(EMPTY_PART) };
+  let last: { input: JettonSeriesInput | null; staleAt: number; digest: string; part: Promise<GzipPart> } = none;
+  return async (read, now) => {
     const input = read();
-    if (input === last.input && now < last.staleAt) return last.text;
-    const { text, staleAt } = render(input, now);
-    const changed = text !== last.text.toString();
-    last = { input, staleAt, text: changed ? Buffer.from(text) : last.text };
-    return last.text;
+    if (input !== last.input || now >= last.staleAt) {
+      const { text, staleAt } = render(input, now);
+      const digest = createHash('sha256').update(text).digest('base64');
+      const part = digest === last.digest ? last.part : compressor.part(Buffer.from(text));
+      // A failed compression is not kept: the next scrape renders and tries again.
+      if (part !== last.part) part.catch(() => (last.part === part ? (last = none) : undefined));
+      last = { input, staleAt, digest, part };
+    }
+    return [await last.part];
   };
 }
 
