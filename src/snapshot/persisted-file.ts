@@ -20,8 +20,10 @@ export interface PersistedFile<T> {
   /**
    * Writes the part unless it is the one written last; concurrent calls are coalesced, the
    * newest winning. With `busyShare`, a write waits its turn unless `now` (shutdown).
+   * `giveUpAt` (performance.now() time; a stop's limit, the newest save's): a write still
+   * encoding then is given up, and the previous file stays.
    */
-  save(part: T, now?: boolean): Promise<void>;
+  save(part: T, now?: boolean, giveUpAt?: number): Promise<void>;
   /** Resolves once every save asked for so far has finished. */
   flush(): Promise<void>;
 }
@@ -62,16 +64,20 @@ export interface PersistedFileOptions<T> {
   readonly busyShare?: number | undefined;
 }
 
-/** A write given up for a newer part written at once (persisted-file's `cut`). */
+/** A write given up (persisted-file's `cut`): for a newer part written at once, or past a stop's limit. */
 class WriteCut extends Error {}
 
-/** The encoded parts, until `cut()` says to stop: then the write fails with WriteCut, and its temp file goes. */
-async function* unlessCut(parts: Iterable<Uint8Array> | AsyncIterable<Uint8Array>, cut: () => boolean): AsyncGenerator<Uint8Array> {
+/** The encoded parts, until `cut()` gives a reason to stop: then the write fails with WriteCut, and its temp file goes. */
+async function* unlessCut(parts: Iterable<Uint8Array> | AsyncIterable<Uint8Array>, cut: () => string | null): AsyncGenerator<Uint8Array> {
   for await (const part of parts) {
-    if (cut()) throw new WriteCut('cut short for a newer part written at once');
+    const reason = cut();
+    if (reason !== null) throw new WriteCut(reason);
     yield part;
   }
 }
+
+const GAVE_WAY = 'a write under way gave way to the newest part, written at once; the previous file stays until then';
+const PAST_LIMIT = "the write would not end within the stop's limit: given up, the previous file stays";
 
 /** Wall and process clock parting by less than this is drift, not a step: file times are taken as they are. */
 const STEP_MS = 1_000;
@@ -95,6 +101,7 @@ export function createPersistedFile<T>(options: PersistedFileOptions<T>): Persis
   /** When the next write may begin (performance.now()), and how to end the wait for it early. */
   let nextWriteAt = 0;
   let urgent = false;
+  let giveUpAt = Infinity;
   let wake: (() => void) | null = null;
 
   const turn = async (): Promise<void> => {
@@ -114,17 +121,17 @@ export function createPersistedFile<T>(options: PersistedFileOptions<T>): Persis
   const write = async (part: T): Promise<void> => {
     const began = performance.now();
     // A newer part marked now (shutdown) cuts this write short: it is written at once instead, not after this one.
-    const cut = (): boolean => urgent && pending !== null && pending !== part;
+    // Past a stop's limit, the write is given up: the stop ends in time, with the file written before.
+    const cut = (): string | null => (urgent && pending !== null && pending !== part ? GAVE_WAY : performance.now() > giveUpAt ? PAST_LIMIT : null);
     try {
       const content = codec.encode(part, wallOffset());
       await writeAtomically(file, typeof content === 'string' ? content : unlessCut(content, cut));
       if (options.busyShare !== undefined) nextWriteAt = began + (performance.now() - began) / options.busyShare;
     } catch (err) {
       if (err instanceof WriteCut) {
-        logger.info(
-          { file, seconds: (performance.now() - began) / 1000 },
-          'a write under way gave way to the newest part, written at once; the previous file stays until then',
-        );
+        const seconds = (performance.now() - began) / 1000;
+        if (err.message === PAST_LIMIT) logger.warn({ file, seconds }, PAST_LIMIT);
+        else logger.info({ file, seconds }, GAVE_WAY);
         return;
       }
       const reason = persistFailureReason(err);
@@ -177,8 +184,9 @@ export function createPersistedFile<T>(options: PersistedFileOptions<T>): Persis
       written ??= decoded.part;
       return decoded.part;
     },
-    save(part, now = false) {
+    save(part, now = false, until = Infinity) {
       pending = part;
+      giveUpAt = until;
       if (now) {
         urgent = true;
         wake?.();
@@ -212,9 +220,9 @@ export function createPersistedPart<T>(file: () => string, options: Omit<Persist
       return inForce().file;
     },
     load: (signal) => inForce().load(signal),
-    save(part, now) {
+    save(part, now, giveUpAt) {
       const to = inForce();
-      return before.then(() => to.save(part, now));
+      return before.then(() => to.save(part, now, giveUpAt));
     },
     flush: () => before.then(() => inForce().flush()),
   };

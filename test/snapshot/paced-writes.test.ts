@@ -103,6 +103,37 @@ describe('a persisted part written at most busyShare of the time', () => {
     expect((await readdir(dir)).sort()).toEqual(['part.json']);
   });
 
+  it("gives up a write still encoding past a stop's limit: the previous file stays, a warning says so, no temp file", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tonwatch-paced-'));
+    const file = join(dir, 'part.json');
+    // 50 pieces of 10 ms or more: a write of half a second or more.
+    const codec: PartCodec<string> = {
+      what: 'test part',
+      async *encode(part) {
+        for (let i = 0; i < 50; i += 1) {
+          await sleep(10);
+          yield Buffer.from(i === 0 ? part : '');
+        }
+      },
+      decode: (bytes) => ({ ok: true, part: bytes.toString() }),
+    };
+    const log = createLogSink();
+    const persisted = createPersistedFile({ file, codec, logger: log.logger, now: () => 0 });
+    await persisted.save('first');
+    const started = performance.now();
+    await persisted.save('last', true, performance.now() + 100);
+    expect(performance.now() - started).toBeLessThan(400);
+    expect(await readFile(file, 'utf8')).toBe('first');
+    const warned = log.lines().filter((l) => l['level'] === 40);
+    expect(warned.map((l) => l['msg'])).toEqual(["the write would not end within the stop's limit: given up, the previous file stays"]);
+    expect(warned[0]?.['file']).toBe(file);
+    expect(log.lines().filter((l) => (l['level'] as number) >= 50)).toEqual([]);
+    expect((await readdir(dir)).sort()).toEqual(['part.json']);
+    // A write that ends within the limit is not given up.
+    await persisted.save('in time', true, performance.now() + 60_000);
+    expect(await readFile(file, 'utf8')).toBe('in time');
+  });
+
   it('finishes a write under way when the save marked now is of the same part', async () => {
     const { persisted, encoded, content } = await pacedFile(100, 0.1);
     const first = persisted.save('only');

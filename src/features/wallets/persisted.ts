@@ -6,6 +6,12 @@ import type { StringPool } from './file-rows.js';
 import type { WalletsHeld } from './held.js';
 import type { WalletsSnapshot } from './types.js';
 
+/**
+ * A stop's write of the wallets file is given up past this (the previous file stays): a stop
+ * must end within 10 s (main.ts), and the rest of it (fsync, the server's drain) needs the
+ * remainder. At 1,000,000 wallets on shared cores the write alone can take longer.
+ */
+const STOP_WRITE_MS = 7_000;
 /** How long after the persisted wallets are in start-up counts as over (FeatureContext.startedUp). */
 const STARTED_UP_AFTER_MS = 1_000;
 /**
@@ -94,7 +100,7 @@ export function createWalletsPersisted(ctx: FeatureContext, held: WalletsHeld, n
       stopped = true;
       loadAborter.abort();
       const last = held.current();
-      if (last !== null && !loading) await file.save(last, true);
+      if (last !== null && !loading) await file.save(last, true, performance.now() + STOP_WRITE_MS);
     },
   };
 }
