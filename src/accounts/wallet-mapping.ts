@@ -105,16 +105,18 @@ function keptState(decoded: ServedWalletState, raw: string, before: ServedWallet
   const printedRaw = decoded.address === raw;
   const state = printedRaw ? decoded : { ...decoded, address: raw };
   if (before && sameState(before, state)) return before;
-  if (interning === undefined) return printedRaw ? { ...decoded, address: raw } : state;
-  const { code_hash: code, status, wallet_type: type } = decoded;
-  const interned = {
-    ...decoded,
-    address: raw,
+  const own = printedRaw ? { ...decoded, address: raw } : state;
+  if (interning === undefined) return own;
+  const packed = packedState(own, interning);
+  if (packed !== own) return packed;
+  // Not packable (packed-state.ts): as it came, its repeated strings interned.
+  const { code_hash: code, status, wallet_type: type } = own;
+  return {
+    ...own,
     code_hash: code === null ? null : interning.string(code),
     status: interning.string(status),
     wallet_type: type === null ? null : interning.string(type),
   };
-  return packedState(interned, interning);
 }
 
 /**

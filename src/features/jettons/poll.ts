@@ -102,8 +102,8 @@ function recordRows(
     records.set(row.owner, packed(record));
   }
   for (const owner of owners) {
-    const none = { wallet: null, balance: '0', lastTransactionLt: null, codeHash: null, dataHash: null, fetchedAt, upstream };
-    if (!records.has(owner)) records.set(owner, packed(none));
+    if (!records.has(owner))
+      records.set(owner, packed({ wallet: null, balance: '0', lastTransactionLt: null, codeHash: null, dataHash: null, fetchedAt, upstream }));
   }
 }
 
