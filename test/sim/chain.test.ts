@@ -3,7 +3,8 @@ import { createSimChain, EXT_MSG_QUEUE_SIZE_LIMIT, MERGE_QUEUE_SIZE, SPLIT_QUEUE
 import { createRandom } from '../../src/sim/random.js';
 import type { ScenarioName } from '../../src/sim/scenarios.js';
 
-const chainOf = (scenario: ScenarioName, seed = 1) => createSimChain({ random: createRandom(seed), seed, scenario });
+// A fixed clock: block times come from it, and two runs may straddle a second of the wall clock.
+const chainOf = (scenario: ScenarioName, seed = 1) => createSimChain({ random: createRandom(seed), seed, scenario, now: () => 1_700_000_000_000 });
 const run = (scenario: ScenarioName, steps: number, seed = 1) => {
   const chain = chainOf(scenario, seed);
   const history = [];
