@@ -149,6 +149,7 @@ export async function clusterAtScale(wallets, { replicas = 4, rps = 200, ttlSeco
    * million wallets the whole text is past the longest string V8 makes (512 MiB), and
    * holding it would make this process, not the replicas, the measure.
    */
+  const kept = (line) => line.startsWith('tonwatch_') || line.startsWith('nodejs_heap_size_') || line.startsWith('nodejs_external_memory_bytes');
   const metrics = async (m) => {
     const response = await fetch(`${m.url}/metrics`);
     const decoder = new TextDecoder();
@@ -157,9 +158,9 @@ export async function clusterAtScale(wallets, { replicas = 4, rps = 200, ttlSeco
     for await (const chunk of response.body) {
       const lines = (rest + decoder.decode(chunk, { stream: true })).split('\n');
       rest = lines.pop() ?? '';
-      for (const line of lines) if (line.startsWith('tonwatch_')) own.push(line);
+      for (const line of lines) if (kept(line)) own.push(line);
     }
-    if (rest.startsWith('tonwatch_')) own.push(rest);
+    if (kept(rest)) own.push(rest);
     return own.join('\n');
   };
   const sample = raws.filter((_, i) => i % Math.max(1, Math.floor(wallets / 1000)) === 0).slice(0, 1000);
@@ -227,6 +228,15 @@ export async function clusterAtScale(wallets, { replicas = 4, rps = 200, ttlSeco
     ])
       keys[name] = Number(await redis.call('MEMORY', 'USAGE', `tonwatch:{bench}:${key}`, 'SAMPLES', '1000'));
     const rss = live().map((m) => ({ id: m.id, rss: rssOf(m.child.pid) }));
+    // Where it is: the V8 heap in use and reserved, and the memory outside it (buffers: the gzip members), as each replica says.
+    for (const r of rss) {
+      const text = await metrics(live().find((m) => m.id === r.id));
+      Object.assign(r, {
+        heapUsed: sum(text, 'nodejs_heap_size_used_bytes'),
+        heapTotal: sum(text, 'nodejs_heap_size_total_bytes'),
+        external: sum(text, 'nodejs_external_memory_bytes'),
+      });
+    }
     const steady = await steadyCycle(redis, live(), cycles);
     progress(`first cycle ${firstCycleSeconds} s, member changes ${memberChanges}, RSS ${rss.map((r) => r.rss)}, steady ${JSON.stringify(steady)}`);
 

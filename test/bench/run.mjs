@@ -230,7 +230,7 @@ if (runs('cluster')) {
     `  CPU seconds through the first cycle (${fmt(c.cpu.seconds, 1)} s on ${cpus().length} cores): replicas ${c.cpu.replicas.map((s) => fmt(s, 1)).join(' / ')}, simulator ${fmt(c.cpu.simulator, 1)}, redis ${fmt(c.cpu.redis, 1)}, this bench ${fmt(c.cpu.bench, 1)}; member list changes seen by each replica after joining ${c.memberChanges.join(' / ')}`,
   );
   console.log(
-    `  RSS per replica: ${c.rss.map((r) => `${r.id} ${mb(r.rss)} (${fmt(r.rss / c.wallets)} B a watched wallet)`).join(', ')} (target < 1 GB) ${verdict(c.rss.every((r) => r.rss < 1e9))}`,
+    `  RSS per replica: ${c.rss.map((r) => `${r.id} ${mb(r.rss)} (${fmt(r.rss / c.wallets)} B a watched wallet; V8 heap ${mb(r.heapUsed)} used of ${mb(r.heapTotal)}, outside it ${mb(r.external)})`).join(', ')} (target < 1 GB) ${verdict(c.rss.every((r) => r.rss < 1e9))}`,
   );
   console.log(
     `  a steady cycle (nothing changed) wrote ${mb(c.steady.written)} to Redis (${fmt(c.steady.records)} records, markers ${mb(c.steady.markerBytes)}) against ${mb(c.steady.fullShare)} for a full share of every wallet: ${fmt((100 * c.steady.written) / c.steady.fullShare, 2)} % (target ≤ 5 %) ${verdict(c.steady.written <= 0.05 * c.steady.fullShare)}`,
