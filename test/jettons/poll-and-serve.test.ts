@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Config, WatchedWallet } from '../../src/domain/config.js';
 import type { JettonRecord, JettonsSnapshot, JettonSettings, JettonWalletRow } from '../../src/domain/jettons.js';
 import { jettonWalletsRequestLineBytes } from '../../src/upstream/http/urls.js';
-import { createJettonSeriesBlock } from '../../src/features/jettons/series.js';
+import { createJettonSeriesRenderer } from '../../src/features/jettons/series.js';
 import { createCompressor, type GzipPart } from '../../src/metrics/gzip-members.js';
 import { gunzipSync } from 'node:zlib';
 import { createBatchSize } from '../../src/accounts/batches.js';
@@ -119,7 +119,7 @@ describe('the jetton poll against the simulator', () => {
     expect(SIM_WHALE_BALANCE > BigInt(Number.MAX_SAFE_INTEGER)).toBe(true);
     expect(snapshot()!.jettons.get('SIMBIG')!.get(whale.owner)?.balance).toBe('123456789012345678901234');
 
-    const render = createJettonSeriesBlock(createCompressor());
+    const render = createJettonSeriesRenderer(createCompressor());
     const text = textOf(await render(() => ({ snapshot: snapshot(), ...config, maxAgeSeconds: 300 }), Date.now()));
     const owner = config.watchlist.find((w) => w.raw === whale.owner)!;
     expect(text).toContain(`ton_jetton_balance{address="${whale.owner}",name="${owner.name}",jetton="SIMBIG"} 123456789012345.678901234\n`);
@@ -180,7 +180,7 @@ describe('the jetton poll against the simulator', () => {
       for (const [owner, r] of records) expect(plainJettonRecord(r)).toStrictEqual(plain.jettons.get(name)?.get(owner));
     const now = Date.now();
     const series = async (s: JettonsSnapshot) =>
-      textOf(await createJettonSeriesBlock(createCompressor())(() => ({ snapshot: s, ...config, maxAgeSeconds: 300 }), now));
+      textOf(await createJettonSeriesRenderer(createCompressor())(() => ({ snapshot: s, ...config, maxAgeSeconds: 300 }), now));
     expect(await series(packed)).toBe(await series(plain));
     expect(await series(packed)).toContain('ton_jetton_balance{');
     const owners = config.watchlist.map((w) => w.raw);

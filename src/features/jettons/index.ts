@@ -15,7 +15,7 @@ import { JETTON_METRICS } from './families.js';
 import { JETTONS_FILE } from './file.js';
 import { ownersByJetton, pollJettons, type JettonPollDeps } from './poll.js';
 import { jettonsRoute } from './routes.js';
-import { createJettonSeriesBlock, type JettonSeriesInput } from './series.js';
+import { createJettonSeriesRenderer, type JettonSeriesInput } from './series.js';
 import { createCompressor } from '../../metrics/gzip-members.js';
 
 const QUERY = 'jetton_wallets';
@@ -57,7 +57,7 @@ function createJettons(ctx: FeatureContext): FeatureParts {
   });
 
   const { view, seriesInput } = jettonViews(current, () => snapshot);
-  const renderSeries = createJettonSeriesBlock(createCompressor());
+  const renderSeries = createJettonSeriesRenderer(createCompressor());
 
   async function loadPersisted(): Promise<void> {
     const decoded = await file.load();

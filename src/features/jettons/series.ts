@@ -54,7 +54,7 @@ interface Rendered {
  * digest). Renders run one after the other; a scrape that comes meanwhile waits for the
  * running one and takes its result when it still holds.
  */
-export function createJettonSeriesBlock(compressor: Compressor): (input: () => JettonSeriesInput, now: number) => Promise<readonly GzipPart[]> {
+export function createJettonSeriesRenderer(compressor: Compressor): (input: () => JettonSeriesInput, now: number) => Promise<readonly GzipPart[]> {
   const headers = new Map(OWNER_FAMILIES.map((family) => [family, compressSmall(Buffer.from(familyHeader(family)))]));
   let last: Rendered | null = null;
   let running: Promise<unknown> = Promise.resolve();

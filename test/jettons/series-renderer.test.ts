@@ -2,7 +2,7 @@ import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import type { WatchedWallet } from '../../src/domain/config.js';
 import type { JettonRecord, JettonsSnapshot } from '../../src/domain/jettons.js';
-import { createJettonSeriesBlock, type JettonSeriesInput } from '../../src/features/jettons/series.js';
+import { createJettonSeriesRenderer, type JettonSeriesInput } from '../../src/features/jettons/series.js';
 import { createCompressor, type Compressor, type GzipPart } from '../../src/metrics/gzip-members.js';
 
 const OWNER = `0:${'AB'.repeat(32)}`;
@@ -42,10 +42,10 @@ function counting(): Compressor & { calls: number; failing: boolean } {
   return counter;
 }
 
-describe('the jetton series block', () => {
+describe('the jetton series renderer', () => {
   it('is kept compressed only, and compressed again only when its text changes', async () => {
     const compressor = counting();
-    const block = createJettonSeriesBlock(compressor);
+    const block = createJettonSeriesRenderer(compressor);
     let shown = input('1234567');
     const first = await block(() => shown, 2_000);
     expect(textOf(first)).toContain('ton_jetton_balance{address="0:ABAB');
@@ -84,7 +84,7 @@ describe('the jetton series block', () => {
       watchlist: owners,
     });
     const compressor = counting();
-    const block = createJettonSeriesBlock(compressor);
+    const block = createJettonSeriesRenderer(compressor);
     const first = await block(() => many('1'), 2_000);
     // Three blocks of balances, three of minimums.
     expect(compressor.calls).toBe(6);
@@ -102,13 +102,13 @@ describe('the jetton series block', () => {
     // Owner 1,700 is in the second block: its balances only are compressed again.
     expect(compressor.calls).toBe(7);
     expect(textOf(next)).toContain(`{address="${owners[1_700]?.raw}",name="w1700",jetton="USDT"} 9.999999\n`);
-    expect(textOf(next)).toBe(textOf(await createJettonSeriesBlock(createCompressor())(() => many('9999999'), 3_000)));
+    expect(textOf(next)).toBe(textOf(await createJettonSeriesRenderer(createCompressor())(() => many('9999999'), 3_000)));
     expect(next.filter((part) => first.includes(part))).toHaveLength(next.length - 1);
   });
 
   it('answers scrapes that come during a render with that render', async () => {
     const compressor = counting();
-    const block = createJettonSeriesBlock(compressor);
+    const block = createJettonSeriesRenderer(compressor);
     const shown = input('77');
     const [a, b, c] = await Promise.all([block(() => shown, 2_000), block(() => shown, 2_000), block(() => shown, 2_001)]);
     expect(b).toBe(a);
@@ -118,7 +118,7 @@ describe('the jetton series block', () => {
 
   it('tries again at the next scrape after a compression failed', async () => {
     const compressor = counting();
-    const block = createJettonSeriesBlock(compressor);
+    const block = createJettonSeriesRenderer(compressor);
     const shown = input('42');
     compressor.failing = true;
     await expect(block(() => shown, 2_000)).rejects.toThrow('no memory');
