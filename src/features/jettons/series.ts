@@ -8,6 +8,7 @@ import { escapeLabelValue, familyHeader, formatValue } from '../../metrics/text-
 import { compressSmall, EMPTY_PART, type Compressor, type GzipPart } from '../../metrics/gzip-members.js';
 import { createHash } from 'node:crypto';
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import { oneRenderAtATime } from '../../metrics/one-render-at-a-time.js';
 
 /** What the jetton series are rendered from. */
 export interface JettonSeriesInput {
@@ -21,8 +22,11 @@ export interface JettonSeriesInput {
 /** Watched owners per block of lines, as the wallet series' blocks. */
 const CHUNK_OWNERS = 1000;
 
-/** The families written per watched owner, in the order of the text. */
-const OWNER_FAMILIES: readonly MetricFamily[] = [JETTON_METRICS.jettonBalance, JETTON_METRICS.jettonMinBalance];
+/** The families written per watched owner, in the order of the text, each with its HELP and TYPE lines compressed. */
+const OWNER_FAMILIES: readonly { readonly family: MetricFamily; readonly header: GzipPart }[] = [
+  JETTON_METRICS.jettonBalance,
+  JETTON_METRICS.jettonMinBalance,
+].map((family) => ({ family, header: compressSmall(Buffer.from(familyHeader(family))) }));
 
 /** One block's lines of one family: their gzip member, and the digest of the text it holds. */
 interface KeptPart {
@@ -51,13 +55,10 @@ interface Rendered {
  * owner; its member a fifth of that), a member per thousand owners and family: rendered
  * again when the input changes or a record goes stale, one block at a time with the event
  * loop free in between, and a block compressed again only when its text differs (by its
- * digest). Renders run one after the other; a scrape that comes meanwhile waits for the
- * running one and takes its result when it still holds.
+ * digest). Renders run one after the other (oneRenderAtATime).
  */
 export function createJettonSeriesRenderer(compressor: Compressor): (input: () => JettonSeriesInput, now: number) => Promise<readonly GzipPart[]> {
-  const headers = new Map(OWNER_FAMILIES.map((family) => [family, compressSmall(Buffer.from(familyHeader(family)))]));
   let last: Rendered | null = null;
-  let running: Promise<unknown> = Promise.resolve();
   const current = (input: JettonSeriesInput, now: number): readonly GzipPart[] | null =>
     last !== null && last.input === input && now < last.staleAt ? last.parts : null;
 
@@ -81,9 +82,9 @@ export function createJettonSeriesRenderer(compressor: Compressor): (input: () =
       await nextTurn();
     }
     const parts: GzipPart[] = [];
-    OWNER_FAMILIES.forEach((family, f) => {
+    OWNER_FAMILIES.forEach(({ header }, f) => {
       const members = blocks.map((block) => block[f]?.part ?? EMPTY_PART).filter((part) => part.length > 0);
-      if (members.length > 0) parts.push(headers.get(family) ?? EMPTY_PART, ...members);
+      if (members.length > 0) parts.push(header, ...members);
     });
     const text = infoLines(input, decimals);
     const info = last?.info.text === text ? last.info : { text, part: text === '' ? EMPTY_PART : compressSmall(Buffer.from(text)) };
@@ -93,16 +94,8 @@ export function createJettonSeriesRenderer(compressor: Compressor): (input: () =
     return parts;
   };
 
-  return (read, now) => {
-    const parts = current(read(), now);
-    if (parts !== null) return Promise.resolve(parts);
-    const next = running.then(() => {
-      const input = read();
-      return current(input, now) ?? render(input, now);
-    });
-    running = next.catch(() => undefined);
-    return next;
-  };
+  const rendered = oneRenderAtATime(current, render);
+  return (read, now) => rendered(read(), now);
 }
 
 /** A jetton whose decimals are not known yet (to be read from its master) has no balance series until they are. */

@@ -3,6 +3,7 @@ import { isFresh, staleFrom } from '../../snapshot/freshness.js';
 import { sameFriendly, type HeldBook } from '../../accounts/address-book.js';
 import type { WalletRecord } from '../../accounts/types.js';
 import type { WalletsSnapshot } from './types.js';
+import { oneRenderAtATime } from '../../metrics/one-render-at-a-time.js';
 import { compressSmall, createCompressor, type Compressor, type GzipPart } from '../../metrics/gzip-members.js';
 import { createLineWriter, type LineWriter } from '../../metrics/line-writer.js';
 import type { MetricFamily } from '../../metrics/catalogue.js';
@@ -214,7 +215,6 @@ export function createWalletSeriesRenderer(settings: {
     validUntil: number;
     parts: readonly GzipPart[];
   } | null = null;
-  let running: Promise<unknown> = Promise.resolve();
   const current = (wallets: WalletsSnapshot | null, now: number): readonly GzipPart[] | null =>
     cached !== null &&
     cached.wallets === wallets &&
@@ -238,13 +238,5 @@ export function createWalletSeriesRenderer(settings: {
     cached = { wallets, watchlist, maxAge, testnet, validUntil, parts };
     return parts;
   };
-  return {
-    render(wallets, now) {
-      const parts = current(wallets, now);
-      if (parts !== null) return Promise.resolve(parts);
-      const next = running.then(() => current(wallets, now) ?? render(wallets, now));
-      running = next.catch(() => undefined);
-      return next;
-    },
-  };
+  return { render: oneRenderAtATime(current, render) };
 }
