@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { QueueSizesSnapshot } from '../../src/features/queue-sizes/types.js';
+import type { JettonRecord } from '../../src/domain/jettons.js';
 
 export function fixture(name: string): unknown {
   return JSON.parse(readFileSync(new URL(`../fixtures/${name}`, import.meta.url), 'utf8')) as unknown;
@@ -20,4 +21,9 @@ export function queueSnapshot(overrides: Partial<QueueSizesSnapshot> = {}): Queu
     ],
     ...overrides,
   };
+}
+
+/** A jetton record as the poll makes it for a holder: `wallet` its jetton wallet, lt 1, no hashes. */
+export function jettonRecord(wallet: string, balance: string, fetchedAt: number): JettonRecord {
+  return { wallet, balance, lastTransactionLt: '1', codeHash: null, dataHash: null, fetchedAt, upstream: 'sim' };
 }

@@ -3,20 +3,13 @@ import { describe, expect, it } from 'vitest';
 import type { WatchedWallet } from '../../src/domain/config.js';
 import type { JettonRecord, JettonsSnapshot } from '../../src/domain/jettons.js';
 import { createJettonSeriesRenderer, type JettonSeriesInput } from '../../src/features/jettons/series.js';
+import { jettonRecord } from '../helpers/fixtures.js';
 import { createCompressor, type Compressor, type GzipPart } from '../../src/metrics/gzip-members.js';
 
 const OWNER = `0:${'AB'.repeat(32)}`;
 const MASTER = `0:${'CD'.repeat(32)}`;
 const watchlist: WatchedWallet[] = [{ raw: OWNER, name: 'hot', labels: {}, minBalanceTons: undefined }];
-const record = (balance: string, fetchedAt: number): JettonRecord => ({
-  wallet: `0:${'EF'.repeat(32)}`,
-  balance,
-  lastTransactionLt: '1',
-  codeHash: null,
-  dataHash: null,
-  fetchedAt,
-  upstream: 'sim',
-});
+const record = (balance: string, fetchedAt: number): JettonRecord => jettonRecord(`0:${'EF'.repeat(32)}`, balance, fetchedAt);
 const input = (balance: string, fetchedAt = 1_000): JettonSeriesInput => ({
   snapshot: { jettons: new Map([['USDT', new Map([[OWNER, record(balance, fetchedAt)]])]]), fetchedAt } satisfies JettonsSnapshot,
   jettons: [{ name: 'USDT', master: MASTER, masterAsWritten: MASTER, decimals: 6 }],

@@ -4,6 +4,7 @@ import type { JettonRecord, JettonSettings, JettonsSnapshot } from '../../src/do
 import { jettonColumns } from '../../src/features/jettons/columns.js';
 import { createWalletTable, renderWallets, type WalletTableSources } from '../../src/features/wallets/status.js';
 import type { WalletColumns } from '../../src/features/provisions.js';
+import { jettonRecord } from '../helpers/fixtures.js';
 
 const NOW = 1_800_000_000_000;
 const raw = (c: string) => `0:${c.repeat(64)}`;
@@ -17,15 +18,7 @@ const wallet = (c: string, name: string, extra: Partial<WatchedWallet> = {}): Wa
   minBalanceTons: undefined,
   ...extra,
 });
-const record = (balance: string, fetchedAt = NOW - 1000): JettonRecord => ({
-  wallet: raw('F'),
-  balance,
-  lastTransactionLt: '1',
-  codeHash: null,
-  dataHash: null,
-  fetchedAt,
-  upstream: 'sim',
-});
+const record = (balance: string, fetchedAt = NOW - 1000): JettonRecord => jettonRecord(raw('F'), balance, fetchedAt);
 
 /** The wallets' table's sources: the wallets' feature's (no TON states polled) with the jettons feature's columns. */
 function sources(): WalletTableSources {
