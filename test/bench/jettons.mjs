@@ -1,6 +1,7 @@
 // Jetton balances at scale: the real daemon against the simulator process, every wallet
 // watching one jetton (the simulator's USD₮ look-alike), behind an 8 KiB request line.
-import { exited, rssOf, simulatorSetup, spawnTonwatch } from './support.mjs';
+import { exited, getWhenUp, rssOf, simulatorSetup, spawnTonwatch, wrk } from './support.mjs';
+import { sameHeaders, startBare } from './http.mjs';
 
 /** The sum of a metric's samples whose line has every one of `pairs`. */
 function sum(text, name, pairs) {
@@ -11,9 +12,34 @@ function sum(text, name, pairs) {
 }
 
 /**
+ * gzip scrapes of the daemon's /metrics, its snapshot settled, against a bare server
+ * sending the same bytes: wrk, a second of warm-up a side, then `seconds` each.
+ */
+async function gzipScrapes(url, pid, seconds = 5) {
+  const headers = { 'accept-encoding': 'gzip' };
+  const answer = await getWhenUp(`${url}/metrics`, headers);
+  const bare = await startBare([{ path: '/metrics', acceptEncoding: 'gzip', headers: sameHeaders(answer.headers), body: answer.body }]);
+  try {
+    const sides = [
+      [`${bare.url}/metrics`, bare.child.pid],
+      [`${url}/metrics`, pid],
+    ];
+    const runs = [];
+    for (const [target, serverPid] of sides) {
+      await wrk(target, { serverPid, seconds: 1, headers });
+      runs.push(await wrk(target, { serverPid, seconds, headers }));
+    }
+    return { bytes: answer.body.length, bare: runs[0], tonwatch: runs[1], ratio: runs[1].rps / runs[0].rps };
+  } finally {
+    bare.child.kill('SIGTERM');
+  }
+}
+
+/**
  * One wallet cycle and one jetton cycle of `wallets` wallets (with `jetton`, each wallet
  * watches SIMUSD; without, TON only) at `rps`: the calls and seconds of each cycle from
- * the daemon's own metrics, and the daemon's RSS once both are done and scraped.
+ * the daemon's own metrics, the daemon's RSS once both are done and scraped, and its gzip
+ * /metrics against a bare server.
  */
 export async function cyclesWithJettons(wallets, { jetton, rps = 200 }) {
   const extraConfig = jetton
@@ -44,9 +70,11 @@ export async function cyclesWithJettons(wallets, { jetton, rps = 200 }) {
       seconds: sum(text, 'tonwatch_poll_duration_seconds_sum', [`query="${query}"`]),
       ok: sum(text, 'tonwatch_up', [`query="${query}"`]) === 1,
     });
+    const rss = rssOf(daemon.pid);
     return {
       wallets,
-      rss: rssOf(daemon.pid),
+      rss,
+      metrics: await gzipScrapes(`http://127.0.0.1:${port}`, daemon.pid),
       wallet: cycle('wallets'),
       jetton: jetton ? cycle('jetton_wallets') : null,
       series: sum(text, 'ton_jetton_info', []),

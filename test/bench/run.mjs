@@ -208,6 +208,13 @@ if (runs('jettons')) {
   console.log(
     `  one jetton each (SIMUSD): ${line('wallet cycle', withJetton.wallet)}; ${line('jetton cycle', withJetton.jetton)}; RSS ${fmt(withJetton.rss / 1e6)} MB`,
   );
+  for (const [name, c] of [
+    ['TON only', tonOnly],
+    ['one jetton each', withJetton],
+  ])
+    console.log(
+      `  gzip /metrics, ${name} (${fmt(c.metrics.bytes / 1e6, 1)} MB a scrape): ${fmt(c.metrics.tonwatch.rps)} req/s (p99 ${fmt(c.metrics.tonwatch.p99, 1)} ms) against the bare server ${fmt(c.metrics.bare.rps)} req/s (p99 ${fmt(c.metrics.bare.p99, 1)} ms): ${fmt(c.metrics.ratio, 2)}`,
+    );
   console.log('');
 }
 
