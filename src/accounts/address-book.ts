@@ -45,13 +45,32 @@ export function heldBook(entry: AddressBookEntry, raw: string, interning: Intern
   const flags = FLAGS_BY_FIRST_CHARACTER[friendly.charAt(0)];
   if (flags === undefined || !startsWithFriendly(entry) || friendlyForm(raw, flags) !== friendly) return entry;
   const { user_friendly: _made, ...rest } = entry;
+  return derivedBook(flags, rest, interning) ?? entry;
+}
+
+/**
+ * The derived entry whose user-friendly form has these flags and whose other fields are
+ * `rest` (in its key order), kept once through `interning`; undefined past its limit.
+ */
+export function derivedBook(flags: FriendlyFormOptions, rest: Readonly<Record<string, unknown>>, interning: Interning): DerivedBook | undefined {
   const json = JSON.stringify(rest);
   const key = `${flags.bounceable ? 'b' : 'n'}${flags.testnet ? 't' : 'm'}${json}`;
   const made = (): DerivedBook => {
     const own = deepFrozen(JSON.parse(json) as Record<string, unknown>);
-    return Object.freeze({ [DERIVED]: true as const, ...flags, rest: own, keys: Object.freeze(Object.keys(own)) });
+    return Object.freeze({ [DERIVED]: true as const, bounceable: flags.bounceable, testnet: flags.testnet, rest: own, keys: Object.freeze(Object.keys(own)) });
   };
-  return interning.shared(key, made) ?? entry;
+  return interning.shared(key, made);
+}
+
+/** The flags a user-friendly form's first character stands for; undefined for any other character. */
+export function flagsOfFormCharacter(first: string): FriendlyFormOptions | undefined {
+  return Object.hasOwn(FLAGS_BY_FIRST_CHARACTER, first) ? FLAGS_BY_FIRST_CHARACTER[first] : undefined;
+}
+
+/** The first character of the user-friendly forms a derived entry serves. */
+export function formCharacterOf(book: DerivedBook): string {
+  if (book.bounceable) return book.testnet ? 'k' : 'E';
+  return book.testnet ? '0' : 'U';
 }
 
 /**

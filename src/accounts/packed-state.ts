@@ -15,8 +15,8 @@ import type { CurrencyAmounts, ServedWalletState } from '../domain/wallet-state.
  * 32 bytes); any other state is held as it came.
  */
 
-/** What wallets of one kind share. */
-interface Shared {
+/** What wallets of one kind share: a packed state's fields beyond its bytes, address and seqno. */
+export interface StateKind {
   readonly code_hash: string | null;
   readonly extra_currencies: CurrencyAmounts;
   readonly is_signature_allowed: boolean | null;
@@ -27,15 +27,17 @@ interface Shared {
 }
 
 const HASH_AT = 16;
+/** The length of a packed state's bytes: balance, logical time, hash. */
+export const PACKED_BYTES = 48;
 
 class PackedWalletState implements ServedWalletState {
   readonly address: string;
   readonly seqno: number | null;
   /** @internal the shared part */
-  readonly k: Shared;
+  readonly k: StateKind;
   /** @internal balance (8 bytes), logical time (8 bytes), hash (32 bytes) */
   readonly t: string;
-  constructor(address: string, seqno: number | null, shared: Shared, tail: string) {
+  constructor(address: string, seqno: number | null, shared: StateKind, tail: string) {
     this.address = address;
     this.seqno = seqno;
     this.k = shared;
@@ -121,7 +123,7 @@ export function packedState(state: ServedWalletState, interning: Interning): Ser
   if (balance === null || lt === null || hash === null || (state.seqno !== null && !Number.isInteger(state.seqno))) return state;
   const bytes: number[] = [];
   if (!pushUnsigned(bytes, balance, 8) || !pushUnsigned(bytes, lt, 8) || !pushBase64Hash(bytes, hash)) return state;
-  const shared: Shared = {
+  const kind: StateKind = {
     code_hash: state.code_hash,
     extra_currencies: state.extra_currencies,
     is_signature_allowed: state.is_signature_allowed,
@@ -130,6 +132,20 @@ export function packedState(state: ServedWalletState, interning: Interning): Ser
     wallet_id: state.wallet_id,
     wallet_type: state.wallet_type,
   };
-  const key = `state\0${JSON.stringify(shared)}`;
-  return new PackedWalletState(state.address, state.seqno, interning.shared(key, () => shared) ?? shared, String.fromCharCode(...bytes));
+  return stateOfParts(state.address, state.seqno, internedKind(kind, interning), String.fromCharCode(...bytes));
+}
+
+/** The kind kept once through `interning` (past its limit, this one). */
+export function internedKind(kind: StateKind, interning: Interning): StateKind {
+  return interning.shared(`state\0${JSON.stringify(kind)}`, () => kind) ?? kind;
+}
+
+/** A packed state's parts (the wallets file writes them as they are); null for a state held as it came. */
+export function packedParts(state: ServedWalletState): { readonly bytes: string; readonly seqno: number | null; readonly kind: StateKind } | null {
+  return state instanceof PackedWalletState ? { bytes: state.t, seqno: state.seqno, kind: state.k } : null;
+}
+
+/** A packed state made from its parts: `bytes` PACKED_BYTES characters below 256, `kind` as internedKind gives it. */
+export function stateOfParts(address: string, seqno: number | null, kind: StateKind, bytes: string): ServedWalletState {
+  return new PackedWalletState(address, seqno, kind, bytes);
 }

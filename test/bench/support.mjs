@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { request } from 'undici';
 import { matchWalletAnswer } from '../../dist/accounts/wallet-mapping.js';
+import { createInterning } from '../../dist/domain/interning.js';
 import { QUEUE_FILE } from '../../dist/features/queue-sizes/file-format.js';
 import { WALLETS_FILE } from '../../dist/features/wallets/file.js';
 import { createPersistedFile, partFile } from '../../dist/snapshot/persisted-file.js';
@@ -128,11 +129,13 @@ export async function persistedDataDir(wallets, port, { logLevel = 'warn', watch
   const dir = benchDir('tonwatch-bench-');
   const now = Date.now();
   const records = new Map();
+  // Held as a polling daemon holds them (states packed, entries derived), so the file is the one it writes.
+  const interning = createInterning();
   for (let from = 0; from < wallets; from += 1000) {
     const asked = Array.from({ length: Math.min(1000, wallets - from) }, (_, i) => rawAddress(from + i));
     const decoded = decodeWalletStates(JSON.parse(walletStatesBody(from, from + asked.length)));
     if (!decoded.success) throw decoded.error;
-    matchWalletAnswer(asked, decoded.data, { fetchedAt: now, upstream: 'bench' }, undefined, records);
+    matchWalletAnswer(asked, decoded.data, { fetchedAt: now, upstream: 'bench', interning }, undefined, records);
   }
   // The two parts' files as the queue sizes and wallets features write them.
   const file = join(dir, 'snapshot.json');

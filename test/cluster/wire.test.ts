@@ -100,7 +100,7 @@ describe('what replicas hand each other', () => {
 
 describe('records received from other replicas', () => {
   it('share repeated values and address book entries when decoded through one pool, and encode back to the same line', async () => {
-    const { createStringPool } = await import('../../src/features/wallets/file-rows.js');
+    const { createStringPool } = await import('../../src/features/wallets/string-pool.js');
     const { decodeRecord } = await import('../../src/features/wallets/wire.js');
     const { friendlyForm } = await import('../../src/ton/address.js');
     const { isDerivedBook } = await import('../../src/accounts/address-book.js');

@@ -9,6 +9,8 @@ import { createInterning } from '../../src/domain/interning.js';
 import type { WalletStatesAnswer } from '../../src/domain/upstream.js';
 import { renderWalletSeries } from '../../src/features/wallets/series.js';
 import { createWalletStatesHandler } from '../../src/features/wallets/v3.js';
+import { decodeWalletsBytes, encodeWallets } from '../../src/features/wallets/file.js';
+import type { WalletsSnapshot } from '../../src/features/wallets/types.js';
 import type { ServedResponse } from '../../src/serve/response.js';
 import { createRandom } from '../../src/sim/random.js';
 import { createSimWallets } from '../../src/sim/wallets.js';
@@ -103,20 +105,25 @@ describe('served bytes, pinned against golden files', () => {
     ['testnet, asked user-friendly', true, 'friendly'],
   ] as const)('walletStates answers (%s) are the golden bytes', (_, testnet, form) => {
     const { snapshot, asked } = polledSnapshot(testnet);
-    const addresses = asked.map((raw) => (form === 'raw' ? raw : userFriendly(Address.parseRaw(raw), { bounceable: true, testnet })));
-    const response = sync(
-      createWalletStatesHandler().serve(snapshot, {
-        method: 'GET',
-        query: addresses.map((a) => `address=${encodeURIComponent(a)}`).join('&'),
-        now: NOW,
-        maxAgeSeconds: 300,
-        nextPollDueAt: NOW + 7_500,
-        testnet,
-        watched: new Set(asked),
-      }),
-    );
-    expect(response.status).toBe(200);
-    const served = `${JSON.stringify(response.headers, null, 1)}\n${bodyText(response)}\n`;
+    const served = servedAnswer(snapshot, asked, testnet, form);
+    expect(served).toBe(golden(`wallet-states-${testnet ? 'testnet' : 'mainnet'}.txt`, served));
+  });
+
+  it.each([
+    ['mainnet, asked raw', false, 'raw'],
+    ['testnet, asked user-friendly', true, 'friendly'],
+  ] as const)('walletStates answers (%s) are the golden bytes after the wallets file is written and read back', async (_, testnet, form) => {
+    const { snapshot, asked } = polledSnapshot(testnet);
+    const bytes = Buffer.concat([...encodeWallets(snapshot, 0)]);
+    const lines = bytes.toString('utf8').split('\n');
+    // Packed states and derived entries are written as held (a state past 2^64 as it came): the decimals and forms are not in the file.
+    const plain = [...snapshot.wallets.values()].filter((r) => r.state?.balance !== BIG.balance && r.state?.status === 'active');
+    expect(plain.length).toBeGreaterThan(10);
+    for (const r of plain) expect(bytes.includes(`"${r.state?.last_transaction_lt}"`), r.raw).toBe(false);
+    expect(lines.some((line) => line.includes(`"${BIG.balance}"`))).toBe(true);
+    const read = await decodeWalletsBytes(bytes, (wall) => wall);
+    if (!read.ok) throw new Error(read.problem);
+    const served = servedAnswer(read.wallets, asked, testnet, form);
     expect(served).toBe(golden(`wallet-states-${testnet ? 'testnet' : 'mainnet'}.txt`, served));
   });
 
@@ -125,10 +132,33 @@ describe('served bytes, pinned against golden files', () => {
     const watchlist = asked.map((raw, i) =>
       watched(raw, { name: `w${i}`, labels: i % 3 === 0 ? { team: 'ops' } : {}, minBalanceTons: i % 4 === 0 ? 100 : undefined }),
     );
-    const parts = await renderWalletSeries({ wallets: snapshot, watchlist, now: NOW, maxAgeSeconds: 300, testnet: false });
-    const text = gunzipSync(Buffer.concat(parts.map((p) => p.gzip))).toString('utf8');
-    // The balance past 2^53 as an exact decimal of TON.
-    expect(text).toContain(' 123456789012.345678901\n');
-    expect(text).toBe(golden('wallet-series.txt', text));
+    const read = await decodeWalletsBytes(Buffer.concat([...encodeWallets(snapshot, 0)]), (wall) => wall);
+    if (!read.ok) throw new Error(read.problem);
+    // As polled, and as read back from the wallets file.
+    for (const wallets of [snapshot, read.wallets]) {
+      const parts = await renderWalletSeries({ wallets, watchlist, now: NOW, maxAgeSeconds: 300, testnet: false });
+      const text = gunzipSync(Buffer.concat(parts.map((p) => p.gzip))).toString('utf8');
+      // The balance past 2^53 as an exact decimal of TON.
+      expect(text).toContain(' 123456789012.345678901\n');
+      expect(text).toBe(golden('wallet-series.txt', text));
+    }
   });
 });
+
+/** A walletStates answer of `snapshot` for the `asked` wallets, headers and body, as served. */
+function servedAnswer(snapshot: WalletsSnapshot, asked: readonly string[], testnet: boolean, form: 'raw' | 'friendly'): string {
+  const addresses = asked.map((raw) => (form === 'raw' ? raw : userFriendly(Address.parseRaw(raw), { bounceable: true, testnet })));
+  const response = sync(
+    createWalletStatesHandler().serve(snapshot, {
+      method: 'GET',
+      query: addresses.map((a) => `address=${encodeURIComponent(a)}`).join('&'),
+      now: NOW,
+      maxAgeSeconds: 300,
+      nextPollDueAt: NOW + 7_500,
+      testnet,
+      watched: new Set(asked),
+    }),
+  );
+  expect(response.status).toBe(200);
+  return `${JSON.stringify(response.headers, null, 1)}\n${bodyText(response)}\n`;
+}

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { WALLET_STATE_FIELDS } from '../../src/domain/wallet-state.js';
 import { decodeWalletsFile, decodeWalletsFileQuickly, walletRecordSchema, walletsFileSchema } from '../../src/features/wallets/file-format.js';
-import { createRowExpander, createStringPool, createWalletRowWriter, decodeWalletRow } from '../../src/features/wallets/file-rows.js';
+import { createRowExpander, createWalletRowWriter, decodeWalletRow } from '../../src/features/wallets/file-rows.js';
+import { createStringPool } from '../../src/features/wallets/string-pool.js';
 import type { WalletRecord } from '../../src/accounts/types.js';
 import type { AddressBookEntry } from '../../src/domain/wallet-state.js';
 import { entryOfBook, heldBook, isDerivedBook } from '../../src/accounts/address-book.js';
@@ -330,7 +331,7 @@ describe('wallets file, version 4 record lines', () => {
     }
   });
 
-  it('writes an address book entry held derived as the line of the entry itself, domains and other fields included', () => {
+  it('writes an address book entry held derived as the line of the entry itself in version 5 (the wire), domains and other fields included', () => {
     const interning = createInterning();
     const entries = (i: number, raw: string) => [
       { user_friendly: friendlyForm(raw, { bounceable: false, testnet: false }), domain: null, interfaces: ['wallet_v5r1'] },
@@ -345,7 +346,7 @@ describe('wallets file, version 4 record lines', () => {
     });
     const held = records.map((r) => ({ ...r, addressBook: heldBook(r.addressBook, r.raw, interning) }));
     expect(held.every((r) => r.addressBook !== null && isDerivedBook(r.addressBook))).toBe(true);
-    const [asSent, asHeld] = [createWalletRowWriter(), createWalletRowWriter()];
+    const [asSent, asHeld] = [createWalletRowWriter(0, 5), createWalletRowWriter(0, 5)];
     expect(held.map(asHeld)).toEqual(records.map(asSent));
     expect(asHeld.references()).toEqual(asSent.references());
   });

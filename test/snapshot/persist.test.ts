@@ -76,7 +76,7 @@ describe('snapshot persistence', () => {
     const lines = readFileSync(walletsFileOf(file), 'utf8').split('\n');
     expect(lines.pop()).toBe('');
     expect(lines).toHaveLength(count + 2);
-    expect(JSON.parse(lines[0] ?? '')).toMatchObject({ format: 'tonwatch-snapshot', version: 5, part: 'wallets', fetchedAt: 9, records: count });
+    expect(JSON.parse(lines[0] ?? '')).toMatchObject({ format: 'tonwatch-snapshot', version: 6, part: 'wallets', fetchedAt: 9, records: count });
     for (const line of lines.slice(1, -1)) expect(Array.isArray(JSON.parse(line))).toBe(true);
     // What the references stand for, in number order: the upstream, then each state's code hash, status and wallet type, then the address book's other fields.
     const first = records[0]?.state;
@@ -146,7 +146,7 @@ describe('snapshot persistence', () => {
     }));
     await p.wallets.save({ fetchedAt: 5, wallets: new Map(records.map((r) => [r.raw, r])) });
     const lines = (await readFile(walletsFileOf(file), 'utf8')).split('\n').slice(0, -2);
-    await writeFile(walletsFileOf(file), `${[(lines[0] ?? '').replace('"version":5', '"version":4'), ...lines.slice(1)].join('\n')}\n`);
+    await writeFile(walletsFileOf(file), `${[(lines[0] ?? '').replace('"version":6', '"version":4'), ...lines.slice(1)].join('\n')}\n`);
     expect([...((await persister(file).p.wallets.load())?.wallets.values() ?? [])]).toEqual(records);
   });
 

@@ -10,7 +10,7 @@ import { SNAPSHOT_FORMAT as FORMAT } from '../../snapshot/persisted-file.js';
  * allocates nothing), and anything that check cannot vouch for goes to zod, which decides
  * and words the error. A property test holds the two to agreeing.
  *
- * The file is version 5:
+ * The file is version 6:
  * JSON lines, a header line then one line per record, each record an array of columns
  * (WALLET_COLUMNS; its state an array of the twelve fields): no key repeated 100,000
  * times, and read a line at a time, so loading never holds the whole file as one string
@@ -21,17 +21,19 @@ import { SNAPSHOT_FORMAT as FORMAT } from '../../snapshot/persisted-file.js';
  * the record's key is written as null. The last line lists what the references stand
  * for (`{"references":[…]}`, in number order), so that any one record line can be read
  * on its own (replicas hand each other single lines). It also gives each record line's
- * length in bytes (`"lineBytes"`), written and not read.
- * Versions 4 (without that line), 3 (without references) and 2 (one document of objects)
- * are still read; each is rewritten as version 5 at the next wallet cycle. wallet-rows.ts
- * writes and reads the record lines.
+ * length in bytes (`"lineBytes"`), written and not read. A state held packed and an
+ * address book entry held derived are written as what is held (file-packed.ts), so that
+ * a load makes them without packing or deriving again.
+ * Versions 5 (states and entries as served), 4 (without the references line), 3 (without
+ * references) and 2 (one document of objects) are still read; each is rewritten as
+ * version 6 at the next wallet cycle. file-rows.ts writes and reads the record lines.
  */
 
-export const WALLETS_VERSION = 5;
+export const WALLETS_VERSION = 6;
 /** The one-document version still read (2, the queue file's version then). */
 const DOCUMENT_VERSION = 2;
 /** Wallets file versions read as JSON lines. */
-const LINE_VERSIONS = [3, 4, 5] as const;
+const LINE_VERSIONS = [3, 4, 5, 6] as const;
 /** A record line's columns, in order; `metadata` is left off when there is none. */
 export const WALLET_COLUMNS = ['raw', 'fetchedAt', 'upstream', 'state', 'addressBook', 'metadata'] as const;
 
@@ -66,7 +68,7 @@ export const STATE_KEYS: readonly string[] = WALLET_STATE_FIELDS.map((field) => 
 /** Each state field's column in a record line's state array. */
 export const COLUMN = Object.fromEntries(STATE_KEYS.map((name, i) => [name, i])) as Record<WalletFieldName, number>;
 
-/** The header line of a version 3, 4 or 5 wallets file: what follows it, and how many records. */
+/** The header line of a version 3 to 6 wallets file: what follows it, and how many records. */
 const walletsHeaderSchema = z.object({
   format: z.literal(FORMAT),
   version: z.literal(LINE_VERSIONS),
@@ -83,12 +85,12 @@ export function walletsHeaderLine(fetchedAt: number, records: number): string {
 }
 
 /**
- * The first line of a wallets file, parsed: a version 3, 4 or 5 header, or a whole version 2 file
+ * The first line of a wallets file, parsed: a version 3 to 6 header, or a whole version 2 file
  * (written on one line). Throws on a line that is not JSON.
  */
 export function decodeWalletsFirstLine(
   value: unknown,
-): { version: 3 | 4 | 5; header: WalletsHeader } | { version: 2; file: WalletsFile } | { problem: string } {
+): { version: 3 | 4 | 5 | 6; header: WalletsHeader } | { version: 2; file: WalletsFile } | { problem: string } {
   if (isObject(value) && (value as { version?: unknown }).version === DOCUMENT_VERSION) {
     const v2 = decodeWalletsFile(value);
     return v2.success ? { version: 2, file: v2.data } : { problem: issueText(v2.error.issues[0]) };

@@ -2,13 +2,14 @@ import { isPlainRecord, WALLET_FIELD_CHECKS } from '../../domain/wallet-field-ch
 import { WALLET_STATE_FIELDS, type WalletFieldName } from '../../domain/wallet-state.js';
 import { COLUMN, isBookAsParsed, isNumber, issueText, STATE_KEYS, WALLET_COLUMNS, walletRecordSchema } from './file-format.js';
 import type { WalletRecord } from '../../accounts/types.js';
-import { entryOfBook, friendlyOfBook, heldBookAsRecent, isDerivedBook, type DerivedBook } from '../../accounts/address-book.js';
-import { createInterning, type Interning } from '../../domain/interning.js';
-import { packedState } from '../../accounts/packed-state.js';
-import { sharedIfEmpty, type AddressBookEntry } from '../../domain/wallet-state.js';
+import { entryOfBook, friendlyOfBook, heldBookAsRecent, isDerivedBook, type HeldBook } from '../../accounts/address-book.js';
+import { pooled, type StringPool } from './string-pool.js';
+import { packedState, plainState } from '../../accounts/packed-state.js';
+import { sharedIfEmpty, type ServedWalletState } from '../../domain/wallet-state.js';
+import { bookOfColumns, DERIVED_BOOK_LENGTH, derivedBookColumns, PACKED_STATE_LENGTHS, packedStateColumns, stateOfColumns } from './file-packed.js';
 
 /**
- * The record lines of a version 3 or 4 wallets file (the format: file-format.ts): written
+ * The record lines of a version 3 to 6 wallets file (the format: file-format.ts): written
  * one record at a time, with repeated values by reference; read one line at a time, the
  * references resolved, each record built as walletRecordSchema would make it and checked by
  * hand, with zod deciding only what that check cannot vouch for.
@@ -21,12 +22,12 @@ const REFERENCED_STATE_FIELDS: readonly WalletFieldName[] = ['code_hash', 'statu
 export type WalletRowWriter = ((record: WalletRecord) => string) & { readonly references: () => readonly unknown[] };
 
 /**
- * The record lines of one version 5 file, in order: each call gives one record's line
- * (without the newline), writing a repeated value in full the first time and by
- * reference after. `wallOffset` turns each fetch time (process clock) into the wall time the
- * file carries.
+ * The record lines of one file, in order: each call gives one record's line (without the
+ * newline), writing a repeated value in full the first time and by reference after.
+ * `wallOffset` turns each fetch time (process clock) into the wall time the file carries.
+ * `version` 6 writes what a record holds packed as such (file-packed.ts); 5, as served.
  */
-export function createWalletRowWriter(wallOffset = 0): WalletRowWriter {
+export function createWalletRowWriter(wallOffset = 0, version: 5 | 6 = 6): WalletRowWriter {
   const table: unknown[] = [];
   const strings = new Map<string, number>();
   const extras = new Map<string, number>();
@@ -38,12 +39,19 @@ export function createWalletRowWriter(wallOffset = 0): WalletRowWriter {
     table.push(value);
     return value;
   };
-  const extrasRef = (value: Record<string, unknown>, key = JSON.stringify(value)): Record<string, unknown> | number => {
+  const extrasRef = (value: object, key = JSON.stringify(value)): object | number => {
     const known = extras.get(key);
     if (known !== undefined) return known;
     extras.set(key, table.length);
     table.push(value);
     return value;
+  };
+  /** A kind or an entry's other fields, shared by many records: its text made once per object. */
+  const keys = new Map<object, string>();
+  const sharedRef = (value: object): object | number => {
+    let key = keys.get(value);
+    if (key === undefined) keys.set(value, (key = JSON.stringify(value)));
+    return extrasRef(value, key);
   };
   /** A derived entry's other fields (its shared `rest` but the domain), and their key: made once per `rest` object. */
   const othersOf = new Map<object, { readonly value: Record<string, unknown>; readonly key: string }>();
@@ -64,13 +72,14 @@ export function createWalletRowWriter(wallOffset = 0): WalletRowWriter {
     const { raw, state: fields, addressBook } = record;
     // References are numbered in the order the reader meets the values: column by column.
     const upstream = stringRef(record.upstream);
-    let state: unknown[] | null = null;
-    if (fields !== null) {
+    let state: unknown[] | null = fields === null || version === 5 ? null : packedStateColumns(fields, raw, sharedRef);
+    if (fields !== null && state === null) {
       state = WALLET_STATE_FIELDS.map((field) => fields[field.name] ?? null);
       if (state[COLUMN.address] === raw) state[COLUMN.address] = null;
       for (const name of REFERENCED_STATE_FIELDS) state[COLUMN[name]] = stringRef(fields[name] as string | null);
     }
-    const book = addressBook === null ? null : bookColumns(addressBook, raw);
+    let book: unknown[] | null = null;
+    if (addressBook !== null) book = version === 6 && isDerivedBook(addressBook) ? derivedBookColumns(addressBook, sharedRef) : bookColumns(addressBook, raw);
     const row: unknown[] = [raw, record.fetchedAt + wallOffset, upstream, state, book];
     if (record.metadata !== undefined) row.push(record.metadata);
     return JSON.stringify(row);
@@ -79,14 +88,16 @@ export function createWalletRowWriter(wallOffset = 0): WalletRowWriter {
 }
 
 /**
- * Turns the record lines of one version 4 or 5 file, parsed, in order (or any one of them,
- * given the references a version 5 file ends with), into version 3 rows, in place:
+ * Turns the record lines of one version 4, 5 or 6 file, parsed, in order (or any one of them,
+ * given the references a version 5 or 6 file ends with), into version 3 rows, in place:
  * references replaced by what they stand for, a null state address by the key, the
- * address book entry back into an object. Returns what is wrong with a line, or null
- * (a line of the wrong shape is left for decodeWalletRow to refuse).
+ * address book entry back into an object. With `packedRows` (version 6), a packed state's
+ * and a derived entry's columns (file-packed.ts) stay columns, their references resolved.
+ * Returns what is wrong with a line, or null (a line of the wrong shape is left for
+ * decodeWalletRow to refuse).
  */
-export function createRowExpander(references?: readonly unknown[]): (row: unknown) => string | null {
-  // Given the file's list of references (version 5), a line is read on its own; else the lines in order make the list.
+export function createRowExpander(references?: readonly unknown[], packedRows = false): (row: unknown) => string | null {
+  // Given the file's list of references, a line is read on its own; else the lines in order make the list.
   const values: unknown[] = references === undefined ? [] : [...references];
   const resolve = (value: unknown, kept: (value: unknown) => boolean): unknown => {
     if (typeof value === 'number') {
@@ -107,10 +118,15 @@ export function createRowExpander(references?: readonly unknown[]): (row: unknow
         const columns = state as unknown[];
         if (columns[COLUMN.address] === null) columns[COLUMN.address] = row[0];
         for (const name of REFERENCED_STATE_FIELDS) columns[COLUMN[name]] = resolve(columns[COLUMN[name]], isString);
+      } else if (packedRows && Array.isArray(state) && PACKED_STATE_LENGTHS.includes(state.length)) {
+        (state as unknown[])[2] = resolve(state[2], isPlainRecord);
       }
       const book: unknown = row[4];
-      if (book !== null) {
-        if (!Array.isArray(book) || book.length !== 3) return 'addressBook: not null or [user_friendly, domain, the other fields]';
+      if (packedRows && Array.isArray(book) && book.length === DERIVED_BOOK_LENGTH) {
+        (book as unknown[])[1] = resolve(book[1], isPlainRecord);
+      } else if (book !== null) {
+        if (!Array.isArray(book) || book.length !== 3)
+          return `addressBook: not null or [user_friendly, domain, the other fields]${packedRows ? ' or [first character, the other fields]' : ''}`;
         const [friendly, domain, others] = book as unknown[];
         const rest = resolve(others, isPlainRecord);
         if (!isPlainRecord(rest)) return "addressBook: the entry's other fields are not an object";
@@ -123,35 +139,6 @@ export function createRowExpander(references?: readonly unknown[]): (row: unknow
   };
 }
 
-/**
- * Values seen before, to keep one copy of each: JSON.parse makes a new string for every
- * value, and 100,000 wallets repeat a few code hashes, statuses, wallet types, upstream
- * names and address book entries (accounts/address-book.ts). Bounded by its interning:
- * one pool serves a load of the file, or a replica's records from the others for as long
- * as it runs (wire.ts).
- */
-export interface StringPool {
-  readonly interning: Interning;
-  /** The string already held for a raw address (the watched wallet's), if any: a record read keeps that one, not a copy. */
-  readonly keyOf: (raw: string) => string | undefined;
-  /** The last value kept for each pooled column: wallets in a row mostly repeat it, and comparing costs less than hashing. */
-  readonly last: (string | undefined)[];
-  /** The last derived address book entry, by its form's first character (heldBookAsRecent). */
-  readonly books: Map<string, DerivedBook>;
-}
-
-export function createStringPool(interning: Interning = createInterning(), keyOf: (raw: string) => string | undefined = () => undefined): StringPool {
-  return { interning, keyOf, last: [], books: new Map() };
-}
-
-const pooled = (pool: StringPool, column: number, value: unknown): unknown => {
-  if (typeof value !== 'string') return value;
-  const last = pool.last[column];
-  if (value === last) return last;
-  const known = pool.interning.string(value);
-  pool.last[column] = known;
-  return known;
-};
 /** Pool columns: the upstream's, after the state's. */
 const UPSTREAM_POOL = STATE_KEYS.length;
 
@@ -183,23 +170,40 @@ function stateOfRow(row: readonly unknown[], raw: unknown, pool: StringPool): Re
  * walletRecordSchema makes of the record object the line stands for: built here, checked
  * by hand, and given to zod only when the check cannot vouch for it.
  */
-export function decodeWalletRow(row: unknown, pool: StringPool): { ok: true; record: WalletRecord } | { ok: false; problem: string } {
+export function decodeWalletRow(row: unknown, pool: StringPool, packedRows = true): { ok: true; record: WalletRecord } | { ok: false; problem: string } {
   if (!Array.isArray(row) || (row.length !== 5 && row.length !== 6))
     return { ok: false, problem: `not a record: an array of 5 or 6 columns (${WALLET_COLUMNS.join(', ')})` };
-  const [key, fetchedAt, upstream, stateRow, addressBook, metadata] = row as unknown[];
+  const [key, fetchedAt, upstream, stateRow, bookRow, metadata] = row as unknown[];
   const raw = typeof key === 'string' ? (pool.keyOf(key) ?? key) : key;
+  // A packed state's or derived entry's columns (only in a version 6 row) are made held here and need no other check.
   let state: unknown = stateRow;
-  if (Array.isArray(stateRow)) {
-    if (stateRow.length !== STATE_KEYS.length) return { ok: false, problem: `state: not an array of the ${STATE_KEYS.length} fields` };
-    state = stateOfRow(stateRow, raw, pool);
+  let stateHeld = false;
+  if (Array.isArray(stateRow) && stateRow.length === STATE_KEYS.length) state = stateOfRow(stateRow, raw, pool);
+  else if (packedRows && Array.isArray(stateRow) && typeof raw === 'string' && PACKED_STATE_LENGTHS.includes(stateRow.length)) {
+    const held = stateOfColumns(stateRow, raw, pool.held);
+    if (typeof held === 'string') return { ok: false, problem: `state: ${held}` };
+    [state, stateHeld] = [held, true];
+  } else if (Array.isArray(stateRow)) return { ok: false, problem: `state: not an array of the ${STATE_KEYS.length} fields` };
+  let addressBook: unknown = bookRow;
+  const bookHeld = packedRows && Array.isArray(bookRow) && bookRow.length === DERIVED_BOOK_LENGTH && typeof raw === 'string';
+  if (bookHeld) {
+    addressBook = bookOfColumns(bookRow, raw, pool.held);
+    if (typeof addressBook === 'string') return { ok: false, problem: addressBook };
   }
   const record: Record<string, unknown> =
     row.length === 6
       ? { raw, state, addressBook, metadata, fetchedAt, upstream: pooled(pool, UPSTREAM_POOL, upstream) }
       : { raw, state, addressBook, fetchedAt, upstream: pooled(pool, UPSTREAM_POOL, upstream) };
   // The record was built here, its keys in the schema's order: only the values need checking.
-  if (isRowAsParsed(raw, fetchedAt, upstream, stateRow, addressBook)) return { ok: true, record: withHeldBook(record as unknown as WalletRecord, pool) };
-  const parsed = walletRecordSchema.safeParse(record);
+  if (isRowAsParsed(raw, fetchedAt, upstream, stateHeld ? null : stateRow, bookHeld ? null : addressBook))
+    return { ok: true, record: withHeldBook(record as unknown as WalletRecord, pool) };
+  // zod words what is wrong, and takes the served forms of what is held (a held state or entry is not one).
+  const served = {
+    ...record,
+    state: stateHeld ? plainState(state as ServedWalletState) : state,
+    addressBook: bookHeld ? entryOfBook(addressBook as HeldBook, raw) : addressBook,
+  };
+  const parsed = walletRecordSchema.safeParse(served);
   return parsed.success ? { ok: true, record: withHeldBook(parsed.data as WalletRecord, pool) } : { ok: false, problem: issueText(parsed.error.issues[0]) };
 }
 
@@ -207,8 +211,8 @@ export function decodeWalletRow(row: unknown, pool: StringPool): { ok: true; rec
 function withHeldBook(record: WalletRecord, pool: StringPool): WalletRecord {
   if (record.state !== null) (record as { state: WalletRecord['state'] }).state = packedState(record.state, pool.interning);
   const book = record.addressBook;
-  if (book !== null)
-    (record as { addressBook: WalletRecord['addressBook'] }).addressBook = heldBookAsRecent(book as AddressBookEntry, record.raw, pool.interning, pool.books);
+  if (book !== null && !isDerivedBook(book))
+    (record as { addressBook: WalletRecord['addressBook'] }).addressBook = heldBookAsRecent(book, record.raw, pool.interning, pool.books);
   return record;
 }
 

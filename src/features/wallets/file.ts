@@ -4,7 +4,8 @@ import { decodeWalletsFirstLine, walletsHeaderLine } from './file-format.js';
 import { SNAPSHOT_FORMAT as FORMAT, type PartCodec } from '../../snapshot/persisted-file.js';
 import type { WalletRecord } from '../../accounts/types.js';
 import type { WalletsSnapshot } from './types.js';
-import { createRowExpander, createStringPool, createWalletRowWriter, decodeWalletRow, type StringPool } from './file-rows.js';
+import { createRowExpander, createWalletRowWriter, decodeWalletRow } from './file-rows.js';
+import { createStringPool, type StringPool } from './string-pool.js';
 
 /** Records per encoded piece of the wallets file. */
 const RECORDS_PER_PART = 1000;
@@ -59,7 +60,7 @@ export function* encodeWallets(wallets: WalletsSnapshot, wallOffset: number): Ge
 }
 
 /**
- * The records of a wallets file's bytes, or why not. A version 5, 4 or 3 file is decoded a line at
+ * The records of a wallets file's bytes, or why not. A version 3 to 6 file is decoded a line at
  * a time, letting the event loop turn every SLICE_MS, so that served requests are answered
  * while 100,000 records load; a version 2 file (one document) in one go.
  */
@@ -87,10 +88,11 @@ export async function decodeWalletsBytes(
     };
   }
   const records = new Map<string, WalletRecord>();
-  const expand = first.version === 3 ? null : createRowExpander();
+  const packedRows = first.version === 6;
+  const expand = first.version === 3 ? null : createRowExpander(undefined, packedRows);
   let line = 1;
   let rows = 0;
-  /** Whether a version 5 file's last line, the list of its references, was met (the lines before made the same list). */
+  /** Whether a version 5 or 6 file's last line, the list of its references, was met (the lines before made the same list). */
   let referencesLine = false;
   let sliceStarted = performance.now();
   for (let start = end + 1; start < bytes.length; start = end + 1) {
@@ -99,7 +101,7 @@ export async function decodeWalletsBytes(
     line += 1;
     if (end === start) continue;
     if (referencesLine) return { ok: false, problem: `line ${line}: a line after the references` };
-    if (first.version === 5 && bytes[start] === 0x7b) {
+    if (first.version >= 5 && bytes[start] === 0x7b) {
       referencesLine = true;
       continue;
     }
@@ -111,7 +113,7 @@ export async function decodeWalletsBytes(
     }
     const wrong = expand?.(row) ?? null;
     if (wrong !== null) return { ok: false, problem: `line ${line}: ${wrong}` };
-    const decoded = decodeWalletRow(row, pool);
+    const decoded = decodeWalletRow(row, pool, packedRows);
     if (!decoded.ok) return { ok: false, problem: `line ${line}: ${decoded.problem}` };
     records.set(decoded.record.raw, inProcessTime(decoded.record, toProcess));
     rows += 1;
@@ -123,7 +125,7 @@ export async function decodeWalletsBytes(
     }
   }
   if (rows !== first.header.records) return { ok: false, problem: `the header announces ${first.header.records} records, the file holds ${rows}` };
-  if (first.version === 5 && !referencesLine) return { ok: false, problem: 'the file ends before the line of its references' };
+  if (first.version >= 5 && !referencesLine) return { ok: false, problem: 'the file ends before the line of its references' };
   return { ok: true, wallets: { fetchedAt: toProcess(first.header.fetchedAt), wallets: records } };
 }
 

@@ -8,7 +8,7 @@ import { createHeldState, type HeldState } from './held-state.js';
 import { isNewer } from './merge.js';
 import type { WalletsSnapshot } from './types.js';
 import { decodeRecord, encodeRecord } from './wire.js';
-import { createStringPool, type StringPool } from './file-rows.js';
+import { createStringPool, type StringPool } from './string-pool.js';
 import { applyWalletMarkers, changedSince, markerOffsets, walletMarker } from './markers.js';
 
 /**

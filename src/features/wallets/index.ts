@@ -1,7 +1,7 @@
 import { addressBookEntry } from '../../accounts/address-book.js';
 import { createInterning, type Interning } from '../../domain/interning.js';
 import { watchlistKeys } from '../../config/watchlist.js';
-import { createStringPool } from './file-rows.js';
+import { createStringPool } from './string-pool.js';
 import { pollJob } from '../../schedule/poll-job.js';
 import { notReadyReason } from '../../snapshot/freshness.js';
 import type { ScheduledJob } from '../../schedule/scheduler.js';

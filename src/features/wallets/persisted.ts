@@ -2,7 +2,7 @@ import { ageSeconds } from '../../snapshot/freshness.js';
 import { createPersistedPart, partFile } from '../../snapshot/persisted-file.js';
 import type { FeatureContext } from '../feature.js';
 import { walletsFile } from './file.js';
-import type { StringPool } from './file-rows.js';
+import type { StringPool } from './string-pool.js';
 import type { WalletsHeld } from './held.js';
 import type { WalletsSnapshot } from './types.js';
 

@@ -1,15 +1,18 @@
 import type { WalletRecord } from '../../accounts/types.js';
-import { createRowExpander, createStringPool, createWalletRowWriter, decodeWalletRow, type StringPool } from './file-rows.js';
+import { createRowExpander, createWalletRowWriter, decodeWalletRow } from './file-rows.js';
+import { createStringPool, type StringPool } from './string-pool.js';
 
 /**
  * A wallet record as replicas hand it to each other through Redis (cluster/share.ts): one
  * record line of the wallets file (file-format.ts), standalone (no references to other
  * lines), its fetch time in wall time; a replica turns it back into its own process clock.
+ * Lines are written as version 5 lines, which replicas of every release read, and read in
+ * either version 5's or version 6's columns.
  */
 
 /** One record as a standalone line; `wallOffset`: wall minus process time now. */
 export function encodeRecord(record: WalletRecord, wallOffset: number): string {
-  return createWalletRowWriter(wallOffset)(record);
+  return createWalletRowWriter(wallOffset, 5)(record);
 }
 
 /** Decodes records from lines; a line that does not decode is counted and skipped. */
@@ -31,7 +34,7 @@ export function decodeRecords(
       continue;
     }
     // Standalone lines hold no references: a fresh expander for each.
-    const wrong = createRowExpander()(row);
+    const wrong = createRowExpander(undefined, true)(row);
     const decoded = wrong === null ? decodeWalletRow(row, pool) : ({ ok: false, problem: wrong } as const);
     if (!decoded.ok) {
       refused += 1;
