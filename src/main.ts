@@ -14,6 +14,7 @@ import { runCli } from './app/cli.js';
 import { createProcessClock } from './domain/clock.js';
 import { EXIT_FAILURE } from './app/exit-codes.js';
 import { keepTickObject } from './app/tick-object.js';
+import { startedUpFlags } from './app/heap-flags.js';
 
 /**
  * One of Node's tick objects, kept for the life of the process before anything can run a
@@ -21,14 +22,6 @@ import { keepTickObject } from './app/tick-object.js';
  * why). Exported so that the module's binding, and with it the object, is kept.
  */
 export const keptTickObject = keepTickObject();
-
-/**
- * Once started up, V8's old generation grows at most this much between full collections:
- * a wallet cycle replaces most of the snapshot, and left to V8 the heap held two or three
- * snapshots of garbage. Set after start-up, where a tight limit no longer slows the load
- * (figures: docs/benchmarks.md, "Memory flags").
- */
-const HEAP_GROWING_PERCENT = 20;
 
 /** A stop that hangs past this is cut short (exit 1): shutdown must finish within 10 s. */
 const SHUTDOWN_LIMIT_MS = 10_000;
@@ -68,8 +61,7 @@ runCli(process.argv.slice(2), {
   terminated,
   onReloadSignal: (handler) => process.on('SIGHUP', handler),
   startedUp: () => {
-    setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
-    setFlagsFromString('--expose-gc');
+    for (const flag of startedUpFlags(process.execArgv)) setFlagsFromString(flag);
     (runInNewContext('gc') as () => void)();
   },
 }).then(
