@@ -16,7 +16,7 @@ import { firstCycleInFreshProcess, pollProcessing } from './processing.mjs';
 import { v2DuringIdentityScrapes } from './identity-scrapes.mjs';
 import { cyclesWithJettons } from './jettons.mjs';
 import { clusterAtScale } from './cluster.mjs';
-import { median } from './support.mjs';
+import { EXTRA_NODE_FLAGS, median, NODE_FLAGS } from './support.mjs';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const only = process.env.BENCH_ONLY;
@@ -35,7 +35,7 @@ const bestOf = async (n, measure, key = (r) => r) => {
 };
 
 console.log(
-  `tonwatch benchmarks: ${cpus()[0]?.model ?? 'unknown CPU'} × ${cpus().length}, ${fmt(totalmem() / 2 ** 30)} GiB, Node ${process.version}; wrk runs of ${SECONDS} s\n`,
+  `tonwatch benchmarks: ${cpus()[0]?.model ?? 'unknown CPU'} × ${cpus().length}, ${fmt(totalmem() / 2 ** 30)} GiB, Node ${process.version}; wrk runs of ${SECONDS} s; tonwatch run as node ${[...NODE_FLAGS, ...EXTRA_NODE_FLAGS].join(' ')}\n`,
 );
 
 if (runs('http')) {

@@ -27,6 +27,9 @@ export const NODE_FLAGS = readFileSync(MAIN, 'utf8')
   .split(/\s+/)
   .filter(Boolean);
 
+/** Flags for the node running tonwatch beyond the shebang's, for experiments (`BENCH_NODE_FLAGS`): `--cpu-prof`, `--heap-growing-percent=50`. */
+export const EXTRA_NODE_FLAGS = (process.env.BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
+
 export const freePort = () =>
   new Promise((resolve) => {
     const s = createServer().listen(0, '127.0.0.1', () => {
@@ -70,8 +73,7 @@ export function cpuSecondsOf(pid) {
 
 /** Spawns `tonwatch ARGS` (as the package runs it) and resolves once its stdout matches `ready`. */
 export function spawnTonwatch(args, ready) {
-  const extra = (process.env.BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
-  const child = spawn(process.execPath, [...NODE_FLAGS, ...extra, MAIN, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...NODE_FLAGS, ...EXTRA_NODE_FLAGS, MAIN, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   if (!ready) return Promise.resolve(child);
   return new Promise((resolve, reject) => {
     let text = '';
