@@ -1,6 +1,6 @@
 import type { Interning } from '../domain/interning.js';
 import { base64HashAt, pushBase64Hash, pushUnsigned, unsignedAt } from '../domain/packed-bytes.js';
-import type { CurrencyAmounts, ServedWalletState } from '../domain/wallet-state.js';
+import { sharedIfEmpty, type CurrencyAmounts, type ServedWalletState } from '../domain/wallet-state.js';
 
 /**
  * A wallet state held near its information: the fields wallets share (code hash, status,
@@ -123,16 +123,31 @@ export function packedState(state: ServedWalletState, interning: Interning): Ser
   if (balance === null || lt === null || hash === null || (state.seqno !== null && !Number.isInteger(state.seqno))) return state;
   const bytes: number[] = [];
   if (!pushUnsigned(bytes, balance, 8) || !pushUnsigned(bytes, lt, 8) || !pushBase64Hash(bytes, hash)) return state;
-  const kind: StateKind = {
-    code_hash: state.code_hash,
-    extra_currencies: state.extra_currencies,
-    is_signature_allowed: state.is_signature_allowed,
-    is_wallet: state.is_wallet,
-    status: state.status,
-    wallet_id: state.wallet_id,
-    wallet_type: state.wallet_type,
+  return stateOfParts(state.address, state.seqno, internedKind(stateKind(state), interning), String.fromCharCode(...bytes));
+}
+
+/** A kind's fields, in StateKind's order. */
+export const KIND_FIELDS: readonly (keyof StateKind)[] = [
+  'code_hash',
+  'extra_currencies',
+  'is_signature_allowed',
+  'is_wallet',
+  'status',
+  'wallet_id',
+  'wallet_type',
+];
+
+/** The fields of `fields` a kind holds, in StateKind's order (the order its interning key and the wallets file see). */
+export function stateKind(fields: StateKind): StateKind {
+  return {
+    code_hash: fields.code_hash,
+    extra_currencies: sharedIfEmpty(fields.extra_currencies),
+    is_signature_allowed: fields.is_signature_allowed,
+    is_wallet: fields.is_wallet,
+    status: fields.status,
+    wallet_id: fields.wallet_id,
+    wallet_type: fields.wallet_type,
   };
-  return stateOfParts(state.address, state.seqno, internedKind(kind, interning), String.fromCharCode(...bytes));
 }
 
 /** The kind kept once through `interning` (past its limit, this one). */

@@ -1,8 +1,8 @@
 import { friendlyForm } from '../../ton/address.js';
-import { FIELD_CHECKS, isPlainRecord } from '../../domain/wallet-field-checks.js';
-import { sharedIfEmpty, type ServedWalletState } from '../../domain/wallet-state.js';
+import { FIELD_CHECKS, isPlainRecord, WALLET_FIELD_CHECKS } from '../../domain/wallet-field-checks.js';
+import type { ServedWalletState } from '../../domain/wallet-state.js';
 import type { Interning } from '../../domain/interning.js';
-import { internedKind, PACKED_BYTES, packedParts, stateOfParts, type StateKind } from '../../accounts/packed-state.js';
+import { internedKind, KIND_FIELDS, PACKED_BYTES, packedParts, stateKind, stateOfParts, type StateKind } from '../../accounts/packed-state.js';
 import { derivedBook, flagsOfFormCharacter, formCharacterOf, type DerivedBook, type HeldBook } from '../../accounts/address-book.js';
 
 /**
@@ -52,16 +52,13 @@ export function derivedBookColumns(book: DerivedBook, ref: (others: object) => u
 
 /** PACKED_BYTES as base64, without padding. */
 const BASE64_LENGTH = 64;
-const KIND_FIELDS = ['code_hash', 'extra_currencies', 'is_signature_allowed', 'is_wallet', 'status', 'wallet_id', 'wallet_type'] as const;
-const KIND_CHECKS: Readonly<Record<(typeof KIND_FIELDS)[number], (value: unknown) => boolean>> = {
-  code_hash: (value) => value === null || FIELD_CHECKS.string(value),
-  extra_currencies: FIELD_CHECKS.currencies,
-  is_signature_allowed: (value) => value === null || FIELD_CHECKS.boolean(value),
-  is_wallet: (value) => value === null || FIELD_CHECKS.boolean(value),
-  status: FIELD_CHECKS.string,
-  wallet_id: (value) => value === null || FIELD_CHECKS.integer(value),
-  wallet_type: (value) => value === null || FIELD_CHECKS.string(value),
-};
+/** Each field of a kind with its check: a persisted state's, but extra currencies never null (a served state's are `{}`). */
+const KIND_CHECKS = new Map(
+  WALLET_FIELD_CHECKS.filter(({ name }) => (KIND_FIELDS as readonly string[]).includes(name)).map(({ name, required, check }) => [
+    name,
+    required || name === 'extra_currencies' ? check : (value: unknown) => value === null || check(value),
+  ]),
+);
 
 /** The packed state a version 6 state's columns (references resolved) stand for, or what is wrong with them. */
 export function stateOfColumns(columns: readonly unknown[], raw: string, memo: HeldPartsMemo): ServedWalletState | string {
@@ -89,26 +86,13 @@ function kindOf(value: unknown, memo: HeldPartsMemo): StateKind | string {
   if (!isPlainRecord(value)) return 'the kind is not an object';
   let kind = memo.kinds.get(value);
   if (kind === undefined) {
-    const wrong = KIND_FIELDS.find((name) => !KIND_CHECKS[name](value[name]));
+    const wrong = KIND_FIELDS.find((name) => KIND_CHECKS.get(name)?.(value[name]) !== true);
     if (Object.keys(value).length !== KIND_FIELDS.length) kind = `the kind has not exactly the fields ${KIND_FIELDS.join(', ')}`;
     else if (wrong !== undefined) kind = `the kind's ${wrong} is not valid`;
-    else kind = internedKind(kindFrom(value as unknown as StateKind), memo.interning);
+    else kind = internedKind(stateKind(value as unknown as StateKind), memo.interning);
     memo.kinds.set(value, kind);
   }
   return kind;
-}
-
-/** The kind's fields in StateKind's order. */
-function kindFrom(fields: StateKind): StateKind {
-  return {
-    code_hash: fields.code_hash,
-    extra_currencies: sharedIfEmpty(fields.extra_currencies),
-    is_signature_allowed: fields.is_signature_allowed,
-    is_wallet: fields.is_wallet,
-    status: fields.status,
-    wallet_id: fields.wallet_id,
-    wallet_type: fields.wallet_type,
-  };
 }
 
 /** The entry version 6 columns (references resolved) stand for, held derived, or what is wrong with them. */
