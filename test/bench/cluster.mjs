@@ -251,11 +251,29 @@ export async function clusterAtScale(wallets, { replicas = 4, rps = 200, ttlSeco
     try {
       // Each replica against a bare run just before it: the machine is shared and noisy.
       for (const m of live()) {
+        // What the other processes took of the 2 cores during each run: the ratio means little if they differ.
+        const others = [
+          ...live()
+            .filter((o) => o !== m)
+            .map((o) => [o.id, o.child.pid]),
+          ['simulator', sim.pid],
+          ['redis', redisServer.pid],
+        ];
         await wrk(`${bare.url}${path}`, { serverPid: bare.child.pid, seconds: 1 });
-        const bareRun = await wrk(`${bare.url}${path}`, { serverPid: bare.child.pid, seconds });
+        const bareRun = await busyAround(others, () => wrk(`${bare.url}${path}`, { serverPid: bare.child.pid, seconds }));
         await wrk(`${m.url}${path}`, { serverPid: m.child.pid, seconds: 1 });
-        const run = await wrk(`${m.url}${path}`, { serverPid: m.child.pid, seconds });
-        served.push({ id: m.id, rps: run.rps, p99: run.p99, bare: bareRun.rps, bareP99: bareRun.p99, ratio: run.rps / bareRun.rps });
+        const run = await busyAround(others, () => wrk(`${m.url}${path}`, { serverPid: m.child.pid, seconds }));
+        served.push({
+          id: m.id,
+          rps: run.rps,
+          p99: run.p99,
+          bare: bareRun.rps,
+          bareP99: bareRun.p99,
+          ratio: run.rps / bareRun.rps,
+          othersCores: run.othersCores,
+          othersCoresBare: bareRun.othersCores,
+          othersBusy: run.othersBusy,
+        });
       }
     } finally {
       bare.child.kill('SIGTERM');
@@ -328,4 +346,14 @@ export async function clusterAtScale(wallets, { replicas = 4, rps = 200, ttlSeco
     redis.disconnect();
     redisServer.kill('SIGKILL');
   }
+}
+
+/** `measure()`'s result with the cores each of `processes` ([name, pid]) used meanwhile (CPU seconds over wall seconds), and their sum. */
+async function busyAround(processes, measure) {
+  const cpuFrom = processes.map(([, pid]) => cpuSecondsOf(pid));
+  const from = performance.now();
+  const result = await measure();
+  const wall = (performance.now() - from) / 1000;
+  const cores = Object.fromEntries(processes.map(([name, pid], i) => [name, (cpuSecondsOf(pid) - cpuFrom[i]) / wall]));
+  return { ...result, othersCores: Object.values(cores).reduce((a, b) => a + b, 0), othersBusy: cores };
 }
