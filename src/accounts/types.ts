@@ -3,10 +3,10 @@ import type { HeldBook } from './address-book.js';
 
 /**
  * The last thing the upstream said about one address (watched, or asked by a client through
- * read-through). Immutable but for its fetch time, which a cluster replica advances in place
- * when another replica's marker says the same state was fetched again later
- * (features/wallets/held.ts): the record stays the same object, and so do the caches made
- * from it.
+ * read-through). Immutable but for its fetch time, which moves forward in place when the
+ * same record is fetched again: by this process's poll (accounts/wallet-mapping.ts), or by
+ * another replica whose marker says so (features/wallets/held.ts). The record stays the
+ * same object, and so do the caches made from it.
  */
 export interface WalletRecord {
   /** Raw uppercase form; the key. */

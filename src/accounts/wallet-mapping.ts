@@ -19,11 +19,14 @@ export function rawKeyOf(address: string): string | null {
  * Matches one walletStates answer to the addresses asked, by address (real upstreams
  * shuffle the order and leave unknown accounts out). Returns the records found and the
  * raw keys the answer left out. A state equal to the previous one keeps the previous
- * object, so everything derived from it (metric lines, served JSON) is reused.
+ * object, so everything derived from it (metric lines, served JSON) is reused; a wallet
+ * whose record would say nothing new (state, address book entry, metadata and upstream
+ * the same) keeps the previous record, its fetch time advanced in place (accounts/types.ts):
+ * a steady cycle makes no new record.
  *
  * Never backwards: a state whose last transaction is older than that of a previous record
  * fetched at or after `meta.heldFrom` (one still served) is not taken; the previous record
- * stays, and `older` counts it. Pure.
+ * stays, and `older` counts it. Changes nothing else.
  */
 export function matchWalletAnswer(
   asked: readonly string[],
@@ -45,14 +48,17 @@ export function matchWalletAnswer(
       older += 1;
       return;
     }
-    found.set(raw, {
-      raw,
-      state: keptState(decoded, raw, before?.state, meta.interning),
-      addressBook: keptEntry(answer.address_book[key] ?? (key === raw ? null : (answer.address_book[raw] ?? null)), raw, before?.addressBook, meta.interning),
-      metadata: metadata === null ? undefined : keptMetadata(metadata[key] ?? metadata[raw], before?.metadata),
-      fetchedAt: meta.fetchedAt,
-      upstream: meta.upstream,
-    });
+    const state = keptState(decoded, raw, before?.state, meta.interning);
+    const entry = answer.address_book[key] ?? (key === raw ? null : (answer.address_book[raw] ?? null));
+    const addressBook = keptEntry(entry, raw, before?.addressBook, meta.interning);
+    const kept = metadata === null ? undefined : keptMetadata(metadata[key] ?? metadata[raw], before?.metadata);
+    if (before !== undefined && before.state === state && before.addressBook === addressBook && before.metadata === kept && before.upstream === meta.upstream) {
+      // Fetched again, the same: the record held, its fetch time advanced (types.ts).
+      if (before.fetchedAt < meta.fetchedAt) before.fetchedAt = meta.fetchedAt;
+      found.set(raw, before);
+      return;
+    }
+    found.set(raw, { raw, state, addressBook, metadata: kept, fetchedAt: meta.fetchedAt, upstream: meta.upstream });
   };
   // First by the address as printed: toncenter prints the raw uppercase form, our key, so
   // the common case reads no address at all. The decoded state has the served shape.

@@ -14,7 +14,7 @@ describe('read-through under a storm', () => {
   const running = stoppedAfterEach();
 
   it.each([1, 2, 3, 4, 5])(
-    'run %i: at least 95 %% of 200 clients answered 200 within timeoutMs, at most one 414, the first clients first',
+    'run %i: at least 190 of 200 clients answered 200 within timeoutMs, at most one 414, the first clients first',
     async (run) => {
       const s = await running.sim({ accounts: 520, rps: 2, maxUrlBytes: 8192, seed: 40 + run });
       const accounts = s.sim.wallets.accounts().map((a) => a.raw);

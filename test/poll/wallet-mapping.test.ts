@@ -94,6 +94,36 @@ describe('matching a walletStates answer to the addresses asked', () => {
     expect(changed.found.get(ADDR.a)?.state?.balance).toBe('1');
   });
 
+  it('keeps the record held when the wallet is fetched again the same, and advances its fetch time in place', () => {
+    const first = matchWalletAnswer([ADDR.a], answer({ wallets: [upstreamState(ADDR.a)], metadata: { [ADDR.a]: { is_indexed: true } } }), META);
+    const held = first.found.get(ADDR.a)!;
+    const previous = new Map<string, WalletRecord>([[ADDR.a, held]]);
+    const again = (body: Record<string, unknown>, meta: Partial<typeof META> = {}) =>
+      matchWalletAnswer(
+        [ADDR.a],
+        answer({ wallets: [upstreamState(ADDR.a)], metadata: { [ADDR.a]: { is_indexed: true } }, ...body }),
+        { ...META, ...meta },
+        previous,
+      ).found.get(ADDR.a)!;
+    const same = again({}, { fetchedAt: 6_000 });
+    expect(same).toBe(held);
+    expect(held.fetchedAt).toBe(6_000);
+    // A later fetch time already there (another replica's marker) stays.
+    expect(again({}, { fetchedAt: 5_500 })).toBe(held);
+    expect(held.fetchedAt).toBe(6_000);
+    // Anything else differing makes a new record, and the held one keeps its time.
+    for (const [what, made] of [
+      ['state', again({ wallets: [upstreamState(ADDR.a, { balance: '2' })] }, { fetchedAt: 7_000 })],
+      ['address book', again({ address_book: { [ADDR.a]: { user_friendly: 'UQx', domain: null } } }, { fetchedAt: 7_000 })],
+      ['metadata', again({ metadata: { [ADDR.a]: { is_indexed: false } } }, { fetchedAt: 7_000 })],
+      ['upstream', again({}, { fetchedAt: 7_000, upstream: 'other' })],
+    ] as const) {
+      expect(made, what).not.toBe(held);
+      expect(made.fetchedAt, what).toBe(7_000);
+    }
+    expect(held.fetchedAt).toBe(6_000);
+  });
+
   it('keeps the previous address book entry when the new one says the same', () => {
     const entry = { user_friendly: 'UQa', domain: null, interfaces: ['wallet_v4r2'] };
     const previous = new Map<string, WalletRecord>([[ADDR.a, record(ADDR.a, walletState(ADDR.a), 1_000, { addressBook: entry })]]);

@@ -145,16 +145,26 @@ describe('wallet poller against the simulator', () => {
     const watchlist = t.sim.wallets.accounts().map((a) => watch(a.raw));
     await pollWallets(t.deps(watchlist));
     const before = t.snapshot()!;
+    const fetchedBefore = new Map([...before.wallets].map(([raw, r]) => [raw, r.fetchedAt]));
     for (let i = 0; i < 50; i += 1) t.sim.wallets.step();
+    await new Promise((resolve) => setTimeout(resolve, 5));
     t.sim.http.inject('http_503', 1);
     const outcome = await pollWallets(t.deps(watchlist.slice(0, 35)));
     expect(outcome).toMatchObject({ ok: true, failed: 10 });
     const after = t.snapshot()!;
     expect(after.wallets.size).toBe(35);
-    // The first batch failed: those ten records are the very same objects as before.
-    for (const w of watchlist.slice(0, 10)) expect(after.wallets.get(w.raw)).toBe(before.wallets.get(w.raw));
-    const changed = watchlist.slice(10, 35).filter((w) => after.wallets.get(w.raw) !== before.wallets.get(w.raw));
-    expect(changed).toHaveLength(25);
+    // The first batch failed: those ten records are the very same objects as before, with their fetch times.
+    for (const w of watchlist.slice(0, 10)) {
+      expect(after.wallets.get(w.raw)).toBe(before.wallets.get(w.raw));
+      expect(after.wallets.get(w.raw)?.fetchedAt).toBe(fetchedBefore.get(w.raw));
+    }
+    // The others were fetched again: a changed state is a new record, an unchanged one the record held, fetched later.
+    const fetched = watchlist.slice(10, 35).filter((w) => after.wallets.get(w.raw)!.fetchedAt > fetchedBefore.get(w.raw)!);
+    expect(fetched).toHaveLength(25);
+    const same = watchlist.slice(10, 35).filter((w) => after.wallets.get(w.raw) === before.wallets.get(w.raw));
+    const neverMoving = watchlist.slice(10, 35).filter((w) => ['frozen', 'nonexist'].includes(t.sim.wallets.account(w.raw)!.kind));
+    expect(neverMoving.length).toBeGreaterThan(0);
+    expect(same).toEqual(neverMoving);
   });
 
   it('leaves out, from the batch it cuts next, what the replica no longer owns, and keeps what it held of those wallets', async () => {
@@ -162,7 +172,9 @@ describe('wallet poller against the simulator', () => {
     const watchlist = t.sim.wallets.accounts().map((a) => watch(a.raw));
     await pollWallets(t.deps(watchlist));
     const before = t.snapshot()!;
+    const fetchedBefore = new Map([...before.wallets].map(([raw, r]) => [raw, r.fetchedAt]));
     for (let i = 0; i < 50; i += 1) t.sim.wallets.step();
+    await new Promise((resolve) => setTimeout(resolve, 5));
     // After the first batch, members joined: this replica owns every other wallet now.
     const owned = new Set(watchlist.filter((_, i) => i % 2 === 0).map((w) => w.raw));
     const asked = t.accepted.length;
@@ -172,7 +184,9 @@ describe('wallet poller against the simulator', () => {
     expect(t.accepted.slice(asked)).toEqual([10, 10, 5]);
     const after = t.snapshot()!;
     expect(after.wallets.size).toBe(40);
-    const kept = watchlist.filter((w) => after.wallets.get(w.raw) === before.wallets.get(w.raw)).map((w) => w.raw);
+    const kept = watchlist
+      .filter((w) => after.wallets.get(w.raw) === before.wallets.get(w.raw) && after.wallets.get(w.raw)?.fetchedAt === fetchedBefore.get(w.raw))
+      .map((w) => w.raw);
     expect(kept).toEqual(
       watchlist
         .slice(10)
