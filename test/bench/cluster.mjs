@@ -11,7 +11,7 @@ import { TextDecoder } from 'node:util';
 import { Redis } from 'ioredis';
 import { realisticWatchlist } from './fixtures.mjs';
 import { sameHeaders, startBare } from './http.mjs';
-import { benchDir, cpuSecondsOf, exited, freePort, getWhenUp, listenPort, rssOf, spawnTonwatch, wrk } from './support.mjs';
+import { benchDir, cpuSecondsOf, exited, freePort, getWhenUp, listenPort, median, rssOf, spawnTonwatch, wrk } from './support.mjs';
 
 /** The sum of a metric's samples whose line has every one of `pairs`. */
 function sum(text, name, pairs = []) {
@@ -93,6 +93,8 @@ async function steadyCycle(redis, replicas, cycles) {
   return { records, recordBytes, markerBytes, written: 2 * (recordBytes + markerBytes), fullShare: 2 * fullShare };
 }
 
+/** walletStates runs of each replica, each after a run of the bare server. */
+const PAIRS = 3;
 /** The wallet schedule of the replicas: every two minutes. */
 const CYCLE_SECONDS = 120;
 
@@ -249,7 +251,8 @@ export async function clusterAtScale(wallets, { replicas = 4, rps = 200, ttlSeco
     const bare = await startBare([{ path, acceptEncoding: undefined, headers: sameHeaders(answer.headers), body: answer.body }]);
     const served = [];
     try {
-      // Each replica against a bare run just before it: the machine is shared and noisy.
+      // Each replica against bare runs alternated with its own (PAIRS of each): the machine is
+      // shared and noisy, a single run of either moves by a third from one to the next.
       for (const m of live()) {
         // What the other processes took of the 2 cores during each run: the ratio means little if they differ.
         const others = [
@@ -260,19 +263,25 @@ export async function clusterAtScale(wallets, { replicas = 4, rps = 200, ttlSeco
           ['redis', redisServer.pid],
         ];
         await wrk(`${bare.url}${path}`, { serverPid: bare.child.pid, seconds: 1 });
-        const bareRun = await busyAround(others, () => wrk(`${bare.url}${path}`, { serverPid: bare.child.pid, seconds }));
         await wrk(`${m.url}${path}`, { serverPid: m.child.pid, seconds: 1 });
-        const run = await busyAround(others, () => wrk(`${m.url}${path}`, { serverPid: m.child.pid, seconds }));
+        const pairs = [];
+        for (let i = 0; i < PAIRS; i += 1) {
+          const bareRun = await busyAround(others, () => wrk(`${bare.url}${path}`, { serverPid: bare.child.pid, seconds }));
+          const run = await busyAround(others, () => wrk(`${m.url}${path}`, { serverPid: m.child.pid, seconds }));
+          pairs.push({ run, bareRun, ratio: run.rps / bareRun.rps });
+        }
+        const mid = (pick) => median(pairs.map(pick));
         served.push({
           id: m.id,
-          rps: run.rps,
-          p99: run.p99,
-          bare: bareRun.rps,
-          bareP99: bareRun.p99,
-          ratio: run.rps / bareRun.rps,
-          othersCores: run.othersCores,
-          othersCoresBare: bareRun.othersCores,
-          othersBusy: run.othersBusy,
+          rps: mid((p) => p.run.rps),
+          p99: mid((p) => p.run.p99),
+          bare: mid((p) => p.bareRun.rps),
+          bareP99: mid((p) => p.bareRun.p99),
+          ratio: mid((p) => p.ratio),
+          ratios: pairs.map((p) => p.ratio),
+          othersCores: mid((p) => p.run.othersCores),
+          othersCoresBare: mid((p) => p.bareRun.othersCores),
+          othersBusy: Object.fromEntries(others.map(([name]) => [name, mid((p) => p.run.othersBusy[name])])),
         });
       }
     } finally {
