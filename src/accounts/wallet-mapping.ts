@@ -48,17 +48,22 @@ export function matchWalletAnswer(
       older += 1;
       return;
     }
-    const state = keptState(decoded, raw, before?.state, meta.interning);
     const entry = answer.address_book[key] ?? (key === raw ? null : (answer.address_book[raw] ?? null));
-    const addressBook = keptEntry(entry, raw, before?.addressBook, meta.interning);
-    const kept = metadata === null ? undefined : keptMetadata(metadata[key] ?? metadata[raw], before?.metadata);
-    if (before !== undefined && before.state === state && before.addressBook === addressBook && before.metadata === kept && before.upstream === meta.upstream) {
-      // Fetched again, the same: the record held, its fetch time advanced (types.ts).
-      if (before.fetchedAt < meta.fetchedAt) before.fetchedAt = meta.fetchedAt;
-      found.set(raw, before);
+    const next: WalletRecord = {
+      raw,
+      state: keptState(decoded, raw, before?.state, meta.interning),
+      addressBook: keptEntry(entry, raw, before?.addressBook, meta.interning),
+      metadata: metadata === null ? undefined : keptMetadata(metadata[key] ?? metadata[raw], before?.metadata),
+      fetchedAt: meta.fetchedAt,
+      upstream: meta.upstream,
+    };
+    if (before === undefined || !sameButFetchTime(before, next)) {
+      found.set(raw, next);
       return;
     }
-    found.set(raw, { raw, state, addressBook, metadata: kept, fetchedAt: meta.fetchedAt, upstream: meta.upstream });
+    // Fetched again, the same: the record held, its fetch time advanced (types.ts).
+    if (before.fetchedAt < next.fetchedAt) before.fetchedAt = next.fetchedAt;
+    found.set(raw, before);
   };
   // First by the address as printed: toncenter prints the raw uppercase form, our key, so
   // the common case reads no address at all. The decoded state has the served shape.
@@ -161,4 +166,12 @@ function withSharedLists(entry: AddressBookEntry, interning: Interning | undefin
 function hasKeys(object: object): boolean {
   for (const key in object) if (Object.hasOwn(object, key)) return true;
   return false;
+}
+
+/**
+ * Whether two records of one wallet say the same but for their fetch times: the same state,
+ * address book entry, metadata (each kept by identity while equal) and upstream.
+ */
+export function sameButFetchTime(a: WalletRecord, b: WalletRecord): boolean {
+  return a.state === b.state && a.addressBook === b.addressBook && a.metadata === b.metadata && a.upstream === b.upstream;
 }

@@ -1,4 +1,5 @@
 import type { WalletRecord } from '../../accounts/types.js';
+import { sameButFetchTime } from '../../accounts/wallet-mapping.js';
 import { fnv1a, FNV_OFFSET } from '../../cluster/rendezvous.js';
 import type { Marker } from '../../cluster/view.js';
 import { perObject } from '../../domain/per-object.js';
@@ -120,11 +121,5 @@ export function applyWalletMarkers(
 
 /** Whether a replica that shared `shared` needs to share `record` again: anything but its fetch time differs (states are kept by identity while equal). */
 export function changedSince(shared: WalletRecord | undefined, record: WalletRecord): boolean {
-  return (
-    shared === undefined ||
-    shared.state !== record.state ||
-    shared.addressBook !== record.addressBook ||
-    shared.metadata !== record.metadata ||
-    shared.upstream !== record.upstream
-  );
+  return shared === undefined || !sameButFetchTime(shared, record);
 }
