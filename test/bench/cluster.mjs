@@ -279,6 +279,8 @@ export async function clusterAtScale(wallets, { replicas = 4, rps = 200, ttlSeco
           bareP99: mid((p) => p.bareRun.p99),
           ratio: mid((p) => p.ratio),
           ratios: pairs.map((p) => p.ratio),
+          wrkCores: mid((p) => p.run.wrkCpuShare),
+          bareWrkCores: mid((p) => p.bareRun.wrkCpuShare),
           othersCores: mid((p) => p.run.othersCores),
           othersCoresBare: mid((p) => p.bareRun.othersCores),
           othersBusy: Object.fromEntries(others.map(([name]) => [name, mid((p) => p.run.othersBusy[name])])),

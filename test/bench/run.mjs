@@ -247,7 +247,7 @@ if (runs('cluster')) {
   );
   for (const s of c.served) {
     console.log(
-      `  walletStates(100) on ${s.id}, medians of ${s.ratios.length} runs each alternated with the bare server's: ${fmt(s.rps)} req/s (p99 ${fmt(s.p99, 2)} ms) against the bare server ${fmt(s.bare)} req/s (p99 ${fmt(s.bareP99, 2)} ms): ${fmt(s.ratio, 2)} (the runs ${s.ratios.map((r) => fmt(r, 2)).join(' / ')}; target ≥ 0.7) ${verdict(s.ratio >= 0.7)}; the other replicas, simulator and Redis used ${fmt(s.othersCores, 2)} cores meanwhile (${Object.entries(
+      `  walletStates(100) on ${s.id}, medians of ${s.ratios.length} runs each alternated with the bare server's: ${fmt(s.rps)} req/s (p99 ${fmt(s.p99, 2)} ms) against the bare server ${fmt(s.bare)} req/s (p99 ${fmt(s.bareP99, 2)} ms), wrk at ${fmt(s.wrkCores, 2)} / ${fmt(s.bareWrkCores, 2)} of a core: ${fmt(s.ratio, 2)} (the runs ${s.ratios.map((r) => fmt(r, 2)).join(' / ')}; target ≥ 0.7) ${verdict(s.ratio >= 0.7)}; the other replicas, simulator and Redis used ${fmt(s.othersCores, 2)} cores meanwhile (${Object.entries(
         s.othersBusy,
       )
         .map(([name, cores]) => `${name} ${fmt(cores, 2)}`)
