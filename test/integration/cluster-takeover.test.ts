@@ -78,8 +78,16 @@ watchlistFiles: [ ../watch.txt ]`,
   it('polls the wallets it took over ahead of its own share, and publishes them before its cycle ends', async () => {
     const [survivor, victim] = replicas as [StartedReplica, StartedReplica];
     const owned = async (url: string) => Number(/^tonwatch_cluster_owned_wallets (\d+)$/m.exec(await (await fetch(`${url}/metrics`)).text())?.[1]);
-    await eventually(async () => ((await owned(survivor.url)) + (await owned(victim.url)) === ACCOUNTS ? true : undefined), 30_000, 'the watchlist shared');
-    const [ownShare, victimShare] = [await owned(survivor.url), await owned(victim.url)];
+    // Both own a part, and the parts make the watchlist (before the join is seen, one owns all of it).
+    const shares = async () => [await owned(survivor.url), await owned(victim.url)] as const;
+    const [ownShare, victimShare] = await eventually(
+      async () => {
+        const [own, victims] = await shares();
+        return own > 0 && victims > 0 && own + victims === ACCOUNTS ? ([own, victims] as const) : undefined;
+      },
+      30_000,
+      'the watchlist shared',
+    );
     const cyclesDone = () => logLines(survivor.proc).filter((l) => l.msg === 'wallet cycle done');
     // A cycle of the survivor's own share has ended; the next begins within a second: killed just after it began.
     const before = cyclesDone().length;
