@@ -8,6 +8,8 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: 'forks',
     setupFiles: ['test/helpers/setup.ts'],
+    // Everything a run makes in the temporary directory goes into one, removed at the end.
+    globalSetup: ['test/helpers/temp-root.ts'],
     reporters: process.env['CI'] ? ['default', ['json', { outputFile: '.vitest-report.json' }]] : ['default'],
   },
 });
