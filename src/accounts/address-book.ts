@@ -1,4 +1,4 @@
-import { friendlyForm, type FriendlyFormOptions } from '../ton/address.js';
+import { friendlyForm, isFriendlyFormOf, type FriendlyFormOptions } from '../ton/address.js';
 import type { AddressBookEntry, ServedWalletState } from '../domain/wallet-state.js';
 import type { Interning } from '../domain/interning.js';
 import { equalOrSameItems } from './same-state.js';
@@ -43,7 +43,7 @@ export function heldBook(entry: AddressBookEntry, raw: string, interning: Intern
   const friendly = entry.user_friendly;
   if (typeof friendly !== 'string' || friendly.length !== 48) return entry;
   const flags = FLAGS_BY_FIRST_CHARACTER[friendly.charAt(0)];
-  if (flags === undefined || !startsWithFriendly(entry) || friendlyForm(raw, flags) !== friendly) return entry;
+  if (flags === undefined || !startsWithFriendly(entry) || !isFriendlyFormOf(friendly, raw, flags)) return entry;
   const { user_friendly: _made, ...rest } = entry;
   return derivedBook(flags, rest, interning) ?? entry;
 }
@@ -99,7 +99,7 @@ export function derivedStill(entry: AddressBookEntry, book: DerivedBook, raw: st
     if (i === -1 ? key !== 'user_friendly' : key !== book.keys[i] || !equalOrSameItems(entry[key], book.rest[key])) return false;
     i += 1;
   }
-  return i === book.keys.length && entry.user_friendly === friendlyForm(raw, book);
+  return i === book.keys.length && typeof entry.user_friendly === 'string' && isFriendlyFormOf(entry.user_friendly, raw, book);
 }
 
 /** The entry a held one serves. */

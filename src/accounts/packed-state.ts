@@ -1,5 +1,5 @@
 import type { Interning } from '../domain/interning.js';
-import { base64HashAt, pushBase64Hash, pushUnsigned, unsignedAt } from '../domain/packed-bytes.js';
+import { base64HashAt, isBase64HashAt, isUnsignedTextAt, pushBase64Hash, pushUnsigned, unsignedAt } from '../domain/packed-bytes.js';
 import { sharedIfEmpty, type CurrencyAmounts, type ServedWalletState } from '../domain/wallet-state.js';
 
 /**
@@ -114,16 +114,36 @@ export function samePacked(a: ServedWalletState, b: ServedWalletState): boolean 
 }
 
 /**
+ * Whether a packed state's balance, logical time and last transaction hash read as these
+ * texts, its bytes compared with them and nothing decoded (a poll asks it of every wallet
+ * it holds); undefined for a state held as it came.
+ */
+export function packedBytesRead(state: ServedWalletState, balance: string | null, lt: string | null, hash: string | null): boolean | undefined {
+  if (!(state instanceof PackedWalletState)) return undefined;
+  const tail = state.t;
+  return (
+    balance !== null &&
+    lt !== null &&
+    hash !== null &&
+    isUnsignedTextAt(tail, 0, balance) &&
+    isUnsignedTextAt(tail, 8, lt) &&
+    isBase64HashAt(tail, HASH_AT, hash)
+  );
+}
+
+/**
  * The state packed, its shared part kept once through `interning` (past its limit, a
  * wallet keeps its own); the state as it is when a field would not read back the same.
+ * `kind`: the state's shared part already known (a kind equal to what stateKind makes of
+ * it, as interned), found without the interning's key.
  */
-export function packedState(state: ServedWalletState, interning: Interning): ServedWalletState {
+export function packedState(state: ServedWalletState, interning: Interning, kind?: StateKind): ServedWalletState {
   if (state instanceof PackedWalletState) return state;
   const { balance, last_transaction_lt: lt, last_transaction_hash: hash } = state;
   if (balance === null || lt === null || hash === null || (state.seqno !== null && !Number.isInteger(state.seqno))) return state;
   const bytes: number[] = [];
   if (!pushUnsigned(bytes, balance, 8) || !pushUnsigned(bytes, lt, 8) || !pushBase64Hash(bytes, hash)) return state;
-  return stateOfParts(state.address, state.seqno, internedKind(stateKind(state), interning), String.fromCharCode(...bytes));
+  return stateOfParts(state.address, state.seqno, kind ?? internedKind(stateKind(state), interning), String.fromCharCode(...bytes));
 }
 
 /** A kind's fields, in StateKind's order. */
@@ -153,6 +173,11 @@ export function stateKind(fields: StateKind): StateKind {
 /** The kind kept once through `interning` (past its limit, this one). */
 export function internedKind(kind: StateKind, interning: Interning): StateKind {
   return interning.shared(`state\0${JSON.stringify(kind)}`, () => kind) ?? kind;
+}
+
+/** A packed state's kind; undefined for a state held as it came. */
+export function packedKind(state: ServedWalletState): StateKind | undefined {
+  return state instanceof PackedWalletState ? state.k : undefined;
 }
 
 /** A packed state's parts (the wallets file writes them as they are); null for a state held as it came. */

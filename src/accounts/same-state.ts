@@ -1,4 +1,4 @@
-import { samePacked } from './packed-state.js';
+import { isPackedState, KIND_FIELDS, packedBytesRead, samePacked, type StateKind } from './packed-state.js';
 import { WALLET_STATE_FIELDS, type AddressBookEntry, type ServedWalletState } from '../domain/wallet-state.js';
 
 /**
@@ -33,13 +33,31 @@ export function sameAddressBookEntry(a: AddressBookEntry, b: AddressBookEntry): 
   return sameEntries(a, b, equalOrSameItems);
 }
 
-/** Field by field over WALLET_STATE_FIELDS, without allocating: this runs once per wallet per poll. */
+/**
+ * Field by field over WALLET_STATE_FIELDS, without allocating: this runs once per wallet per
+ * poll. A packed state held against one as parsed (the poll's case) has its bytes compared
+ * with the other's texts (packed-state.ts packedBytesRead), not read back as text.
+ */
 export function sameState(a: ServedWalletState, b: ServedWalletState): boolean {
   const packed = samePacked(a, b);
   if (packed !== undefined) return packed;
+  const held = isPackedState(b) ? b : a;
+  const other = held === a ? b : a;
+  const bytes = packedBytesRead(held, other.balance, other.last_transaction_lt, other.last_transaction_hash);
+  if (bytes === false) return false;
   for (let i = 0; i < WALLET_STATE_FIELDS.length; i += 1) {
     const { name, kind } = WALLET_STATE_FIELDS[i] as (typeof WALLET_STATE_FIELDS)[number];
+    if (bytes && (name === 'balance' || name === 'last_transaction_lt' || name === 'last_transaction_hash')) continue;
     if (kind === 'currencies' ? !sameCurrencies(a[name], b[name]) : a[name] !== b[name]) return false;
+  }
+  return true;
+}
+
+/** Whether `state`'s fields that a kind holds (packed-state.ts) are those of `kind`. */
+export function isOfKind(state: ServedWalletState, kind: StateKind): boolean {
+  for (let i = 0; i < KIND_FIELDS.length; i += 1) {
+    const name = KIND_FIELDS[i] as keyof StateKind;
+    if (name === 'extra_currencies' ? !sameCurrencies(state.extra_currencies, kind.extra_currencies) : state[name] !== kind[name]) return false;
   }
   return true;
 }

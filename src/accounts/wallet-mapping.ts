@@ -3,8 +3,8 @@ import { isCanonicalRaw, parseAddress } from '../ton/address.js';
 import type { AddressBookEntry, ServedWalletState } from '../domain/wallet-state.js';
 import type { WalletRecord } from './types.js';
 import { derivedStill, heldBook, isDerivedBook, type HeldBook } from './address-book.js';
-import { sameAddressBookEntry, sameState } from './same-state.js';
-import { packedState } from './packed-state.js';
+import { isOfKind, sameAddressBookEntry, sameState } from './same-state.js';
+import { packedKind, packedState, type StateKind } from './packed-state.js';
 import type { WalletStatesAnswer } from '../domain/upstream.js';
 import type { Interning } from '../domain/interning.js';
 
@@ -40,6 +40,8 @@ export function matchWalletAnswer(
   const metadata = hasKeys(answer.metadata) ? answer.metadata : null;
   const heldFrom = meta.heldFrom ?? Infinity;
   let older = 0;
+  /** The kind of the last state packed here: the wallets of an answer share a few. */
+  const recent: { kind: StateKind | undefined } = { kind: undefined };
   const take = (raw: string, decoded: ServedWalletState): void => {
     const key = decoded.address;
     const before = previous?.get(raw);
@@ -51,7 +53,7 @@ export function matchWalletAnswer(
     const entry = answer.address_book[key] ?? (key === raw ? null : (answer.address_book[raw] ?? null));
     const next: WalletRecord = {
       raw,
-      state: keptState(decoded, raw, before?.state, meta.interning),
+      state: keptState(decoded, raw, before?.state, meta.interning, recent),
       addressBook: keptEntry(entry, raw, before?.addressBook, meta.interning),
       metadata: metadata === null ? undefined : keptMetadata(metadata[key] ?? metadata[raw], before?.metadata),
       fetchedAt: meta.fetchedAt,
@@ -110,15 +112,27 @@ function isOlderLt(next: string | null, held: string | null | undefined): boolea
  * from it is reused). Otherwise the new one, served under the raw key (toncenter prints it
  * that way, anything else is rewritten), and holding the watchlist's own copy of it: the
  * parsed copy would be one more 67-character string per wallet for as long as it is kept.
- * Packed (packed-state.ts) when interning is given, as the daemon's snapshot holds it.
+ * Packed (packed-state.ts) when interning is given, as the daemon's snapshot holds it; its
+ * kind found first among the previous state's and the last one packed (`recent`), which
+ * costs less than the interning's key.
  */
-function keptState(decoded: ServedWalletState, raw: string, before: ServedWalletState | null | undefined, interning: Interning | undefined): ServedWalletState {
+function keptState(
+  decoded: ServedWalletState,
+  raw: string,
+  before: ServedWalletState | null | undefined,
+  interning: Interning | undefined,
+  recent: { kind: StateKind | undefined },
+): ServedWalletState {
   const printedRaw = decoded.address === raw;
   const state = printedRaw ? decoded : { ...decoded, address: raw };
   if (before && sameState(before, state)) return before;
   const own = printedRaw ? { ...decoded, address: raw } : state;
   if (interning === undefined) return own;
-  const packed = packedState(own, interning);
+  const previous = before ? packedKind(before) : undefined;
+  const known =
+    previous !== undefined && isOfKind(own, previous) ? previous : recent.kind !== undefined && isOfKind(own, recent.kind) ? recent.kind : undefined;
+  const packed = packedState(own, interning, known);
+  recent.kind = packedKind(packed) ?? recent.kind;
   if (packed !== own) return packed;
   // Not packable (packed-state.ts): as it came, its repeated strings interned.
   const { code_hash: code, status, wallet_type: type } = own;

@@ -45,6 +45,27 @@ export function unsignedAt(tail: string, at: number, width: Width): string {
   return ((BigInt(high) << 32n) | BigInt(low)).toString();
 }
 
+/**
+ * Whether `text` is exactly what unsignedAt gives for the 8 bytes at `at`, without making
+ * that text: a poll compares every wallet's new balance and logical time with the held
+ * ones. Below 2^53 (balances under 9 million TON, every logical time) the digits are summed
+ * as a number; past it, the text is made and compared.
+ */
+export function isUnsignedTextAt(tail: string, at: number, text: string): boolean {
+  const high = word(tail, at);
+  const length = text.length;
+  if (high >= 2 ** 21 || length > 15) return unsignedAt(tail, at, 8) === text;
+  // Canonical: no leading zero but in "0" itself.
+  if (length === 0 || (length > 1 && text.charCodeAt(0) === 48)) return false;
+  let n = 0;
+  for (let i = 0; i < length; i += 1) {
+    const digit = text.charCodeAt(i) - 48;
+    if (digit < 0 || digit > 9) return false;
+    n = n * 10 + digit;
+  }
+  return n === high * TWO_32 + word(tail, at + 4);
+}
+
 /** Appends the 32 bytes of a padded standard base64 hash; false when the text is not exactly that. */
 export function pushBase64Hash(out: number[], text: string): boolean {
   if (text.length !== 44 || text.charCodeAt(43) !== 61) return false;
@@ -65,17 +86,30 @@ export function pushBase64Hash(out: number[], text: string): boolean {
   return (bits & 3) === 0;
 }
 
+/**
+ * The character code of the padded standard base64 of the 32 bytes at `at`, at `index`
+ * (0–43): 11 groups of 3 bytes make 4 characters each; the last group has 2 bytes and ends
+ * with `=`.
+ */
+function base64CodeAt(tail: string, at: number, index: number): number {
+  if (index === 43) return 61;
+  const group = at + 3 * (index >>> 2);
+  const n = (tail.charCodeAt(group) << 16) | (tail.charCodeAt(group + 1) << 8) | (index < 40 ? tail.charCodeAt(group + 2) : 0);
+  return BASE64.charCodeAt((n >>> (18 - 6 * (index & 3))) & 63);
+}
+
 /** The padded standard base64 of the 32 bytes at `at`. */
 export function base64HashAt(tail: string, at: number): string {
-  const codes: number[] = [];
-  const byte = (i: number): number => tail.charCodeAt(at + i);
-  for (let i = 0; i < 30; i += 3) {
-    const n = (byte(i) << 16) | (byte(i + 1) << 8) | byte(i + 2);
-    codes.push(BASE64.charCodeAt(n >>> 18), BASE64.charCodeAt((n >>> 12) & 63), BASE64.charCodeAt((n >>> 6) & 63), BASE64.charCodeAt(n & 63));
-  }
-  const n = (byte(30) << 8) | byte(31);
-  codes.push(BASE64.charCodeAt(n >>> 10), BASE64.charCodeAt((n >>> 4) & 63), BASE64.charCodeAt((n << 2) & 63), 61);
+  const codes = new Array<number>(44);
+  for (let i = 0; i < 44; i += 1) codes[i] = base64CodeAt(tail, at, i);
   return String.fromCharCode(...codes);
+}
+
+/** Whether `text` is exactly base64HashAt's text for the 32 bytes at `at`, without making it. */
+export function isBase64HashAt(tail: string, at: number, text: string): boolean {
+  if (text.length !== 44) return false;
+  for (let i = 0; i < 44; i += 1) if (text.charCodeAt(i) !== base64CodeAt(tail, at, i)) return false;
+  return true;
 }
 
 /** Appends the bytes of uppercase hex text (an even number of digits); false on any other character. */

@@ -124,6 +124,38 @@ export function friendlyForm(raw: string, options: FriendlyFormOptions): string 
   return bytes.toString('base64url');
 }
 
+const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+
+/**
+ * Whether `text` is exactly friendlyForm(raw, options), read against it character by
+ * character with nothing made: a poll asks it of every wallet's address book entry
+ * (accounts/address-book.ts derivedStill). `raw` is a canonical key.
+ */
+export function isFriendlyFormOf(text: string, raw: string, options: FriendlyFormOptions): boolean {
+  const hexAt = raw.length - 64;
+  if (text.length !== 48 || hexAt < 2) return false;
+  const tag = (options.bounceable ? BOUNCEABLE_TAG : NON_BOUNCEABLE_TAG) | (options.testnet ? TEST_FLAG : 0);
+  // As friendlyForm writes it: the workchain's low byte (two's complement: -1 is 0xff).
+  const workchain = Number(raw.slice(0, hexAt - 1)) & 255;
+  let crc = 0;
+  // The 36 bytes in order (tag, workchain, the hash's 32, the CRC's 2), each CRC'd as it passes; 3 bytes make 4 characters.
+  const byteAt = (i: number): number => {
+    if (i >= 34) return i === 34 ? crc >> 8 : crc & 255;
+    const byte = i === 0 ? tag : i === 1 ? workchain : (hexValue(raw.charCodeAt(hexAt + 2 * (i - 2))) << 4) | hexValue(raw.charCodeAt(hexAt + 2 * (i - 2) + 1));
+    crc = ((crc << 8) & 0xffff) ^ (CRC_TABLE[((crc >> 8) ^ byte) & 0xff] as number);
+    return byte;
+  };
+  for (let i = 0; i < 36; i += 3) {
+    const n = (byteAt(i) << 16) | (byteAt(i + 1) << 8) | byteAt(i + 2);
+    const at = (i / 3) * 4;
+    for (let k = 0; k < 4; k += 1) if (text.charCodeAt(at + k) !== BASE64URL.charCodeAt((n >>> (18 - 6 * k)) & 63)) return false;
+  }
+  return true;
+}
+
+/** The value of an uppercase hex digit's character code. */
+const hexValue = (code: number): number => (code <= 57 ? code - 48 : code - 55);
+
 /**
  * The shortest form upstreams accept for a canonical raw key: user-friendly, base64url,
  * 48 characters that need no escaping in a URL (the raw form takes 66, and its `:` is

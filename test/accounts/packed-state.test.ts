@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { packedState, plainState, samePacked } from '../../src/accounts/packed-state.js';
-import { sameState } from '../../src/accounts/same-state.js';
+import { packedKind, packedState, plainState, samePacked, stateKind } from '../../src/accounts/packed-state.js';
+import { isOfKind, sameState } from '../../src/accounts/same-state.js';
 import { createInterning } from '../../src/domain/interning.js';
 import { NO_CURRENCIES, type ServedWalletState } from '../../src/domain/wallet-state.js';
 
@@ -86,5 +86,65 @@ describe('packed wallet states', () => {
     const b = packedState(state({ last_transaction_hash: hash }), interning);
     expect(samePacked(a, b)).toBeUndefined();
     expect(sameState(a, b)).toBe(true);
+  });
+
+  it('compare a packed state with one as parsed from its bytes, exactly as the texts compare', () => {
+    const interning = createInterning();
+    const decimals = ['0', '1', '10', '999999999999999', '1000000000000000', '9007199254740991', '9007199254740992', '18446744073709551615', '4294967296'];
+    const near = (text: string): string[] => [
+      `0${text}`,
+      `${text}0`,
+      text.length > 1 ? text.slice(0, -1) : '2',
+      `${text.slice(0, -1)}${(Number(text.at(-1)) + 1) % 10}`,
+      ` ${text}`,
+      `${text}.0`,
+      '1e3',
+      '',
+      '-1',
+    ];
+    for (const balance of decimals) {
+      const plain = state({ balance, last_transaction_lt: balance });
+      const packed = packedState(plain, interning);
+      expect(isPacked(packed)).toBe(true);
+      expect(sameState(packed, { ...plain })).toBe(true);
+      expect(sameState({ ...plain }, packed)).toBe(true);
+      for (const other of near(balance).filter((text) => text !== balance)) {
+        expect(sameState(packed, { ...plain, balance: other }), `balance ${balance} against ${other}`).toBe(false);
+        expect(sameState(packed, { ...plain, last_transaction_lt: other }), `lt ${balance} against ${other}`).toBe(false);
+      }
+    }
+    const plain = state();
+    const packed = packedState(plain, interning);
+    const hash = plain.last_transaction_hash as string;
+    for (let at = 0; at < 44; at += 1) {
+      const changed = `${hash.slice(0, at)}${hash[at] === 'A' ? 'B' : 'A'}${hash.slice(at + 1)}`;
+      expect(sameState(packed, { ...plain, last_transaction_hash: changed }), changed).toBe(false);
+    }
+    for (const over of [
+      { last_transaction_hash: null },
+      { balance: null },
+      { seqno: 43 },
+      { status: 'frozen' },
+      { extra_currencies: { '100': '1' } },
+      { address: '0:00' },
+    ])
+      expect(sameState(packed, { ...plain, ...over })).toBe(false);
+  });
+
+  it('take a kind it is given, and tell whether a state is of a kind', () => {
+    const interning = createInterning();
+    const first = packedState(state(), interning);
+    const kind = packedKind(first);
+    expect(kind).toBeDefined();
+    expect(packedKind(plainState(first))).toBeUndefined();
+    const next = state({ balance: '1', seqno: 43 });
+    expect(isOfKind(next, kind!)).toBe(true);
+    expect(isOfKind({ ...next, extra_currencies: {} }, kind!)).toBe(true);
+    for (const over of [{ status: 'frozen' }, { wallet_id: 1 }, { code_hash: null }, { extra_currencies: { '100': '1' } }, { is_wallet: false }])
+      expect(isOfKind(state(over), kind!)).toBe(false);
+    const given = packedState(next, createInterning(), kind);
+    expect(packedKind(given)).toBe(kind);
+    expect(plainState(given)).toStrictEqual(next);
+    expect(stateKind(next)).toStrictEqual(kind);
   });
 });

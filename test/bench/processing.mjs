@@ -6,6 +6,7 @@ import { matchWalletAnswer } from '../../dist/accounts/wallet-mapping.js';
 import { assembleWalletsSnapshot } from '../../dist/features/wallets/assemble.js';
 import { parseAddress } from '../../dist/ton/address.js';
 import { decodeWalletStates } from '../../dist/upstream/http/wallet-states.js';
+import { createInterning } from '../../dist/domain/interning.js';
 import { spawn } from 'node:child_process';
 import { rawAddress, walletStatesBody } from './fixtures.mjs';
 
@@ -20,9 +21,10 @@ export async function measure(work) {
 /**
  * `generations` answers for `total` watched wallets (100 bodies of 1000 each, in
  * toncenter's order, not the watchlist's; in each later generation every wallet has sent
- * a transaction), the watchlist, and `cycle(bodies, previous, renderer)`: JSON.parse,
+ * a transaction), the watchlist, and `cycle(bodies, previous, renderer, interning?)`: JSON.parse,
  * decode (the client's decoder), match by address against the previous cycle, assemble
- * the snapshot in watchlist order, render the metrics. Returns the snapshot.
+ * the snapshot in watchlist order, render the metrics. Returns the snapshot. States are
+ * packed with one interning for the workload, as the daemon packs them.
  */
 export function processingWorkload(total, generations = 2) {
   const answers = Array.from({ length: generations }, (_, generation) => {
@@ -36,32 +38,35 @@ export function processingWorkload(total, generations = 2) {
   });
   // As in the daemon: one renderer for the process, labels cached per watched wallet.
   const newRenderer = () => createWalletSeriesRenderer({ watchlist: () => watchlist, maxAgeSeconds: () => 300, testnet: () => false });
-  const cycle = async (bodies, previous, renderer) => {
+  // As in the daemon (features/wallets/index.ts): one interning for the process, so changed states are packed as it packs
+  // them; a new one for a cycle that stands for a fresh start.
+  const processInterning = createInterning();
+  const cycle = async (bodies, previous, renderer, interning = processInterning) => {
     const found = new Map();
     for (const b of bodies) {
       const asked = watchlist.slice(b.from, b.from + 1000).map((w) => w.raw);
       const decoded = decodeWalletStates(JSON.parse(b.text));
       if (!decoded.success) throw decoded.error;
-      matchWalletAnswer(asked, decoded.data, { fetchedAt: Date.now(), upstream: 'bench' }, previous?.wallets, found);
+      matchWalletAnswer(asked, decoded.data, { fetchedAt: Date.now(), upstream: 'bench', interning }, previous?.wallets, found);
     }
     const snapshot = assembleWalletsSnapshot(watchlist, found, previous?.wallets, Date.now());
     await renderer.render(snapshot, Date.now());
     return snapshot;
   };
-  return { answers, watchlist, newRenderer, cycle };
+  return { answers, watchlist, newRenderer, newInterning: createInterning, cycle };
 }
 
 /** The in-process micro-benchmark of poll processing: states per CPU-second, nothing cached, steady, every wallet changed. */
 export async function pollProcessing(total) {
-  const { answers: generations, newRenderer, cycle: run } = processingWorkload(total);
+  const { answers: generations, newRenderer, newInterning, cycle: run } = processingWorkload(total);
   const renderer = newRenderer();
   // Cycles use the process's one renderer unless given a new one; the previous cycle's
   // records are passed in so unchanged wallets keep their state.
-  const cycle = (bodies, previous, render = renderer) => run(bodies, previous, render);
+  const cycle = (bodies, previous, render = renderer, interning = undefined) => run(bodies, previous, render, interning);
   const [first, second] = generations;
   // A daemon runs cycle after cycle: warm up first (the code compiled, as in a daemon
   // past its first minutes).
-  await cycle(first, undefined, newRenderer());
+  await cycle(first, undefined, newRenderer(), newInterning());
   const parseAll = () => first.forEach((b) => JSON.parse(b.text));
   await measure(parseAll);
   // Baseline: JSON.parse alone, the floor of any processing.
@@ -87,7 +92,7 @@ export async function pollProcessing(total) {
   // Nothing cached, as in the first cycle after a start without a snapshot: no previous
   // states to compare with, nothing rendered or encoded yet, and nothing else held
   // (measured first, before any cycle's snapshot is kept) …
-  const cold = await averaged(() => cycle(first, undefined, newRenderer()));
+  const cold = await averaged(() => cycle(first, undefined, newRenderer(), newInterning()));
   // … the steady state: wallets that did not change keep their state and metric lines …
   let previous = await cycle(first, undefined);
   const steady = await averaged(async () => (previous = await cycle(first, previous)));

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Address } from '@ton/core';
 import { describe, expect, it } from 'vitest';
-import { compactForm, crc16, isCanonicalRaw, parseAddress, rawKey, userFriendly } from '../../src/ton/address.js';
+import { compactForm, crc16, friendlyForm, isCanonicalRaw, isFriendlyFormOf, parseAddress, rawKey, userFriendly } from '../../src/ton/address.js';
 
 const RAW = '0:29023DEB1272494B112310754AAC7DD0660B68FCC40C3A693C97BD9ACDA5E563';
 
@@ -127,6 +127,30 @@ describe('the codec against @ton/core', () => {
         }
       }
       expect(compactForm(rawKey(address))).toBe(address.toString({ urlSafe: true, bounceable: true }));
+    }
+  });
+
+  it('tells a form @ton/core writes for the key and flags from any other text, without making one', () => {
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    for (const [i, address] of addresses.entries()) {
+      const raw = rawKey(address);
+      for (const bounceable of [true, false]) {
+        for (const testnet of [false, true]) {
+          const text = address.toString({ urlSafe: true, bounceable, testOnly: testnet });
+          expect(isFriendlyFormOf(text, raw, { bounceable, testnet }), text).toBe(true);
+          expect(isFriendlyFormOf(text, raw, { bounceable: !bounceable, testnet })).toBe(false);
+          expect(isFriendlyFormOf(text, raw, { bounceable, testnet: !testnet })).toBe(false);
+          // Any one character changed, the standard alphabet, another key, another length.
+          const at = i % 48;
+          const changed = text.slice(0, at) + alphabet[(alphabet.indexOf(text[at] as string) + 1 + (i % 63)) % 64] + text.slice(at + 1);
+          expect(isFriendlyFormOf(changed, raw, { bounceable, testnet }), changed).toBe(false);
+          const standard = address.toString({ urlSafe: false, bounceable, testOnly: testnet });
+          expect(isFriendlyFormOf(standard, raw, { bounceable, testnet })).toBe(standard === text);
+          expect(isFriendlyFormOf(text, rawKey(addresses[(i + 1) % addresses.length] as Address), { bounceable, testnet })).toBe(false);
+          expect(isFriendlyFormOf(`${text}A`, raw, { bounceable, testnet })).toBe(false);
+          expect(friendlyForm(raw, { bounceable, testnet })).toBe(text);
+        }
+      }
     }
   });
 
