@@ -178,6 +178,16 @@ if (runs('lifecycle')) {
   }
   const perWallet = ((medians[1] ?? 0) - (medians[0] ?? 0)) / 90_000;
   console.log(`  RSS growth per watched wallet, from the medians at 10,000 and 100,000: ${fmt(perWallet)} B (target ≤ 500 B) ${verdict(perWallet <= 500)}`);
+  // BENCH_LIFECYCLE_WALLETS=1000000: the growth where the target is set, at a million wallets in one process (and 1.5 GB of RAM).
+  const large = Number(process.env.BENCH_LIFECYCLE_WALLETS ?? 0);
+  if (large > 10_000) {
+    const options = { identity: false, rps: 1000 };
+    const [small, big] = [await memoryWhilePolling(10_000, 60, options), await memoryWhilePolling(large, 60, options)];
+    const growth = (median(big) - median(small)) / (large - 10_000);
+    console.log(
+      `  at ${fmt(large)} wallets (no identity scrapes, ${options.rps} rps, 60 s once the first cycle is done, so inside the cycles that follow it): peak ${mb(Math.max(...big))}, median ${mb(median(big))}; 10,000 the same way: median ${mb(median(small))}; growth per watched wallet ${fmt(growth)} B (target ≤ 500 B) ${verdict(growth <= 500)}`,
+    );
+  }
   const rss10k = await bestOf(2, () => memoryAfterScrapes(10_000));
   const rss100k = await bestOf(2, () => memoryAfterScrapes(100_000));
   console.log(
