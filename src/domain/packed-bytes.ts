@@ -86,29 +86,39 @@ export function pushBase64Hash(out: number[], text: string): boolean {
   return (bits & 3) === 0;
 }
 
-/**
- * The character code of the padded standard base64 of the 32 bytes at `at`, at `index`
- * (0–43): 11 groups of 3 bytes make 4 characters each; the last group has 2 bytes and ends
- * with `=`.
- */
-function base64CodeAt(tail: string, at: number, index: number): number {
-  if (index === 43) return 61;
-  const group = at + 3 * (index >>> 2);
-  const n = (tail.charCodeAt(group) << 16) | (tail.charCodeAt(group + 1) << 8) | (index < 40 ? tail.charCodeAt(group + 2) : 0);
-  return BASE64.charCodeAt((n >>> (18 - 6 * (index & 3))) & 63);
+/** The 24 bits of the hash's 3-byte group `group` (0–10) at `at`: the last has 2 bytes, the third read as 0. */
+function groupAt(tail: string, at: number, group: number): number {
+  const i = at + 3 * group;
+  return (tail.charCodeAt(i) << 16) | (tail.charCodeAt(i + 1) << 8) | (group < 10 ? tail.charCodeAt(i + 2) : 0);
 }
 
-/** The padded standard base64 of the 32 bytes at `at`. */
+/** The base64 character code of the 6 bits of `n` at `shift`. */
+const codeOf = (n: number, shift: number): number => BASE64.charCodeAt((n >>> shift) & 63);
+
+/** The padded standard base64 of the 32 bytes at `at`: 11 groups of 4 characters, the last ending in `=`. */
 export function base64HashAt(tail: string, at: number): string {
   const codes = new Array<number>(44);
-  for (let i = 0; i < 44; i += 1) codes[i] = base64CodeAt(tail, at, i);
+  for (let group = 0; group < 11; group += 1) {
+    const n = groupAt(tail, at, group);
+    const c = 4 * group;
+    codes[c] = codeOf(n, 18);
+    codes[c + 1] = codeOf(n, 12);
+    codes[c + 2] = codeOf(n, 6);
+    codes[c + 3] = codeOf(n, 0);
+  }
+  codes[43] = 61;
   return String.fromCharCode(...codes);
 }
 
 /** Whether `text` is exactly base64HashAt's text for the 32 bytes at `at`, without making it. */
 export function isBase64HashAt(tail: string, at: number, text: string): boolean {
-  if (text.length !== 44) return false;
-  for (let i = 0; i < 44; i += 1) if (text.charCodeAt(i) !== base64CodeAt(tail, at, i)) return false;
+  if (text.length !== 44 || text.charCodeAt(43) !== 61) return false;
+  for (let group = 0; group < 11; group += 1) {
+    const n = groupAt(tail, at, group);
+    const c = 4 * group;
+    if (text.charCodeAt(c) !== codeOf(n, 18) || text.charCodeAt(c + 1) !== codeOf(n, 12) || text.charCodeAt(c + 2) !== codeOf(n, 6)) return false;
+    if (group < 10 && text.charCodeAt(c + 3) !== codeOf(n, 0)) return false;
+  }
   return true;
 }
 
