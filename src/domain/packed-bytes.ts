@@ -48,8 +48,8 @@ export function unsignedAt(tail: string, at: number, width: Width): string {
 /**
  * Whether `text` is exactly what unsignedAt gives for the 8 bytes at `at`, without making
  * that text: a poll compares every wallet's new balance and logical time with the held
- * ones. Below 2^53 (balances under 9 million TON, every logical time) the digits are summed
- * as a number; past it, the text is made and compared.
+ * ones. Up to 15 digits (balances under a million TON, today's logical times) the digits
+ * are summed as a number, exactly; past that, the text is made and compared.
  */
 export function isUnsignedTextAt(tail: string, at: number, text: string): boolean {
   const high = word(tail, at);
