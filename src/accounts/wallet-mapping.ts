@@ -128,10 +128,7 @@ function keptState(
   if (before && sameState(before, state)) return before;
   const own = printedRaw ? { ...decoded, address: raw } : state;
   if (interning === undefined) return own;
-  const previous = before ? packedKind(before) : undefined;
-  const known =
-    previous !== undefined && isOfKind(own, previous) ? previous : recent.kind !== undefined && isOfKind(own, recent.kind) ? recent.kind : undefined;
-  const packed = packedState(own, interning, known);
+  const packed = packedState(own, interning, knownKind(own, before, recent.kind));
   recent.kind = packedKind(packed) ?? recent.kind;
   if (packed !== own) return packed;
   // Not packable (packed-state.ts): as it came, its repeated strings interned.
@@ -142,6 +139,13 @@ function keptState(
     status: interning.string(status),
     wallet_type: type === null ? null : interning.string(type),
   };
+}
+
+/** The kind `state` is of, among the previous state's and the last one packed; undefined when neither. */
+function knownKind(state: ServedWalletState, before: ServedWalletState | null | undefined, recent: StateKind | undefined): StateKind | undefined {
+  const previous = before ? packedKind(before) : undefined;
+  if (previous !== undefined && isOfKind(state, previous)) return previous;
+  return recent !== undefined && isOfKind(state, recent) ? recent : undefined;
 }
 
 /**

@@ -54,10 +54,13 @@ const CRC_TABLE = Uint16Array.from({ length: 256 }, (_, byte) => {
   return crc;
 });
 
+/** The CRC16 `crc` carried on over one more byte. */
+const crcStep = (crc: number, byte: number): number => ((crc << 8) & 0xffff) ^ (CRC_TABLE[((crc >> 8) ^ byte) & 0xff] as number);
+
 /** The CRC16 of `bytes[0, end)`. */
 export function crc16(bytes: Uint8Array, end = bytes.length): number {
   let crc = 0;
-  for (let i = 0; i < end; i += 1) crc = ((crc << 8) & 0xffff) ^ (CRC_TABLE[((crc >> 8) ^ (bytes[i] as number)) & 0xff] as number);
+  for (let i = 0; i < end; i += 1) crc = crcStep(crc, bytes[i] as number);
   return crc;
 }
 
@@ -142,7 +145,7 @@ export function isFriendlyFormOf(text: string, raw: string, options: FriendlyFor
   const byteAt = (i: number): number => {
     if (i >= 34) return i === 34 ? crc >> 8 : crc & 255;
     const byte = i === 0 ? tag : i === 1 ? workchain : (hexValue(raw.charCodeAt(hexAt + 2 * (i - 2))) << 4) | hexValue(raw.charCodeAt(hexAt + 2 * (i - 2) + 1));
-    crc = ((crc << 8) & 0xffff) ^ (CRC_TABLE[((crc >> 8) ^ byte) & 0xff] as number);
+    crc = crcStep(crc, byte);
     return byte;
   };
   for (let i = 0; i < 36; i += 3) {
