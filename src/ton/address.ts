@@ -128,6 +128,7 @@ export function friendlyForm(raw: string, options: FriendlyFormOptions): string 
 }
 
 const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+const BASE64URL_CODES = Uint8Array.from(BASE64URL, (c) => c.charCodeAt(0));
 
 /**
  * Whether `text` is exactly friendlyForm(raw, options), read against it character by
@@ -138,26 +139,42 @@ export function isFriendlyFormOf(text: string, raw: string, options: FriendlyFor
   const hexAt = raw.length - 64;
   if (text.length !== 48 || hexAt < 2) return false;
   const tag = (options.bounceable ? BOUNCEABLE_TAG : NON_BOUNCEABLE_TAG) | (options.testnet ? TEST_FLAG : 0);
-  // As friendlyForm writes it: the workchain's low byte (two's complement: -1 is 0xff).
-  const workchain = Number(raw.slice(0, hexAt - 1)) & 255;
-  let crc = 0;
-  // The 36 bytes in order (tag, workchain, the hash's 32, the CRC's 2), each CRC'd as it passes; 3 bytes make 4 characters.
-  const byteAt = (i: number): number => {
-    if (i >= 34) return i === 34 ? crc >> 8 : crc & 255;
-    const byte = i === 0 ? tag : i === 1 ? workchain : (hexValue(raw.charCodeAt(hexAt + 2 * (i - 2))) << 4) | hexValue(raw.charCodeAt(hexAt + 2 * (i - 2) + 1));
+  // As friendlyForm writes it: the workchain's low byte (two's complement: -1 is 0xff); "0:" read without a slice.
+  const workchain = hexAt === 2 && raw.charCodeAt(0) === 48 ? 0 : Number(raw.slice(0, hexAt - 1)) & 255;
+  // The 36 bytes in order (tag, workchain, the hash's 32, the CRC's 2), each CRC'd as it
+  // passes; every 3 bytes (`group`) make 4 characters. Locals only: a poll runs this for
+  // every wallet, and a closure over the CRC would be made at every call.
+  let crc = crcStep(crcStep(0, tag), workchain);
+  let group = (tag << 8) | workchain;
+  let at = 0;
+  for (let i = 0; i < 32; i += 1) {
+    const byte = (hexValue(raw.charCodeAt(hexAt + 2 * i)) << 4) | hexValue(raw.charCodeAt(hexAt + 2 * i + 1));
     crc = crcStep(crc, byte);
-    return byte;
-  };
-  for (let i = 0; i < 36; i += 3) {
-    const n = (byteAt(i) << 16) | (byteAt(i + 1) << 8) | byteAt(i + 2);
-    const at = (i / 3) * 4;
-    for (let k = 0; k < 4; k += 1) if (text.charCodeAt(at + k) !== BASE64URL.charCodeAt((n >>> (18 - 6 * k)) & 63)) return false;
+    group = (group << 8) | byte;
+    // Bytes 2 + i: a group ends at byte 4, 7, …, 32, that is where i is a multiple of 3.
+    if (i % 3 === 0) {
+      if (!isBase64GroupAt(text, at, group)) return false;
+      at += 4;
+      group = 0;
+    }
   }
-  return true;
+  // Byte 33, the hash's last, with the CRC's two.
+  return isBase64GroupAt(text, at, (group << 16) | crc);
 }
 
-/** The value of an uppercase hex digit's character code. */
-const hexValue = (code: number): number => (code <= 57 ? code - 48 : code - 55);
+/** Whether text[at, at + 4) is the base64url of the 3 bytes in `group`. */
+const isBase64GroupAt = (text: string, at: number, group: number): boolean =>
+  text.charCodeAt(at) === BASE64URL_CODES[(group >>> 18) & 63] &&
+  text.charCodeAt(at + 1) === BASE64URL_CODES[(group >>> 12) & 63] &&
+  text.charCodeAt(at + 2) === BASE64URL_CODES[(group >>> 6) & 63] &&
+  text.charCodeAt(at + 3) === BASE64URL_CODES[group & 63];
+
+/**
+ * The value of an uppercase hex digit's character code, from a table: a comparison would
+ * branch one way or the other at random, 64 times an address.
+ */
+const HEX_VALUES = Uint8Array.from({ length: 128 }, (_, code) => Math.max(0, '0123456789ABCDEF'.indexOf(String.fromCharCode(code))));
+const hexValue = (code: number): number => HEX_VALUES[code & 127] as number;
 
 /**
  * The shortest form upstreams accept for a canonical raw key: user-friendly, base64url,
