@@ -165,6 +165,8 @@ export async function endpointBenchmarks({ seconds = 5, rounds = 2 } = {}) {
     { name: 'GET /metrics, 10,000 wallets, identity', path: '/metrics', headers: {}, target: null },
     { name: 'GET / (the status page), 10,000 wallets', path: '/', headers: {}, target: null },
     { name: 'GET /api/status, 10,000 wallets', path: '/api/status', headers: {}, target: null },
+    // What an open status page asks every second besides /api/status: the first page of the wallets' table.
+    { name: 'GET /api/status/wallets, 10,000 wallets, a page of 50', path: '/api/status/wallets?q=&page=1', headers: {}, target: null },
   ];
   try {
     // The bytes tonwatch answers each row with, once every part of the snapshot is loaded.

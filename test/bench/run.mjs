@@ -65,6 +65,17 @@ if (runs('http')) {
   console.log(
     `  for information, with no poller at all: ${fmt(withPage.alone.rps)} req/s (p99 ${fmt(withPage.alone.p99, 2)} ms, ${pct(withPage.alone.serverCpuShare)}); the pages against that: ${fmt(withPage.withPages.rps / withPage.alone.rps, 3)} (the poller's own cost included)`,
   );
+  // What serving the pages costs, from the table's CPU per request under wrk: the poller's 20 requests a second of each
+  // page instead of as many of v2.
+  const cpuOf = (path) => {
+    const row = rows.find((r) => r.path === path);
+    return row.tonwatch.serverCpuShare / row.tonwatch.rps;
+  };
+  const v2Cpu = cpuOf('/api/v2/getOutMsgQueueSizes');
+  const pagesCost = 20 * (cpuOf('/api/status') - v2Cpu) + 20 * (cpuOf('/api/status/wallets?q=&page=1') - v2Cpu);
+  console.log(
+    `  what the pages cost over the same poller asking v2, from the table's CPU per request: ${fmt(pagesCost * 1e3, 2)} ms of CPU a second, ${fmt(pagesCost * 100, 2)} % of a core`,
+  );
   const list = (runs) => runs.map((r) => fmt(r.rps)).join(', ');
   console.log(
     `\nGET /api/v2/getOutMsgQueueSizes in ${fresh.instances} fresh processes a side, alternating (each warmed up for 1 s, tonwatch once its start-up work is done, then ${fresh.seconds} s): tonwatch ${list(fresh.runs.tonwatch)} req/s (median ${fmt(fresh.tonwatch)}); bare, same bytes ${list(fresh.runs.bare)} (median ${fmt(fresh.bare)}): ratio of the medians ${fmt(fresh.ratio, 2)} (target ≥ 0.9) ${verdict(fresh.ratio >= 0.9)}`,
