@@ -15,16 +15,34 @@ const DECIMAL = { 8: /^(?:0|[1-9][0-9]{0,19})$/, 16: /^(?:0|[1-9][0-9]{0,38})$/ 
 
 export type Width = 8 | 16;
 
+/**
+ * The value of a canonical decimal (no sign, no leading zero but in "0" itself) of at most
+ * 15 digits, exact as a number, read with nothing made; -1 for any other text. A poll reads
+ * every changed wallet's balance and logical time this way.
+ */
+function smallDecimal(text: string): number {
+  const length = text.length;
+  if (length === 0 || length > 15 || (length > 1 && text.charCodeAt(0) === 48)) return -1;
+  let n = 0;
+  for (let i = 0; i < length; i += 1) {
+    const digit = text.charCodeAt(i) - 48;
+    if (digit < 0 || digit > 9) return -1;
+    n = n * 10 + digit;
+  }
+  return n;
+}
+
 /** Appends a canonical decimal below 2^(8·width) as `width` bytes, high first; false when it is not one. */
 export function pushUnsigned(out: number[], text: string, width: Width): boolean {
-  if (!DECIMAL[width].test(text)) return false;
-  if (text.length <= 15) {
-    const n = Number(text);
+  const small = smallDecimal(text);
+  if (small >= 0) {
     for (let i = 8; i < width; i += 1) out.push(0);
-    pushWord(out, Math.floor(n / TWO_32));
-    pushWord(out, n % TWO_32);
+    pushWord(out, Math.floor(small / TWO_32));
+    pushWord(out, small % TWO_32);
     return true;
   }
+  // Longer than 15 digits, or not a canonical decimal at all.
+  if (!DECIMAL[width].test(text)) return false;
   let n = BigInt(text);
   if (n >> BigInt(8 * width) !== 0n) return false;
   const bytes: number[] = [];
@@ -53,17 +71,9 @@ export function unsignedAt(tail: string, at: number, width: Width): string {
  */
 export function isUnsignedTextAt(tail: string, at: number, text: string): boolean {
   const high = word(tail, at);
-  const length = text.length;
-  if (high >= 2 ** 21 || length > 15) return unsignedAt(tail, at, 8) === text;
-  // Canonical: no leading zero but in "0" itself.
-  if (length === 0 || (length > 1 && text.charCodeAt(0) === 48)) return false;
-  let n = 0;
-  for (let i = 0; i < length; i += 1) {
-    const digit = text.charCodeAt(i) - 48;
-    if (digit < 0 || digit > 9) return false;
-    n = n * 10 + digit;
-  }
-  return n === high * TWO_32 + word(tail, at + 4);
+  if (high >= 2 ** 21 || text.length > 15) return unsignedAt(tail, at, 8) === text;
+  // -1 (not a canonical decimal) equals no value held.
+  return smallDecimal(text) === high * TWO_32 + word(tail, at + 4);
 }
 
 /** Appends the 32 bytes of a padded standard base64 hash; false when the text is not exactly that. */
