@@ -16,8 +16,8 @@ const STOP_WRITE_MS = 7_000;
 const STARTED_UP_AFTER_MS = 1_000;
 /**
  * The most of the replica's time writing the file may take. At a million wallets a write
- * of 285 MB takes about 5.5 s of CPU, every cycle (each record's fetch time moves); the
- * next then waits until ten times that has passed, and writes the newest snapshot.
+ * (241.7 MB) takes seconds of CPU, every cycle (each record's fetch time moves); the next
+ * then waits until ten times that has passed, and writes the newest snapshot.
  * What a restart loses is freshness, never correctness: each record keeps its fetch time.
  */
 const WRITE_SHARE = 0.1;
