@@ -176,14 +176,14 @@ function buildAnswer(
   for (const requested of addresses) {
     const watched = request.watched.has(requested.raw);
     const record = watched ? snapshot?.wallets.get(requested.raw) : readThrough?.get(requested.raw);
-    const key = `"${requested.raw}"`;
     const shown = record !== undefined && (!watched || isFresh(record.fetchedAt, request.now, request.maxAgeSeconds));
     if (!shown) {
-      book.push(`${key}:${JSON.stringify(addressBookEntry(undefined, requested.raw, request.testnet))}`);
+      book.push(`"${requested.raw}":${JSON.stringify(addressBookEntry(undefined, requested.raw, request.testnet))}`);
       continue;
     }
     validUntil = Math.min(validUntil, watched ? staleFrom(record.fetchedAt, request.maxAgeSeconds) : record.fetchedAt + readThroughMs);
-    const parts = fragmentsOf(record, key, request.testnet, () => addressBookEntry(record, requested.raw, request.testnet));
+    // The kept pieces are keyed by the record's own address: the requested one is a view of the request's URL.
+    const parts = fragmentsOf(record, `"${record.raw}"`, request.testnet, () => addressBookEntry(record, record.raw, request.testnet));
     if (parts.state !== null) wallets.push(parts.state);
     book.push(parts.book);
     if (parts.metadata !== null) metadata.push(parts.metadata);
@@ -207,9 +207,12 @@ interface CachedAnswer {
   readonly validUntil: number;
 }
 
+/** What an answer kept costs: its body, and its query (up to 1024 addresses, each some 70 bytes). */
+const sizeOf = (query: string, answer: CachedAnswer): number => answer.body.length + query.length;
+
 /**
  * Whole answers to repeated queries, by query string: at most CACHE_ENTRIES and
- * CACHE_BYTES (oldest out first), all dropped when the snapshot, the watchlist, the testnet
+ * CACHE_BYTES with their queries (oldest out first), all dropped when the snapshot, the watchlist, the testnet
  * flag or maxAgeSeconds changes.
  */
 function createAnswerCache() {
@@ -228,11 +231,11 @@ function createAnswerCache() {
     set(query: string, answer: CachedAnswer): void {
       if (answer.body.length > CACHE_BYTES / 8) return;
       answers.set(query, answer);
-      bytes += answer.body.length;
+      bytes += sizeOf(query, answer);
       for (const [oldest, entry] of answers) {
         if (answers.size <= CACHE_ENTRIES && bytes <= CACHE_BYTES) break;
         answers.delete(oldest);
-        bytes -= entry.body.length;
+        bytes -= sizeOf(oldest, entry);
       }
     },
   };
