@@ -42,16 +42,6 @@ export function isCanonicalRaw(text: string): boolean {
 }
 const FRIENDLY_FORM = /^[A-Za-z0-9+/_-]{48}$/;
 
-/**
- * A copy of a raw key that shares no memory with the text it was cut from. V8 makes a
- * substring of 13 characters or more a view of its parent, so a key parsed from a request
- * and kept (a cache's key, a record's address) would keep the whole request's URL alive
- * with it.
- */
-export function ownRawKey(raw: string): string {
-  return Buffer.from(raw, 'latin1').toString('latin1');
-}
-
 /** Formats an Address as the canonical raw uppercase key. */
 export function rawKey(address: Address): string {
   return `${address.workChain}:${address.hash.toString('hex').toUpperCase()}`;

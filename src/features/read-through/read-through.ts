@@ -7,7 +7,7 @@ import type { BatchSize } from '../../accounts/batches.js';
 import { createPendingAddresses, type Outcome, type PendingAddresses } from './pending.js';
 import { createRecordCache } from './cache.js';
 import { matchWalletAnswer } from '../../accounts/wallet-mapping.js';
-import { ownRawKey } from '../../ton/address.js';
+import { ownString } from '../../domain/own-string.js';
 
 /**
  * Read-through: wallet states for addresses that are not on the watchlist, fetched for the
@@ -144,7 +144,7 @@ export function createReadThrough(deps: ReadThroughDeps): ReadThrough {
       deps.count('coalesced', waits.length);
       for (const asked of missing) {
         // Kept as the cache's key and the record's address: not a view of the request's URL.
-        const raw = ownRawKey(asked);
+        const raw = ownString(asked);
         waits.push(pending.add(raw, client));
         waitingFor.push(raw);
       }
