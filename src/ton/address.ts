@@ -69,6 +69,15 @@ const NON_BOUNCEABLE_TAG = 0x51;
 const TEST_FLAG = 0x80;
 
 /**
+ * A raw key made of its parts, in one piece: joined, where a concatenation would be a tree
+ * of its parts (V8), which a watchlist of user-friendly forms keeps for every wallet: 48 B
+ * a wallet more, index included.
+ */
+function rawText(workchain: number, hex: string): string {
+  return [workchain, ':', hex].join('');
+}
+
+/**
  * The raw key of a 48-character user-friendly form (either base64 alphabet, or both),
  * or why it is not one: the tag, workchain and checksum rules of @ton/core's parser.
  */
@@ -80,7 +89,7 @@ function rawOfFriendly(text: string): AddressParseResult {
   if (tag !== BOUNCEABLE_TAG && tag !== NON_BOUNCEABLE_TAG) return { ok: false, reason: 'Unknown address tag' };
   // As @ton/core reads it: 0xff is the masterchain, any other byte a workchain 0..254.
   const workchain = bytes[1] === 0xff ? -1 : (bytes[1] as number);
-  return { ok: true, value: { raw: `${workchain}:${bytes.toString('hex', 2, 34).toUpperCase()}` } };
+  return { ok: true, value: { raw: rawText(workchain, bytes.toString('hex', 2, 34).toUpperCase()) } };
 }
 
 /**
@@ -95,7 +104,7 @@ export function parseAddress(input: string): AddressParseResult {
   if (RAW_FORM.test(text)) {
     const colon = text.indexOf(':');
     // parseInt gives -0 for "-0" and "-00", printed "0" as the workchain of an Address is.
-    return { ok: true, value: { raw: `${Number.parseInt(text.slice(0, colon), 10)}:${text.slice(colon + 1).toUpperCase()}` } };
+    return { ok: true, value: { raw: rawText(Number.parseInt(text.slice(0, colon), 10), text.slice(colon + 1).toUpperCase()) } };
   }
   const friendly = text.replaceAll(' ', '+');
   if (!FRIENDLY_FORM.test(friendly)) return { ok: false, reason: 'not a raw (wc:hex) or 48-character user-friendly address' };

@@ -35,7 +35,40 @@ console.log(JSON.stringify({ kept: wallets.length, heapMb: process.memoryUsage()
   return JSON.parse(run.stdout.trim()) as { kept: number; heapMb: number };
 }
 
+const ADDRESS = new URL('../../dist/ton/address.js', import.meta.url).href;
+
+/** The heap a watchlist of 200,000 user-friendly forms with names holds a wallet, its index included. */
+function bytesPerFriendlyWallet(): number {
+  const script = `
+const { parseWatchlistFile, watchlistKeys } = await import(${JSON.stringify(WATCHLIST)});
+const { friendlyForm } = await import(${JSON.stringify(ADDRESS)});
+const wallets = 200_000;
+const lines = [];
+for (let i = 0; i < wallets; i += 1) {
+  const raw = '0:' + ((i * 2654435761) >>> 0).toString(16).toUpperCase().padStart(8, '0') + i.toString(16).toUpperCase().padStart(56, '0');
+  lines.push(friendlyForm(raw, { bounceable: i % 2 === 0, testnet: false }) + ',wallet ' + i);
+}
+const bytes = Buffer.from(lines.join('\\n'));
+lines.length = 0;
+const heap = () => (globalThis.gc(), globalThis.gc(), process.memoryUsage().heapUsed);
+const before = heap();
+const parsed = parseWatchlistFile('w.txt', bytes, []);
+const index = watchlistKeys(parsed.wallets);
+if (parsed.wallets.length !== wallets || index.size !== wallets) throw new Error('parsed ' + parsed.wallets.length);
+console.log(JSON.stringify({ perWallet: (heap() - before) / wallets }));
+globalThis.kept = [parsed, index];
+`;
+  const run = spawnSync(process.execPath, ['--expose-gc', '--input-type=module', '-e', script], { encoding: 'utf8' });
+  if (run.status !== 0) throw new Error(run.stderr);
+  return (JSON.parse(run.stdout.trim()) as { perWallet: number }).perWallet;
+}
+
 describe('parseWatchlistFile memory', () => {
+  it('keeps the raw key of a user-friendly form in one piece', () => {
+    // ~169 B a wallet; ~217 B with raw keys kept as the concatenations they were made as.
+    expect(bytesPerFriendlyWallet()).toBeLessThan(193);
+  });
+
   it.each(['raw', 'friendly'] as const)('keeps no part of the text alive (%s addresses)', (flavour) => {
     const { kept, heapMb } = heapAfterParsing(flavour);
     expect(kept).toBe(2);
