@@ -44,7 +44,7 @@ const FRIENDLY_FORM = /^[A-Za-z0-9+/_-]{48}$/;
 
 /** Formats an Address as the canonical raw uppercase key. */
 export function rawKey(address: Address): string {
-  return `${address.workChain}:${address.hash.toString('hex').toUpperCase()}`;
+  return rawText(address.workChain, address.hash.toString('hex').toUpperCase());
 }
 
 /** CRC-16/XMODEM (polynomial 0x1021, initial 0), the checksum of user-friendly forms: one table lookup per byte. */
@@ -70,8 +70,8 @@ const TEST_FLAG = 0x80;
 
 /**
  * A raw key made of its parts, in one piece: joined, where a concatenation would be a tree
- * of its parts (V8), which a watchlist of user-friendly forms keeps for every wallet: 48 B
- * a wallet more, index included.
+ * of its parts (V8). Keys are kept: a watchlist of user-friendly forms keeps one for every
+ * wallet, and as concatenations they cost 48 B a wallet more, index included.
  */
 function rawText(workchain: number, hex: string): string {
   return [workchain, ':', hex].join('');
