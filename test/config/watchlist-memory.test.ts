@@ -1,7 +1,5 @@
-import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { measuredInFreshNode } from '../helpers/process.js';
 
 /**
  * A parsed watchlist file does not hold on to the file's text: in a fresh Node process on
@@ -12,7 +10,6 @@ import { describe, expect, it } from 'vitest';
 const WATCHLIST = new URL('../../dist/config/watchlist.js', import.meta.url).href;
 
 function heapAfterParsing(flavour: 'raw' | 'friendly'): { kept: number; heapMb: number } {
-  if (!existsSync(fileURLToPath(WATCHLIST))) throw new Error('dist/ is missing: run "npm run build" (npm test does)');
   const script = `
 const { parseWatchlistFile } = await import(${JSON.stringify(WATCHLIST)});
 function parse() {
@@ -30,9 +27,7 @@ await new Promise((resolve) => setTimeout(resolve, 50));
 globalThis.gc();
 console.log(JSON.stringify({ kept: wallets.length, heapMb: process.memoryUsage().heapUsed / 1e6 }));
 `;
-  const run = spawnSync(process.execPath, ['--expose-gc', '--input-type=module', '-e', script], { encoding: 'utf8' });
-  if (run.status !== 0) throw new Error(run.stderr);
-  return JSON.parse(run.stdout.trim()) as { kept: number; heapMb: number };
+  return measuredInFreshNode<{ kept: number; heapMb: number }>(script);
 }
 
 const ADDRESS = new URL('../../dist/ton/address.js', import.meta.url).href;
@@ -58,9 +53,7 @@ if (parsed.wallets.length !== wallets || index.size !== wallets) throw new Error
 console.log(JSON.stringify({ perWallet: (heap() - before) / wallets }));
 globalThis.kept = [parsed, index];
 `;
-  const run = spawnSync(process.execPath, ['--expose-gc', '--input-type=module', '-e', script], { encoding: 'utf8' });
-  if (run.status !== 0) throw new Error(run.stderr);
-  return (JSON.parse(run.stdout.trim()) as { perWallet: number }).perWallet;
+  return measuredInFreshNode<{ perWallet: number }>(script).perWallet;
 }
 
 describe('parseWatchlistFile memory', () => {

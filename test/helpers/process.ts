@@ -119,3 +119,15 @@ export async function startDaemonProcess(dir: string, config: string, env: Recor
 export function ready(url: string, timeoutMs = 20_000): Promise<true> {
   return eventually(async () => ((await fetch(`${url}/readyz`)).status === 200 ? true : undefined), timeoutMs, 'readiness');
 }
+
+/**
+ * Runs `script` (an ES module) in a fresh Node process with the collector at hand
+ * (`globalThis.gc`), on the built code, and returns the JSON it prints last: a heap
+ * measured there holds nothing of the test runner's.
+ */
+export function measuredInFreshNode<T>(script: string): T {
+  if (!existsSync(MAIN)) throw new Error('dist/ is missing: run "npm run build" (npm test does)');
+  const run = spawnSync(process.execPath, ['--expose-gc', '--input-type=module', '-e', script], { encoding: 'utf8' });
+  if (run.status !== 0) throw new Error(run.stderr);
+  return JSON.parse(run.stdout.trim().split('\n').at(-1) ?? '') as T;
+}

@@ -1,7 +1,5 @@
-import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { measuredInFreshNode } from '../helpers/process.js';
 
 /**
  * What a request leaves behind holds none of its URL. V8 makes a substring of 13 characters
@@ -68,7 +66,6 @@ const CASES: Record<string, [script: string, boundMb: number]> = {
 };
 
 function heapAfter(body: string): number {
-  if (!existsSync(fileURLToPath(dist('main.js')))) throw new Error('dist/ is missing: run "npm run build" (npm test does)');
   const script = `
 const raw = (i) => '0:' + i.toString(16).toUpperCase().padStart(64, '0');
 /** A query of its own, 1 MB long. */
@@ -79,9 +76,7 @@ await new Promise((resolve) => setTimeout(resolve, 50));
 globalThis.gc();
 console.log(JSON.stringify({ heapMb: process.memoryUsage().heapUsed / 1e6 }));
 `;
-  const run = spawnSync(process.execPath, ['--expose-gc', '--input-type=module', '-e', script], { encoding: 'utf8' });
-  if (run.status !== 0) throw new Error(run.stderr);
-  return (JSON.parse(run.stdout.trim()) as { heapMb: number }).heapMb;
+  return measuredInFreshNode<{ heapMb: number }>(script).heapMb;
 }
 
 /** The heap a served record's kept JSON pieces take, B: 30,000 records served, 100 a request, from one process. */
@@ -112,9 +107,7 @@ for (const query of queries) {
 console.log(JSON.stringify({ perRecord: (heap() - before) / ${records} }));
 globalThis.kept = [handler, queries];
 `;
-  const run = spawnSync(process.execPath, ['--expose-gc', '--input-type=module', '-e', script], { encoding: 'utf8' });
-  if (run.status !== 0) throw new Error(run.stderr);
-  return (JSON.parse(run.stdout.trim()) as { perRecord: number }).perRecord;
+  return measuredInFreshNode<{ perRecord: number }>(script).perRecord;
 }
 
 describe('memory a request leaves behind', () => {
