@@ -71,7 +71,8 @@ const TEST_FLAG = 0x80;
 /**
  * A raw key made of its parts, in one piece: joined, where a concatenation would be a tree
  * of its parts (V8). Keys are kept: a watchlist of user-friendly forms keeps one for every
- * wallet, and as concatenations they cost 48 B a wallet more, index included.
+ * wallet, and as concatenations they cost 48 B a wallet more, index included. Made so from
+ * the start, it needs no copy (ownString, for text that exists already).
  */
 function rawText(workchain: number, hex: string): string {
   return [workchain, ':', hex].join('');

@@ -87,16 +87,9 @@ export function createWalletStatesHandler(wallOffset: () => number = () => 0, fr
   const respond = createSnapshotResponder(wallOffset);
   const answers = createAnswerCache();
 
-  const fragmentsOf = (record: WalletRecord, key: string, testnet: boolean, make: () => ReturnType<typeof addressBookEntry>): Fragments => {
+  const fragmentsOf = (record: WalletRecord, testnet: boolean): Fragments => {
     const kept = fragments(record);
-    const network = testnet ? 'testnet' : 'mainnet';
-    // Kept in one piece: a third less memory than the trees of parts they are made as.
-    kept[network] ??= {
-      state: record.state ? ownString(indexerWalletJson(record.state)) : null,
-      book: ownString(`${key}:${JSON.stringify(make())}`),
-      metadata: record.metadata === undefined ? null : ownString(`${key}:${JSON.stringify(record.metadata)}`),
-    };
-    return kept[network];
+    return (kept[testnet ? 'testnet' : 'mainnet'] ??= fragmentsMadeOf(record, testnet));
   };
 
   const build = (
@@ -164,7 +157,7 @@ export function createWalletStatesHandler(wallOffset: () => number = () => 0, fr
  * `readThrough` records when given (else the address book only), and when it turns stale.
  */
 function buildAnswer(
-  fragmentsOf: (record: WalletRecord, key: string, testnet: boolean, make: () => ReturnType<typeof addressBookEntry>) => Fragments,
+  fragmentsOf: (record: WalletRecord, testnet: boolean) => Fragments,
   snapshot: WalletsLookup | null,
   request: WalletStatesRequest,
   addresses: readonly RequestedAddress[],
@@ -184,8 +177,7 @@ function buildAnswer(
       continue;
     }
     validUntil = Math.min(validUntil, watched ? staleFrom(record.fetchedAt, request.maxAgeSeconds) : record.fetchedAt + readThroughMs);
-    // The kept pieces are keyed by the record's own address: the requested one is a view of the request's URL.
-    const parts = fragmentsOf(record, `"${record.raw}"`, request.testnet, () => addressBookEntry(record, record.raw, request.testnet));
+    const parts = fragmentsOf(record, request.testnet);
     if (parts.state !== null) wallets.push(parts.state);
     book.push(parts.book);
     if (parts.metadata !== null) metadata.push(parts.metadata);
@@ -193,6 +185,20 @@ function buildAnswer(
   return {
     body: Buffer.from(`{"wallets":[${wallets.join(',')}],"address_book":{${book.join(',')}},"metadata":{${metadata.join(',')}}}`),
     validUntil,
+  };
+}
+
+/**
+ * A record's JSON pieces, made from the record alone, its own address included (a requested
+ * address is a view of the request's URL, which pieces kept with it would keep alive), each
+ * in one piece: a third less memory than the trees of parts they are made as.
+ */
+function fragmentsMadeOf(record: WalletRecord, testnet: boolean): Fragments {
+  const key = `"${record.raw}"`;
+  return {
+    state: record.state ? ownString(indexerWalletJson(record.state)) : null,
+    book: ownString(`${key}:${JSON.stringify(addressBookEntry(record, record.raw, testnet))}`),
+    metadata: record.metadata === undefined ? null : ownString(`${key}:${JSON.stringify(record.metadata)}`),
   };
 }
 
@@ -214,8 +220,8 @@ const sizeOf = (query: string, answer: CachedAnswer): number => answer.body.leng
 
 /**
  * Whole answers to repeated queries, by query string: at most CACHE_ENTRIES and
- * CACHE_BYTES with their queries (oldest out first), all dropped when the snapshot, the watchlist, the testnet
- * flag or maxAgeSeconds changes.
+ * CACHE_BYTES with their queries (oldest out first), all dropped when the snapshot, the
+ * watchlist, the testnet flag or maxAgeSeconds changes.
  */
 function createAnswerCache() {
   let key: { snapshot: WalletsLookup | null; watched: WatchedKeys; testnet: boolean; maxAge: number } | null = null;
