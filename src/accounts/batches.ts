@@ -23,6 +23,11 @@ export type BatchPurpose = 'poll' | 'read';
  * refused, halving the gap). Larger limits are learnt only by the wallet poll, with one
  * probe at a time, and only when a larger batch would help: at once while batches keep
  * going through, and once a probe was refused, again after PROBE_EVERY_MS.
+ *
+ * While the size is still being learnt, the wallet poll keeps one batch of a size not known
+ * to fit in flight, and its other batches wait for that batch's answer (`turn`) rather than
+ * go out cut at a size about to be outgrown or refused. Once the size has settled, an hourly
+ * probe goes out beside batches of the size that fits.
  */
 export interface BatchSize {
   /** The size to cut the next batch at; `wanted`: the addresses the caller has left (default: as many as the size). */
@@ -31,6 +36,13 @@ export interface BatchSize {
   accepted(size: number): void;
   /** A batch of `size` addresses was refused as too long; returns the size now in force. */
   refused(size: number): number;
+  /** A poll batch cut at `size` did not try that size: it failed otherwise, its cycle stopped, or fewer addresses were left to fill it. */
+  untried(size: number): void;
+  /**
+   * Null when the wallet poll, with `wanted` addresses left, may cut its next batch now;
+   * else the batch it waits for, answered: ask again then, and cut in the same turn.
+   */
+  turn(wanted: number): Promise<void> | null;
   /** True once the largest accepted size is known (the search has ended). */
   readonly settled: boolean;
 }
@@ -48,8 +60,12 @@ export function createBatchSize(max: number, now: () => number = Date.now, reque
   let ceiling = Infinity;
   let ceilingAt = 0;
   let ceilingWasProbe = false;
-  /** A probe handed out and not yet answered: one at a time. */
-  let probe: number | null = null;
+  /** The poll batch out at a size not known to fit (the start, a step of the search, a probe), until answered: one at a time. */
+  let edge: number | null = null;
+  /** Whether the edge batch is a probe above a size that fits (a refused probe ends the search; a refused step does not). */
+  let edgeIsProbe = false;
+  /** Poll workers waiting for the edge batch's answer. */
+  const waiting: (() => void)[] = [];
 
   const midpoint = (): number => Math.max(1, Math.floor((fits + ceiling) / 2));
   /** The size without probing: the start, the search's next step, or the largest that fits. */
@@ -58,30 +74,50 @@ export function createBatchSize(max: number, now: () => number = Date.now, reque
     if (!ceilingWasProbe && ceiling - fits > 1) return midpoint();
     return Math.max(1, fits);
   };
+  const settled = (): boolean => fits > 0 && ceiling !== Infinity && (ceilingWasProbe || ceiling - fits <= 1);
   const probeSize = (current: number): number | null => {
-    if (probe !== null || current >= max || fits < current) return null;
+    if (edge !== null || current >= max || fits < current) return null;
     if (ceiling === Infinity) return Math.min(max, current * 2);
     if (now() - ceilingAt < PROBE_EVERY_MS) return null;
     return ceiling - fits > 1 ? midpoint() : ceiling;
   };
+  /** A batch of `size` was answered or given up: the edge batch, if it is that one, no longer holds the others back. */
+  const answered = (size: number): void => {
+    if (edge === null || size < edge) return;
+    edge = null;
+    edgeIsProbe = false;
+    for (const wake of waiting.splice(0)) wake();
+  };
+  /**
+   * Wait while the edge batch is out and its answer decides the next size: climbing from a
+   * start under `max` while more is wanted, or searching down after a refusal.
+   */
+  const held = (wanted: number): boolean => edge !== null && (ceiling === Infinity ? start < max && wanted > fits : !settled());
   return {
     get(purpose = 'read', wanted) {
       const current = base();
-      if (purpose === 'read' || (wanted ?? current) <= current) return current;
+      if (purpose === 'read') return current;
+      const asked = wanted ?? current;
+      if (current > fits) {
+        if (asked > fits) edge ??= Math.min(current, asked);
+        return current;
+      }
+      if (asked <= current) return current;
       const larger = probeSize(current);
       if (larger === null) return current;
-      probe = larger;
-      return larger;
+      edge = Math.min(larger, asked);
+      edgeIsProbe = true;
+      return edge;
     },
     accepted(size) {
-      if (probe !== null && size >= probe) probe = null;
+      answered(size);
       fits = Math.max(fits, size);
       // The limit was raised (a probe went through): climb again.
       if (size >= ceiling) ceiling = Infinity;
     },
     refused(size) {
-      const wasProbe = probe !== null && size >= probe;
-      if (wasProbe) probe = null;
+      const wasProbe = edgeIsProbe && edge !== null && size >= edge;
+      answered(size);
       // Refused at or under what went through before: the limit was lowered; search again from nothing.
       if (size <= fits) fits = 0;
       if (size <= ceiling) {
@@ -91,8 +127,12 @@ export function createBatchSize(max: number, now: () => number = Date.now, reque
       ceilingAt = now();
       return base();
     },
+    untried: answered,
+    turn(wanted) {
+      return held(wanted) ? new Promise<void>((wake) => waiting.push(wake)) : null;
+    },
     get settled() {
-      return fits > 0 && ceiling !== Infinity && (ceilingWasProbe || ceiling - fits <= 1);
+      return settled();
     },
   };
 }
@@ -111,8 +151,11 @@ function largestWithin(max: number, requestLineBytes: (count: number) => number,
 
 /** Batches of a list of addresses, cut at the size in force when each is handed out. */
 export interface BatchQueue {
-  /** The next batch: a refused one first, split to the size now in force; null when none is left. */
-  next(): string[] | null;
+  /**
+   * The next batch, once the batch size lets it be cut (BatchSize.turn): a refused one first,
+   * split to the size now in force; null when none is left.
+   */
+  next(): Promise<string[] | null>;
   /** A batch refused as too long, to be handed out again at the (smaller) size in force. */
   putBack(batch: readonly string[]): void;
   /** Batches still to hand out at the size in force. */
@@ -130,28 +173,42 @@ export interface BatchQueueSources {
   readonly first?: () => readonly string[];
 }
 
-export function createBatchQueue(addresses: readonly string[], batchSize: Pick<BatchSize, 'get'>, sources: BatchQueueSources = {}): BatchQueue {
+export function createBatchQueue(
+  addresses: readonly string[],
+  batchSize: Pick<BatchSize, 'get' | 'untried' | 'turn'>,
+  sources: BatchQueueSources = {},
+): BatchQueue {
   const { wanted, first } = sources;
   const refused: (readonly string[])[] = [];
   const ahead: string[] = [];
   let offset = 0;
+  const left = (): number => addresses.length - offset + ahead.length + refused.reduce((sum, batch) => sum + batch.length, 0);
+  /** The next batch, cut at `size`. */
+  const cut = (size: number): string[] => {
+    const again = refused.shift();
+    if (again !== undefined) {
+      if (again.length > size) refused.unshift(again.slice(size));
+      return again.slice(0, size);
+    }
+    const batch: string[] = [];
+    const take = (address: string): void => {
+      if (wanted === undefined || wanted(address)) batch.push(address);
+    };
+    let taken = 0;
+    for (; taken < ahead.length && batch.length < size; taken += 1) take(ahead[taken] as string);
+    ahead.splice(0, taken);
+    for (; offset < addresses.length && batch.length < size; offset += 1) take(addresses[offset] as string);
+    return batch;
+  };
   return {
-    next() {
+    async next() {
+      // Asked again and cut in one go once woken: the first of the woken workers takes the next probe, the others wait for it.
+      for (let wait = batchSize.turn(left()); wait !== null; wait = batchSize.turn(left())) await wait;
       for (const address of first?.() ?? []) ahead.push(address);
-      const size = batchSize.get('poll', addresses.length - offset + ahead.length + refused.reduce((sum, batch) => sum + batch.length, 0));
-      const again = refused.shift();
-      if (again !== undefined) {
-        if (again.length > size) refused.unshift(again.slice(size));
-        return again.slice(0, size);
-      }
-      const batch: string[] = [];
-      const take = (address: string): void => {
-        if (wanted === undefined || wanted(address)) batch.push(address);
-      };
-      let taken = 0;
-      for (; taken < ahead.length && batch.length < size; taken += 1) take(ahead[taken] as string);
-      ahead.splice(0, taken);
-      for (; offset < addresses.length && batch.length < size; offset += 1) take(addresses[offset] as string);
+      const size = batchSize.get('poll', left());
+      const batch = cut(size);
+      // Fewer addresses were wanted than counted: this batch does not try `size`.
+      if (batch.length < size) batchSize.untried(size);
       return batch.length === 0 ? null : batch;
     },
     putBack(batch) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createBatchQueue, createBatchSize, DEFAULT_REQUEST_LINE_BYTES, PROBE_EVERY_MS } from '../../src/accounts/batches.js';
+import { createBatchQueue, createBatchSize, DEFAULT_REQUEST_LINE_BYTES, PROBE_EVERY_MS, type BatchSize } from '../../src/accounts/batches.js';
 
 /** Runs batches through an upstream that refuses more than `limit` addresses, until the size settles; returns the refusals it took. */
 function settle(size: ReturnType<typeof createBatchSize>, limit: number): number {
@@ -118,46 +118,159 @@ describe('batch size by request line', () => {
   });
 });
 
+/** A batch size fixed by the test, for the queue alone: no search, nothing to wait for. */
+function sized(get: () => number): Pick<BatchSize, 'get' | 'untried' | 'turn'> {
+  return { get, untried: () => undefined, turn: () => null };
+}
+
+describe('a probe that does not try its size', () => {
+  const requestLine = (count: number) => 'GET /api/v3/walletStates?address='.length + 49 * count - 1 + ' HTTP/1.1\r\n'.length;
+
+  it('is given up when its batch fails otherwise, and the next probe goes out', () => {
+    const size = createBatchSize(1000, () => 0, requestLine);
+    size.accepted(166);
+    expect(size.get('poll', 5000)).toBe(332);
+    // A 502, a timeout, a stopped cycle: nothing learnt about 332, and no probe left hanging.
+    size.untried(332);
+    expect(size.get('poll', 5000)).toBe(332);
+  });
+
+  it('is no larger than what is left, so its batch tries the size it was cut at', () => {
+    const size = createBatchSize(1000, () => 0, requestLine);
+    size.accepted(166);
+    expect(size.get('poll', 250)).toBe(250);
+    size.accepted(250);
+    expect(size.get('poll', 5000)).toBe(500);
+  });
+});
+
+/**
+ * One pass of `count` addresses by `workers` batches in flight, as the wallet poll runs it,
+ * through an upstream that refuses more than `limit` addresses (and fails the calls
+ * `failing` names); returns each call's batch length, and the most calls in flight at once.
+ */
+async function pass(size: BatchSize, count: number, limit: number, failing: (call: number) => boolean = () => false) {
+  const queue = createBatchQueue(
+    Array.from({ length: count }, (_, i) => `a${i}`),
+    size,
+  );
+  const calls: number[] = [];
+  let inFlight = 0;
+  let most = 0;
+  const worker = async (): Promise<void> => {
+    for (let batch = await queue.next(); batch !== null; batch = await queue.next()) {
+      const call = calls.push(batch.length);
+      most = Math.max(most, (inFlight += 1));
+      await new Promise((answer) => setTimeout(answer, 1));
+      inFlight -= 1;
+      if (failing(call)) size.untried(batch.length);
+      else if (batch.length <= limit) size.accepted(batch.length);
+      else {
+        size.refused(batch.length);
+        queue.putBack(batch);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: 8 }, worker));
+  return { calls, most };
+}
+
+describe('batch size while it is being learnt, eight batches in flight', () => {
+  const requestLine = (count: number) => 'GET /api/v3/walletStates?address='.length + 49 * count - 1 + ' HTTP/1.1\r\n'.length;
+
+  it('climbs one batch at a time, so no batch goes out cut at a size about to be outgrown', async () => {
+    const size = createBatchSize(1000, () => 0, requestLine);
+    const first = await pass(size, 100_000, Infinity);
+    // 166, 332 and 664, then batches of 1000: 102 calls, where 100 would do.
+    expect(first.calls.slice(0, 4)).toEqual([166, 332, 664, 1000]);
+    expect(first.calls.length).toBe(102);
+    expect(first.most).toBe(8);
+    // Learnt: the next pass starts at 1000, all eight in flight.
+    const second = await pass(size, 100_000, Infinity);
+    expect(second.calls.length).toBe(100);
+  });
+
+  it('keeps all eight in flight from the start for an upstream without a URL limit (a liteserver)', async () => {
+    const { calls, most } = await pass(createBatchSize(1000), 10_000, Infinity);
+    expect(calls.length).toBe(10);
+    expect(most).toBe(8);
+  });
+
+  it('behind an 8 KiB proxy, learns the limit from one refused probe, then keeps all eight in flight', async () => {
+    const size = createBatchSize(1000, () => 0, requestLine);
+    const { calls, most } = await pass(size, 10_000, 166);
+    expect(calls.filter((n) => n > 166)).toEqual([332]);
+    expect(calls.length).toBe(Math.ceil(10_000 / 166) + 1);
+    expect(most).toBe(8);
+  });
+
+  it('under 8 KiB, searches one refusal at a time', async () => {
+    const size = createBatchSize(1000, () => 0, requestLine);
+    const { calls } = await pass(size, 10_000, 80);
+    expect(calls.filter((n) => n > 80).length).toBeLessThanOrEqual(8);
+    expect(size.get('read')).toBe(80);
+  });
+
+  it('lets the others go on when the batch they wait for fails otherwise', async () => {
+    const size = createBatchSize(1000, () => 0, requestLine);
+    // The start and the first probe fail (a 502, say): the pass still ends, and the climb goes on.
+    const { calls } = await pass(size, 10_000, Infinity, (call) => call <= 2);
+    expect(calls.slice(0, 4)).toEqual([166, 166, 166, 332]);
+    expect(size.get('read')).toBe(1000);
+  });
+});
+
 describe('batch queue', () => {
-  it('cuts at the size in force when each batch is handed out, and hands a refused batch out again cut smaller', () => {
+  it('cuts at the size in force when each batch is handed out, and hands a refused batch out again cut smaller', async () => {
     const addresses = Array.from({ length: 10 }, (_, i) => `a${i}`);
     let size = 4;
-    const queue = createBatchQueue(addresses, { get: () => size });
-    const first = queue.next();
+    const queue = createBatchQueue(
+      addresses,
+      sized(() => size),
+    );
+    const first = await queue.next();
     expect(first).toEqual(['a0', 'a1', 'a2', 'a3']);
     expect(queue.remaining()).toBe(2);
     size = 3;
     queue.putBack(first ?? []);
-    expect(queue.next()).toEqual(['a0', 'a1', 'a2']);
-    expect(queue.next()).toEqual(['a3']);
-    expect(queue.next()).toEqual(['a4', 'a5', 'a6']);
-    expect(queue.next()).toEqual(['a7', 'a8', 'a9']);
-    expect(queue.next()).toBeNull();
+    expect(await queue.next()).toEqual(['a0', 'a1', 'a2']);
+    expect(await queue.next()).toEqual(['a3']);
+    expect(await queue.next()).toEqual(['a4', 'a5', 'a6']);
+    expect(await queue.next()).toEqual(['a7', 'a8', 'a9']);
+    expect(await queue.next()).toBeNull();
   });
 
-  it('hands out the addresses given first ahead of the rest, taken as each batch is cut, and counts them in what remains', () => {
+  it('hands out the addresses given first ahead of the rest, taken as each batch is cut, and counts them in what remains', async () => {
     const addresses = Array.from({ length: 6 }, (_, i) => `a${i}`);
     const given: string[][] = [[], ['t0', 't1', 't2', 't3'], [], ['t4']];
     const dropped = new Set(['t2']);
-    const queue = createBatchQueue(addresses, { get: () => 3 }, { first: () => given.shift() ?? [], wanted: (a) => !dropped.has(a) });
-    expect(queue.next()).toEqual(['a0', 'a1', 'a2']);
+    const queue = createBatchQueue(
+      addresses,
+      sized(() => 3),
+      { first: () => given.shift() ?? [], wanted: (a) => !dropped.has(a) },
+    );
+    expect(await queue.next()).toEqual(['a0', 'a1', 'a2']);
     // Taken over since: asked next, the one no longer wanted left out, the batch filled from the rest.
-    expect(queue.next()).toEqual(['t0', 't1', 't3']);
+    expect(await queue.next()).toEqual(['t0', 't1', 't3']);
     expect(queue.remaining()).toBe(1);
-    expect(queue.next()).toEqual(['a3', 'a4', 'a5']);
-    expect(queue.next()).toEqual(['t4']);
-    expect(queue.next()).toBeNull();
+    expect(await queue.next()).toEqual(['a3', 'a4', 'a5']);
+    expect(await queue.next()).toEqual(['t4']);
+    expect(await queue.next()).toBeNull();
   });
 
-  it('leaves out the addresses no longer wanted when each batch is cut, and ends when none is left', () => {
+  it('leaves out the addresses no longer wanted when each batch is cut, and ends when none is left', async () => {
     const addresses = Array.from({ length: 10 }, (_, i) => `a${i}`);
     const dropped = new Set<string>();
-    const queue = createBatchQueue(addresses, { get: () => 3 }, { wanted: (a) => !dropped.has(a) });
-    expect(queue.next()).toEqual(['a0', 'a1', 'a2']);
+    const queue = createBatchQueue(
+      addresses,
+      sized(() => 3),
+      { wanted: (a) => !dropped.has(a) },
+    );
+    expect(await queue.next()).toEqual(['a0', 'a1', 'a2']);
     // A member joined: it owns a4, a5 and a7 now.
     for (const a of ['a4', 'a5', 'a7']) dropped.add(a);
-    expect(queue.next()).toEqual(['a3', 'a6', 'a8']);
+    expect(await queue.next()).toEqual(['a3', 'a6', 'a8']);
     for (const a of ['a9']) dropped.add(a);
-    expect(queue.next()).toBeNull();
+    expect(await queue.next()).toBeNull();
   });
 });

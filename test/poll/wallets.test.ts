@@ -131,6 +131,41 @@ describe('wallet poller against the simulator', () => {
     }
   });
 
+  it('climbs past a probe that failed otherwise (a 502), one batch in flight while it climbs', async () => {
+    const t = await setup(3000, 1_000_000, 1000, 8);
+    const watchlist = t.sim.wallets.accounts().map((a) => watch(a.raw));
+    const base = t.deps(watchlist);
+    const batchSize = createBatchSize(1000, Date.now, (n) => walletStatesRequestLineBytes(running!.url, n));
+    let failedOnce = false;
+    let inFlight = 0;
+    let mostWhileClimbing = 0;
+    let climbed = false;
+    const client: UpstreamClient = {
+      ...base.client,
+      async fetchWalletStates(addresses, signal) {
+        if (!failedOnce && addresses.length > FITS_IN_8_KIB) {
+          failedOnce = true;
+          return { ok: false, error: new UpstreamError('http_5xx', 'HTTP 502', { upstream: 'sim', query: 'wallets', status: 502 }) };
+        }
+        inFlight += 1;
+        climbed ||= addresses.length === 1000;
+        if (!climbed) mostWhileClimbing = Math.max(mostWhileClimbing, inFlight);
+        const result = await base.client.fetchWalletStates(addresses, signal);
+        inFlight -= 1;
+        return result;
+      },
+    };
+    const deps = { ...base, client, batchSize };
+    expect(await pollWallets(deps)).toEqual({ ok: true, fetched: 2668, unknown: 0, failed: 332 });
+    // The failed probe held nothing back: the next one went out, and the climb reached walletBatchSize.
+    expect(t.accepted.slice(0, 3)).toEqual([166, 332, 664]);
+    expect(t.accepted.slice(3).sort((a, b) => a - b)).toEqual([506, 1000]);
+    expect(mostWhileClimbing).toBe(1);
+    t.accepted.length = 0;
+    expect(await pollWallets(deps)).toMatchObject({ ok: true, fetched: 3000, failed: 0 });
+    expect(t.accepted).toEqual([1000, 1000, 1000]);
+  });
+
   it('asks again for what a silently truncated answer left out', async () => {
     const t = await setup(1100, 1_000_000, 1024);
     const watchlist = t.sim.wallets.accounts().map((a) => watch(a.raw));

@@ -166,6 +166,7 @@ export async function pollJettons(deps: JettonPollDeps, signal?: AbortSignal): P
           for (let at = 0; at < owners.length; at += size) queue.push({ jetton, owners: owners.slice(at, at + size) });
           return;
         }
+        if (offset === 0) deps.batchSize.untried(owners.length);
         failure ??= `${jetton.name}: ${page.error.message}`;
         return;
       }
@@ -185,6 +186,8 @@ export async function pollJettons(deps: JettonPollDeps, signal?: AbortSignal): P
   requests += read.requests;
   failure ??= read.failure;
   await Promise.all(Array.from({ length: Math.max(1, deps.concurrency) }, worker));
+  // Batches a stopped cycle left unasked (a probe among them) tried no size.
+  for (const left of queue) deps.batchSize.untried(left.owners.length);
   if (signal?.aborted) return { ok: false, error: 'aborted' };
   const masters = new Map(deps.config.jettons.map((j) => [j.name, j.master]));
   deps.publish({ ...merged(watched, fetched, previous), decimals, masters });

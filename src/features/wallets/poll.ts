@@ -151,7 +151,12 @@ async function askInBatches(cycle: Cycle, addresses: readonly string[], pass: nu
   const leftOut: LeftOut[] = [];
   let aborted = false;
   const worker = async (): Promise<void> => {
-    for (let batch = queue.next(); batch !== null && !aborted; batch = queue.next()) {
+    for (let batch = await queue.next(); batch !== null; batch = await queue.next()) {
+      if (aborted) {
+        // Cut while another batch found the cycle stopped: not asked.
+        cycle.deps.batchSize.untried(batch.length);
+        return;
+      }
       const answered = await askBatch(cycle, batch);
       if (answered === 'aborted') {
         aborted = true;
@@ -177,7 +182,10 @@ async function askInBatches(cycle: Cycle, addresses: readonly string[], pass: nu
  */
 async function askBatch(cycle: Cycle, batch: readonly string[]): Promise<LeftOut[] | 'refused' | 'aborted'> {
   const { client, logger, batchSize } = cycle.deps;
-  const result = await client.fetchWalletStates(batch, cycle.signal);
+  const result = await client.fetchWalletStates(batch, cycle.signal).catch((error: unknown) => {
+    batchSize.untried(batch.length);
+    throw error;
+  });
   if (result.ok) {
     cycle.batches.answered += 1;
     const wasSettled = batchSize.settled;
@@ -194,6 +202,7 @@ async function askBatch(cycle: Cycle, batch: readonly string[]): Promise<LeftOut
     return matched.missing.map((raw) => ({ raw, fetchedAt, upstream }));
   }
   const { error } = result;
+  if (error.code !== 'uri_too_long' || batch.length === 1) batchSize.untried(batch.length);
   if (error.code === 'aborted') return 'aborted';
   if (error.code === 'uri_too_long' && batch.length > 1) {
     cycle.batches.refused += 1;
