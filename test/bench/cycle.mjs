@@ -28,6 +28,7 @@ export async function cycleAgainstSimulator(wallets, rps, cycles = 2) {
   const result = await new Promise((resolve, reject) => {
     const durations = [];
     let first = NaN;
+    let firstCalls = NaN;
     let cpuFrom = NaN;
     let pending = '';
     let queue = Promise.resolve();
@@ -38,7 +39,7 @@ export async function cycleAgainstSimulator(wallets, rps, cycles = 2) {
       pending = lines.pop() ?? '';
       for (const line of lines) {
         if (!line.includes('"wallet cycle done"')) continue;
-        const { seconds } = JSON.parse(line);
+        const { seconds, batches } = JSON.parse(line);
         queue = queue.then(async () => {
           const text = await scrape();
           if (Number.isNaN(cpuFrom)) {
@@ -46,13 +47,14 @@ export async function cycleAgainstSimulator(wallets, rps, cycles = 2) {
             // rendered yet): its duration is reported on its own, and the CPU of the
             // cycles after it.
             first = seconds;
+            firstCalls = batches;
             cpuFrom = cpuSecondsOf(daemon.pid);
             return;
           }
           durations.push(seconds);
           if (durations.length === cycles) {
             clearTimeout(timer);
-            resolve({ first, durations, cpu: cpuSecondsOf(daemon.pid) - cpuFrom, tooMany: sample(text, 'tonwatch_upstream_requests_total', ['code="429"']) });
+            resolve({ first, firstCalls, durations, cpu: cpuSecondsOf(daemon.pid) - cpuFrom, tooMany: sample(text, 'tonwatch_upstream_requests_total', ['code="429"']) });
           }
         }, reject);
       }
