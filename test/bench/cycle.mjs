@@ -54,7 +54,13 @@ export async function cycleAgainstSimulator(wallets, rps, cycles = 2) {
           durations.push(seconds);
           if (durations.length === cycles) {
             clearTimeout(timer);
-            resolve({ first, firstCalls, durations, cpu: cpuSecondsOf(daemon.pid) - cpuFrom, tooMany: sample(text, 'tonwatch_upstream_requests_total', ['code="429"']) });
+            resolve({
+              first,
+              firstCalls,
+              durations,
+              cpu: cpuSecondsOf(daemon.pid) - cpuFrom,
+              tooMany: sample(text, 'tonwatch_upstream_requests_total', ['code="429"']),
+            });
           }
         }, reject);
       }
