@@ -50,9 +50,12 @@ async function setup(accounts: number, maxUrlBytes: number) {
   let snapshot: JettonsSnapshot | null = null;
   /** Every row the upstream answered, as parsed. */
   const rows: JettonWalletRow[] = [];
+  /** The owners of each request, in the order they were sent. */
+  const asked: number[] = [];
   const seen: typeof client = {
     ...client,
     fetchJettonWallets: async (...args) => {
+      asked.push(args[0].length);
       const page = await client.fetchJettonWallets(...args);
       if (page.ok) rows.push(...page.value.value.jetton_wallets);
       return page;
@@ -69,7 +72,7 @@ async function setup(accounts: number, maxUrlBytes: number) {
       previous: () => snapshot,
       publish: (next) => (snapshot = next),
     });
-  return { sim: running.sim, url: running.url, codes, config, poll, rows, snapshot: () => snapshot };
+  return { sim: running.sim, url: running.url, codes, config, poll, rows, asked, snapshot: () => snapshot };
 }
 
 describe('the jetton poll against the simulator', () => {
@@ -91,6 +94,23 @@ describe('the jetton poll against the simulator', () => {
         simWallet === undefined ? { wallet: null, balance: '0' } : { wallet: simWallet.address, balance: simWallet.balance.toString() },
       );
     }
+  });
+
+  it('learns a batch size above 8 KiB in its first cycle, one batch at a time while it climbs', async () => {
+    const { url, asked, config, poll, snapshot } = await setup(3000, 1_000_000);
+    const batch = createBatchSize(1000, Date.now, (n) => jettonWalletsRequestLineBytes(url, n));
+    const start = batch.get('read');
+    expect(await poll({ batch })).toMatchObject({ ok: true });
+    // The start, doubled while it goes through, up to walletBatchSize; then batches of 1000 for both jettons.
+    const climb = [start, start * 2, start * 4, start * 8].filter((n) => n < 1000);
+    expect(asked.slice(0, climb.length)).toEqual(climb);
+    expect(asked.slice(climb.length).every((n) => n === 1000 || n < start * 8)).toBe(true);
+    expect(asked.reduce((a, b) => a + b, 0)).toBe(2 * config.watchlist.length);
+    expect(asked.length).toBeLessThanOrEqual(climb.length + 3 + 3);
+    expect(snapshot()!.jettons.get('SIMUSD')!.size).toBe(config.watchlist.length);
+    asked.length = 0;
+    expect(await poll({ batch })).toMatchObject({ ok: true });
+    expect(asked).toEqual([1000, 1000, 1000, 1000, 1000, 1000]);
   });
 
   it('finds the batch that fits behind a 414 and asks the refused owners again, missing none', async () => {

@@ -11,7 +11,7 @@ import {
   type JettonWalletRow,
 } from '../../domain/jettons.js';
 import type { UpstreamClient } from '../../domain/upstream.js';
-import type { BatchSize } from '../../accounts/batches.js';
+import { createBatchQueue, type BatchQueue, type BatchSize } from '../../accounts/batches.js';
 import { createJettonPacker } from './packed-record.js';
 
 export interface JettonPollDeps {
@@ -48,17 +48,28 @@ export function ownersByJetton(config: JettonPollDeps['config']): Map<JettonSett
   return owners;
 }
 
-/** The batches of one cycle, a jetton and up to a batch of its owners each. */
-function batchesOf(watched: ReadonlyMap<JettonSettings, readonly string[]>, batchSize: BatchSize): { jetton: JettonSettings; owners: string[] }[] {
-  const queue: { jetton: JettonSettings; owners: string[] }[] = [];
-  for (const [jetton, owners] of watched) {
-    for (let at = 0; at < owners.length;) {
-      const size = batchSize.get('poll', owners.length - at);
-      queue.push({ jetton, owners: owners.slice(at, at + size) });
-      at += size;
+/** A jetton and one batch of its owners. */
+interface JettonBatch {
+  readonly jetton: JettonSettings;
+  readonly owners: string[];
+  readonly queue: BatchQueue;
+}
+
+/**
+ * The batches of one cycle, jetton after jetton, each cut from its owners when it is handed
+ * out (createBatchQueue: at the size in force, one batch at a time while the size is learnt).
+ */
+function batchesOf(watched: ReadonlyMap<JettonSettings, readonly string[]>, batchSize: BatchSize): () => Promise<JettonBatch | null> {
+  const queues = Array.from(watched, ([jetton, owners]) => ({ jetton, queue: createBatchQueue(owners, batchSize) }));
+  return async () => {
+    for (;;) {
+      // The first jetton with owners left: a refused batch goes back to its own jetton's queue.
+      const current = queues.find(({ queue }) => queue.remaining() > 0);
+      if (current === undefined) return null;
+      const owners = await current.queue.next();
+      if (owners !== null) return { ...current, owners };
     }
-  }
-  return queue;
+  };
 }
 
 /** The jetton wallets the snapshot holds, owner → wallet, per jetton when first asked: a liteserver need not ask the master for them again. */
@@ -146,14 +157,13 @@ export async function pollJettons(deps: JettonPollDeps, signal?: AbortSignal): P
   // Worked out once a cycle: it walks the whole watchlist.
   const watched = ownersByJetton(deps.config);
   const fetched = new Map(Array.from(watched.keys(), (jetton) => [jetton.name, new Map<string, JettonRecord>()]));
-  /** Batches left: a jetton and its owners. */
-  const queue = batchesOf(watched, deps.batchSize);
+  const nextBatch = batchesOf(watched, deps.batchSize);
   let requests = 0;
   let failure: string | null = null;
   const knownWallets = knownWalletsOf(previous);
   const packed = createJettonPacker();
 
-  const runBatch = async (jetton: JettonSettings, owners: string[]): Promise<void> => {
+  const runBatch = async ({ jetton, owners, queue }: JettonBatch): Promise<void> => {
     const rows: JettonWalletRow[] = [];
     let upstream = '';
     let fetchedAt = 0;
@@ -162,8 +172,8 @@ export async function pollJettons(deps: JettonPollDeps, signal?: AbortSignal): P
       const page = await deps.client.fetchJettonWallets(owners, jetton.master, { limit: pageLimit, offset }, signal, knownWallets(jetton));
       if (!page.ok) {
         if (page.error.code === 'uri_too_long' && offset === 0 && owners.length > 1) {
-          const size = deps.batchSize.refused(owners.length);
-          for (let at = 0; at < owners.length; at += size) queue.push({ jetton, owners: owners.slice(at, at + size) });
+          deps.batchSize.refused(owners.length);
+          queue.putBack(owners);
           return;
         }
         if (offset === 0) deps.batchSize.untried(owners.length);
@@ -179,15 +189,20 @@ export async function pollJettons(deps: JettonPollDeps, signal?: AbortSignal): P
   };
 
   const worker = async (): Promise<void> => {
-    for (let next = queue.shift(); next !== undefined && !signal?.aborted; next = queue.shift()) await runBatch(next.jetton, next.owners);
+    for (let next = await nextBatch(); next !== null; next = await nextBatch()) {
+      if (signal?.aborted) {
+        // Cut while the cycle was being stopped: not asked.
+        deps.batchSize.untried(next.owners.length);
+        return;
+      }
+      await runBatch(next);
+    }
   };
   const read = await readDecimals(deps, watched.keys(), previous, signal);
   const decimals = read.decimals;
   requests += read.requests;
   failure ??= read.failure;
   await Promise.all(Array.from({ length: Math.max(1, deps.concurrency) }, worker));
-  // Batches a stopped cycle left unasked (a probe among them) tried no size.
-  for (const left of queue) deps.batchSize.untried(left.owners.length);
   if (signal?.aborted) return { ok: false, error: 'aborted' };
   const masters = new Map(deps.config.jettons.map((j) => [j.name, j.master]));
   deps.publish({ ...merged(watched, fetched, previous), decimals, masters });
