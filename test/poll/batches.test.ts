@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { createBatchQueue, createBatchSize, DEFAULT_REQUEST_LINE_BYTES, PROBE_EVERY_MS, type BatchSize } from '../../src/accounts/batches.js';
 
+/** A walletStates request line to toncenter: the path, `address=`, 48 characters an address and commas. */
+const requestLine = (count: number) => 'GET /api/v3/walletStates?address='.length + 49 * count - 1 + ' HTTP/1.1\r\n'.length;
+
 /** Runs batches through an upstream that refuses more than `limit` addresses, until the size settles; returns the refusals it took. */
 function settle(size: ReturnType<typeof createBatchSize>, limit: number): number {
   let refusals = 0;
@@ -56,9 +59,6 @@ describe('batch size', () => {
 });
 
 describe('batch size by request line', () => {
-  /** A walletStates request line to toncenter: the path, `address=`, 48 characters an address and commas. */
-  const requestLine = (count: number) => 'GET /api/v3/walletStates?address='.length + 49 * count - 1 + ' HTTP/1.1\r\n'.length;
-
   it('starts at what fits in 8 KiB, not at walletBatchSize, for the poll and for read-through', () => {
     const size = createBatchSize(1000, () => 0, requestLine);
     expect(requestLine(166)).toBeLessThanOrEqual(DEFAULT_REQUEST_LINE_BYTES);
@@ -124,8 +124,6 @@ function sized(get: () => number): Pick<BatchSize, 'get' | 'untried' | 'turn'> {
 }
 
 describe('a probe that does not try its size', () => {
-  const requestLine = (count: number) => 'GET /api/v3/walletStates?address='.length + 49 * count - 1 + ' HTTP/1.1\r\n'.length;
-
   it('is given up when its batch fails otherwise, and the next probe goes out', () => {
     const size = createBatchSize(1000, () => 0, requestLine);
     size.accepted(166);
@@ -145,7 +143,7 @@ describe('a probe that does not try its size', () => {
 });
 
 /**
- * One pass of `count` addresses by `workers` batches in flight, as the wallet poll runs it,
+ * One pass of `count` addresses by eight batches in flight, as the wallet poll runs it,
  * through an upstream that refuses more than `limit` addresses (and fails the calls
  * `failing` names); returns each call's batch length, and the most calls in flight at once.
  */
@@ -176,8 +174,6 @@ async function pass(size: BatchSize, count: number, limit: number, failing: (cal
 }
 
 describe('batch size while it is being learnt, eight batches in flight', () => {
-  const requestLine = (count: number) => 'GET /api/v3/walletStates?address='.length + 49 * count - 1 + ' HTTP/1.1\r\n'.length;
-
   it('climbs one batch at a time, so no batch goes out cut at a size about to be outgrown', async () => {
     const size = createBatchSize(1000, () => 0, requestLine);
     const first = await pass(size, 100_000, Infinity);
