@@ -166,6 +166,23 @@ describe('wallet poller against the simulator', () => {
     expect(t.accepted).toEqual([1000, 1000, 1000]);
   });
 
+  it('after a batch whose client threw, the next cycle does not wait for its answer', async () => {
+    const t = await setup(1000, 1_000_000, 1000, 8);
+    const base = t.deps(t.sim.wallets.accounts().map((a) => watch(a.raw)));
+    const batchSize = createBatchSize(1000, Date.now, (n) => walletStatesRequestLineBytes(running!.url, n));
+    let thrown = false;
+    const client: UpstreamClient = {
+      ...base.client,
+      fetchWalletStates(addresses, signal) {
+        if (thrown || addresses.length <= FITS_IN_8_KIB) return base.client.fetchWalletStates(addresses, signal);
+        thrown = true;
+        return Promise.reject(new Error('a bug in the client'));
+      },
+    };
+    await expect(pollWallets({ ...base, client, batchSize })).rejects.toThrow('a bug in the client');
+    expect(await pollWallets({ ...base, client, batchSize })).toMatchObject({ ok: true, fetched: 1000 });
+  });
+
   it('asks again for what a silently truncated answer left out', async () => {
     const t = await setup(1100, 1_000_000, 1024);
     const watchlist = t.sim.wallets.accounts().map((a) => watch(a.raw));

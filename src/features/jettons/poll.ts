@@ -169,7 +169,12 @@ export async function pollJettons(deps: JettonPollDeps, signal?: AbortSignal): P
     let fetchedAt = 0;
     for (let offset = 0; ; offset += pageLimit) {
       requests += 1;
-      const page = await deps.client.fetchJettonWallets(owners, jetton.master, { limit: pageLimit, offset }, signal, knownWallets(jetton));
+      const page = await deps.client
+        .fetchJettonWallets(owners, jetton.master, { limit: pageLimit, offset }, signal, knownWallets(jetton))
+        .catch((error: unknown) => {
+          if (offset === 0) deps.batchSize.untried(owners.length);
+          throw error;
+        });
       if (!page.ok) {
         if (page.error.code === 'uri_too_long' && offset === 0 && owners.length > 1) {
           deps.batchSize.refused(owners.length);
