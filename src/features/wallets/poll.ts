@@ -202,8 +202,6 @@ async function askBatch(cycle: Cycle, batch: readonly string[]): Promise<LeftOut
     return matched.missing.map((raw) => ({ raw, fetchedAt, upstream }));
   }
   const { error } = result;
-  if (error.code !== 'uri_too_long' || batch.length === 1) batchSize.untried(batch.length);
-  if (error.code === 'aborted') return 'aborted';
   if (error.code === 'uri_too_long' && batch.length > 1) {
     cycle.batches.refused += 1;
     // Batches in flight together are refused together: say so once per size.
@@ -217,6 +215,9 @@ async function askBatch(cycle: Cycle, batch: readonly string[]): Promise<LeftOut
     }
     return 'refused';
   }
+  // Failed otherwise: nothing learnt about its size.
+  batchSize.untried(batch.length);
+  if (error.code === 'aborted') return 'aborted';
   cycle.lastError = { upstream: error.details.upstream, code: error.code, message: error.message };
   cycle.batches.failed += 1;
   for (const raw of batch) cycle.failed.add(raw);
