@@ -135,15 +135,17 @@ export function packedBytesRead(state: ServedWalletState, balance: string | null
  * The state packed, its shared part kept once through `interning` (past its limit, a
  * wallet keeps its own); the state as it is when a field would not read back the same.
  * `kind`: the state's shared part already known (a kind equal to what stateKind makes of
- * it, as interned), found without the interning's key.
+ * it, as interned), found without the interning's key. `address`: the copy of the state's
+ * address to hold (the poll gives the watchlist's, equal to it), so no copy of the state is
+ * made for it.
  */
-export function packedState(state: ServedWalletState, interning: Interning, kind?: StateKind): ServedWalletState {
+export function packedState(state: ServedWalletState, interning: Interning, kind?: StateKind, address = state.address): ServedWalletState {
   if (state instanceof PackedWalletState) return state;
   const { balance, last_transaction_lt: lt, last_transaction_hash: hash } = state;
   if (balance === null || lt === null || hash === null || (state.seqno !== null && !Number.isInteger(state.seqno))) return state;
   const bytes: number[] = [];
   if (!pushUnsigned(bytes, balance, 8) || !pushUnsigned(bytes, lt, 8) || !pushBase64Hash(bytes, hash)) return state;
-  return stateOfParts(state.address, state.seqno, kind ?? internedKind(stateKind(state), interning), String.fromCharCode(...bytes));
+  return stateOfParts(address, state.seqno, kind ?? internedKind(stateKind(state), interning), String.fromCharCode(...bytes));
 }
 
 /** A kind's fields, in StateKind's order. */

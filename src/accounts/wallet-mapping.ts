@@ -126,11 +126,14 @@ function keptState(
   const printedRaw = decoded.address === raw;
   const state = printedRaw ? decoded : { ...decoded, address: raw };
   if (before && sameState(before, state)) return before;
+  if (interning !== undefined) {
+    // Packed with the watchlist's copy of the address: no copy of the state for it.
+    const packed = packedState(state, interning, knownKind(state, before, recent.kind), raw);
+    recent.kind = packedKind(packed) ?? recent.kind;
+    if (packed !== state) return packed;
+  }
   const own = printedRaw ? { ...decoded, address: raw } : state;
   if (interning === undefined) return own;
-  const packed = packedState(own, interning, knownKind(own, before, recent.kind));
-  recent.kind = packedKind(packed) ?? recent.kind;
-  if (packed !== own) return packed;
   // Not packable (packed-state.ts): as it came, its repeated strings interned.
   const { code_hash: code, status, wallet_type: type } = own;
   return {
