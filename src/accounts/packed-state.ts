@@ -1,5 +1,5 @@
 import type { Interning } from '../domain/interning.js';
-import { base64HashAt, isBase64HashAt, isUnsignedTextAt, pushBase64Hash, pushUnsigned, unsignedAt } from '../domain/packed-bytes.js';
+import { base64HashAt, isBase64HashAt, isUnsignedTextAt, putBase64Hash, putUnsigned, unsignedAt, zeroBytes } from '../domain/packed-bytes.js';
 import { sharedIfEmpty, type CurrencyAmounts, type ServedWalletState } from '../domain/wallet-state.js';
 
 /**
@@ -143,8 +143,8 @@ export function packedState(state: ServedWalletState, interning: Interning, kind
   if (state instanceof PackedWalletState) return state;
   const { balance, last_transaction_lt: lt, last_transaction_hash: hash } = state;
   if (balance === null || lt === null || hash === null || (state.seqno !== null && !Number.isInteger(state.seqno))) return state;
-  const bytes: number[] = [];
-  if (!pushUnsigned(bytes, balance, 8) || !pushUnsigned(bytes, lt, 8) || !pushBase64Hash(bytes, hash)) return state;
+  const bytes = zeroBytes(PACKED_BYTES);
+  if (!putUnsigned(bytes, 0, balance, 8) || !putUnsigned(bytes, 8, lt, 8) || !putBase64Hash(bytes, HASH_AT, hash)) return state;
   return stateOfParts(address, state.seqno, kind ?? internedKind(stateKind(state), interning), String.fromCharCode(...bytes));
 }
 

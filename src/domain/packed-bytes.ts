@@ -1,9 +1,11 @@
 /**
  * Fixed-width fields in a one-byte string, for records held near their information
  * (accounts/packed-state.ts, features/jettons/packed-record.ts): unsigned integers as
- * 8 or 16 bytes, high first, and 32-byte hashes. Each push appends a field's bytes and
- * says false when the text would not read back the same from them; each read gives back
- * exactly the text that was pushed.
+ * 8 or 16 bytes, high first, and 32-byte hashes. Each put writes a field's bytes at its
+ * place in an array made at the record's length (one grown by pushes leaves its smaller
+ * copies behind: about a kilobyte of garbage for every record packed) and says false
+ * when the text would not read back the same from them; each read gives back exactly
+ * the text that was put.
  */
 
 const BASE64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
@@ -32,22 +34,25 @@ function smallDecimal(text: string): number {
   return n;
 }
 
-/** Appends a canonical decimal below 2^(8·width) as `width` bytes, high first; false when it is not one. */
-export function pushUnsigned(out: number[], text: string, width: Width): boolean {
+/** Bytes to put a record's fields in: `length` zeros. */
+export function zeroBytes(length: number): number[] {
+  return new Array<number>(length).fill(0);
+}
+
+/** Puts a canonical decimal below 2^(8·width) as the `width` bytes at `at`, high first; false when it is not one. */
+export function putUnsigned(out: number[], at: number, text: string, width: Width): boolean {
   const small = smallDecimal(text);
   if (small >= 0) {
-    for (let i = 8; i < width; i += 1) out.push(0);
-    pushWord(out, Math.floor(small / TWO_32));
-    pushWord(out, small % TWO_32);
+    for (let i = 0; i < width - 8; i += 1) out[at + i] = 0;
+    putWord(out, at + width - 8, Math.floor(small / TWO_32));
+    putWord(out, at + width - 4, small % TWO_32);
     return true;
   }
   // Longer than 15 digits, or not a canonical decimal at all.
   if (!DECIMAL[width].test(text)) return false;
   let n = BigInt(text);
   if (n >> BigInt(8 * width) !== 0n) return false;
-  const bytes: number[] = [];
-  for (let i = 0; i < width; i += 1, n >>= 8n) bytes.push(Number(n & 255n));
-  out.push(...bytes.reverse());
+  for (let i = width - 1; i >= 0; i -= 1, n >>= 8n) out[at + i] = Number(n & 255n);
   return true;
 }
 
@@ -76,11 +81,12 @@ export function isUnsignedTextAt(tail: string, at: number, text: string): boolea
   return smallDecimal(text) === high * TWO_32 + word(tail, at + 4);
 }
 
-/** Appends the 32 bytes of a padded standard base64 hash; false when the text is not exactly that. */
-export function pushBase64Hash(out: number[], text: string): boolean {
+/** Puts the 32 bytes of a padded standard base64 hash at `at`; false when the text is not exactly that. */
+export function putBase64Hash(out: number[], at: number, text: string): boolean {
   if (text.length !== 44 || text.charCodeAt(43) !== 61) return false;
   let bits = 0;
   let held = 0;
+  let next = at;
   for (let i = 0; i < 43; i += 1) {
     const code = text.charCodeAt(i);
     const value = code < 128 ? (BASE64_VALUE[code] as number) : -1;
@@ -89,7 +95,8 @@ export function pushBase64Hash(out: number[], text: string): boolean {
     held += 6;
     if (held >= 8) {
       held -= 8;
-      out.push((bits >>> held) & 255);
+      out[next] = (bits >>> held) & 255;
+      next += 1;
     }
   }
   // 43 characters carry 258 bits: the last 2 must be zero in the canonical form.
@@ -132,14 +139,14 @@ export function isBase64HashAt(tail: string, at: number, text: string): boolean 
   return true;
 }
 
-/** Appends the bytes of uppercase hex text (an even number of digits); false on any other character. */
-export function pushUpperHex(out: number[], text: string): boolean {
+/** Puts the bytes of uppercase hex text (an even number of digits) at `at`; false on any other character. */
+export function putUpperHex(out: number[], at: number, text: string): boolean {
   if (text.length % 2 !== 0) return false;
   for (let i = 0; i < text.length; i += 2) {
     const high = HEX.indexOf(text.charAt(i));
     const low = HEX.indexOf(text.charAt(i + 1));
     if (high < 0 || low < 0) return false;
-    out.push((high << 4) | low);
+    out[at + i / 2] = (high << 4) | low;
   }
   return true;
 }
@@ -154,8 +161,11 @@ export function hexAt(tail: string, at: number, count: number): string {
   return String.fromCharCode(...codes);
 }
 
-function pushWord(out: number[], n: number): void {
-  out.push(n >>> 24, (n >>> 16) & 255, (n >>> 8) & 255, n & 255);
+function putWord(out: number[], at: number, n: number): void {
+  out[at] = n >>> 24;
+  out[at + 1] = (n >>> 16) & 255;
+  out[at + 2] = (n >>> 8) & 255;
+  out[at + 3] = n & 255;
 }
 
 function word(tail: string, at: number): number {

@@ -1,5 +1,5 @@
 import type { JettonRecord } from '../../domain/jettons.js';
-import { base64HashAt, hexAt, pushBase64Hash, pushUnsigned, pushUpperHex, unsignedAt } from '../../domain/packed-bytes.js';
+import { base64HashAt, hexAt, putBase64Hash, putUnsigned, putUpperHex, unsignedAt, zeroBytes } from '../../domain/packed-bytes.js';
 import { isCanonicalRaw } from '../../ton/address.js';
 
 /**
@@ -28,8 +28,7 @@ const LT_AT = 49;
 const DATA_HASH_AT = 57;
 const HAS_LT = 1;
 const HAS_DATA_HASH = 2;
-const ZERO_HASH: readonly number[] = Array.from({ length: 32 }, () => 0);
-const ZERO_LT: readonly number[] = Array.from({ length: 8 }, () => 0);
+const LENGTH = 89;
 
 class PackedJettonRecord implements JettonRecord {
   /** @internal the shared part */
@@ -96,16 +95,17 @@ export function createJettonPacker(): (record: JettonRecord) => JettonRecord {
     if (wallet === null && record.balance === '0' && lt === null && dataHash === null && codeHash === null) {
       return once(`none\0${fetchedAt}\0${upstream}`, Object.freeze(plainJettonRecord(record)));
     }
-    const bytes = [(lt === null ? 0 : HAS_LT) | (dataHash === null ? 0 : HAS_DATA_HASH)];
+    // A part the record does not have stays zeros.
+    const bytes = zeroBytes(LENGTH);
+    bytes[FLAGS] = (lt === null ? 0 : HAS_LT) | (dataHash === null ? 0 : HAS_DATA_HASH);
     let workchain: string | null = null;
-    if (wallet === null) bytes.push(...ZERO_HASH);
-    else if (!isCanonicalRaw(wallet) || !pushUpperHex(bytes, wallet.slice(wallet.length - 64))) return record;
-    else workchain = wallet.slice(0, wallet.length - 65);
-    if (!pushUnsigned(bytes, record.balance, 16)) return record;
-    if (lt === null) bytes.push(...ZERO_LT);
-    else if (!pushUnsigned(bytes, lt, 8)) return record;
-    if (dataHash === null) bytes.push(...ZERO_HASH);
-    else if (!pushBase64Hash(bytes, dataHash)) return record;
+    if (wallet !== null) {
+      if (!isCanonicalRaw(wallet) || !putUpperHex(bytes, WALLET_AT, wallet.slice(wallet.length - 64))) return record;
+      workchain = wallet.slice(0, wallet.length - 65);
+    }
+    if (!putUnsigned(bytes, BALANCE_AT, record.balance, 16)) return record;
+    if (lt !== null && !putUnsigned(bytes, LT_AT, lt, 8)) return record;
+    if (dataHash !== null && !putBase64Hash(bytes, DATA_HASH_AT, dataHash)) return record;
     const shared = once(`${fetchedAt}\0${upstream}\0${codeHash}\0${workchain}`, { fetchedAt, codeHash, upstream, workchain });
     return new PackedJettonRecord(shared, String.fromCharCode(...bytes));
   };
