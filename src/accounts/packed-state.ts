@@ -1,5 +1,5 @@
 import type { Interning } from '../domain/interning.js';
-import { base64HashAt, isBase64HashAt, isUnsignedTextAt, putBase64Hash, putUnsigned, unsignedAt, zeroBytes } from '../domain/packed-bytes.js';
+import { base64HashAt, bytesText, isBase64HashAt, isUnsignedTextAt, putBase64Hash, putUnsigned, unsignedAt } from '../domain/packed-bytes.js';
 import { sharedIfEmpty, type CurrencyAmounts, type ServedWalletState } from '../domain/wallet-state.js';
 
 /**
@@ -132,20 +132,25 @@ export function packedBytesRead(state: ServedWalletState, balance: string | null
 }
 
 /**
- * The state packed, its shared part kept once through `interning` (past its limit, a
- * wallet keeps its own); the state as it is when a field would not read back the same.
- * `kind`: the state's shared part already known (a kind equal to what stateKind makes of
- * it, as interned), found without the interning's key. `address`: the copy of the state's
- * address to hold (the poll gives the watchlist's, equal to it), so no copy of the state is
- * made for it.
+ * Packs a state: the state packed, its shared part kept once through `interning` (past its
+ * limit, a wallet keeps its own); the state as it is when a field would not read back the
+ * same. `kind`: the state's shared part already known (a kind equal to what stateKind makes
+ * of it, as interned), found without the interning's key. `address`: the copy of the
+ * state's address to hold (the poll gives the watchlist's, equal to it), so no copy of the
+ * state is made for it.
  */
-export function packedState(state: ServedWalletState, interning: Interning, kind?: StateKind, address = state.address): ServedWalletState {
-  if (state instanceof PackedWalletState) return state;
-  const { balance, last_transaction_lt: lt, last_transaction_hash: hash } = state;
-  if (balance === null || lt === null || hash === null || (state.seqno !== null && !Number.isInteger(state.seqno))) return state;
-  const bytes = zeroBytes(PACKED_BYTES);
-  if (!putUnsigned(bytes, 0, balance, 8) || !putUnsigned(bytes, 8, lt, 8) || !putBase64Hash(bytes, HASH_AT, hash)) return state;
-  return stateOfParts(address, state.seqno, kind ?? internedKind(stateKind(state), interning), String.fromCharCode(...bytes));
+export type StatePacker = (state: ServedWalletState, kind?: StateKind, address?: string) => ServedWalletState;
+
+/** A packer for the states of one answer or one file: their bytes are put in one buffer, made here. */
+export function createStatePacker(interning: Interning): StatePacker {
+  const bytes = Buffer.alloc(PACKED_BYTES);
+  return (state, kind, address = state.address) => {
+    if (state instanceof PackedWalletState) return state;
+    const { balance, last_transaction_lt: lt, last_transaction_hash: hash } = state;
+    if (balance === null || lt === null || hash === null || (state.seqno !== null && !Number.isInteger(state.seqno))) return state;
+    if (!putUnsigned(bytes, 0, balance, 8) || !putUnsigned(bytes, 8, lt, 8) || !putBase64Hash(bytes, HASH_AT, hash)) return state;
+    return stateOfParts(address, state.seqno, kind ?? internedKind(stateKind(state), interning), bytesText(bytes, PACKED_BYTES));
+  };
 }
 
 /** A kind's fields, in StateKind's order. */

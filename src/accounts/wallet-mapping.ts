@@ -4,7 +4,7 @@ import type { AddressBookEntry, ServedWalletState } from '../domain/wallet-state
 import type { WalletRecord } from './types.js';
 import { derivedStill, heldBook, isDerivedBook, type HeldBook } from './address-book.js';
 import { isOfKind, sameAddressBookEntry, sameState } from './same-state.js';
-import { packedKind, packedState, type StateKind } from './packed-state.js';
+import { createStatePacker, packedKind, type StatePacker, type StateKind } from './packed-state.js';
 import type { WalletStatesAnswer } from '../domain/upstream.js';
 import type { Interning } from '../domain/interning.js';
 
@@ -40,8 +40,7 @@ export function matchWalletAnswer(
   const metadata = hasKeys(answer.metadata) ? answer.metadata : null;
   const heldFrom = meta.heldFrom ?? Infinity;
   let older = 0;
-  /** The kind of the last state packed here: the wallets of an answer share a few. */
-  const recent: { kind: StateKind | undefined } = { kind: undefined };
+  const packing: Packing | undefined = meta.interning && { interning: meta.interning, pack: createStatePacker(meta.interning), kind: undefined };
   const take = (raw: string, decoded: ServedWalletState): void => {
     const key = decoded.address;
     const before = previous?.get(raw);
@@ -53,7 +52,7 @@ export function matchWalletAnswer(
     const entry = answer.address_book[key] ?? (key === raw ? null : (answer.address_book[raw] ?? null));
     const next: WalletRecord = {
       raw,
-      state: keptState(decoded, raw, before?.state, meta.interning, recent),
+      state: keptState(decoded, raw, before?.state, packing),
       addressBook: keptEntry(entry, raw, before?.addressBook, meta.interning),
       metadata: metadata === null ? undefined : keptMetadata(metadata[key] ?? metadata[raw], before?.metadata),
       fetchedAt: meta.fetchedAt,
@@ -107,33 +106,35 @@ function isOlderLt(next: string | null, held: string | null | undefined): boolea
   return next.length < held.length || (next.length === held.length && next < held);
 }
 
+/** How one answer's states are packed: with the process's interning, by one packer, and the kind of the last state packed (the wallets of an answer share a few). */
+interface Packing {
+  readonly interning: Interning;
+  readonly pack: StatePacker;
+  kind: StateKind | undefined;
+}
+
 /**
  * The previous state when the new one says the same (kept by identity: everything derived
  * from it is reused). Otherwise the new one, served under the raw key (toncenter prints it
  * that way, anything else is rewritten), and holding the watchlist's own copy of it: the
  * parsed copy would be one more 67-character string per wallet for as long as it is kept.
- * Packed (packed-state.ts) when interning is given, as the daemon's snapshot holds it; its
- * kind found first among the previous state's and the last one packed (`recent`), which
- * costs less than the interning's key.
+ * Packed (packed-state.ts) when `packing` is given, as the daemon's snapshot holds it; its
+ * kind found first among the previous state's and the last one packed, which costs less
+ * than the interning's key.
  */
-function keptState(
-  decoded: ServedWalletState,
-  raw: string,
-  before: ServedWalletState | null | undefined,
-  interning: Interning | undefined,
-  recent: { kind: StateKind | undefined },
-): ServedWalletState {
+function keptState(decoded: ServedWalletState, raw: string, before: ServedWalletState | null | undefined, packing: Packing | undefined): ServedWalletState {
   const printedRaw = decoded.address === raw;
   const state = printedRaw ? decoded : { ...decoded, address: raw };
   if (before && sameState(before, state)) return before;
-  if (interning !== undefined) {
+  if (packing !== undefined) {
     // Packed with the watchlist's copy of the address: no copy of the state for it.
-    const packed = packedState(state, interning, knownKind(state, before, recent.kind), raw);
-    recent.kind = packedKind(packed) ?? recent.kind;
+    const packed = packing.pack(state, knownKind(state, before, packing.kind), raw);
+    packing.kind = packedKind(packed) ?? packing.kind;
     if (packed !== state) return packed;
   }
   const own = printedRaw ? { ...decoded, address: raw } : state;
-  if (interning === undefined) return own;
+  if (packing === undefined) return own;
+  const { interning } = packing;
   // Not packable (packed-state.ts): as it came, its repeated strings interned.
   const { code_hash: code, status, wallet_type: type } = own;
   return {

@@ -2,10 +2,10 @@
  * Fixed-width fields in a one-byte string, for records held near their information
  * (accounts/packed-state.ts, features/jettons/packed-record.ts): unsigned integers as
  * 8 or 16 bytes, high first, and 32-byte hashes. Each put writes a field's bytes at its
- * place in an array made at the record's length (one grown by pushes leaves its smaller
- * copies behind: about a kilobyte of garbage for every record packed) and says false
- * when the text would not read back the same from them; each read gives back exactly
- * the text that was put.
+ * place in a buffer that a packer reuses for record after record (bytesText makes the
+ * record's string from it), and says false when the text would not read back the same
+ * from them; each read gives back exactly the text that was put. An array of numbers
+ * grown by pushes instead left about a kilobyte of garbage for every record packed.
  */
 
 const BASE64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
@@ -34,13 +34,13 @@ function smallDecimal(text: string): number {
   return n;
 }
 
-/** Bytes to put a record's fields in: `length` zeros. */
-export function zeroBytes(length: number): number[] {
-  return new Array<number>(length).fill(0);
+/** The one-byte string of the first `length` bytes of `bytes`: a packed record's own string. */
+export function bytesText(bytes: Buffer, length: number): string {
+  return bytes.toString('latin1', 0, length);
 }
 
 /** Puts a canonical decimal below 2^(8·width) as the `width` bytes at `at`, high first; false when it is not one. */
-export function putUnsigned(out: number[], at: number, text: string, width: Width): boolean {
+export function putUnsigned(out: Uint8Array, at: number, text: string, width: Width): boolean {
   const small = smallDecimal(text);
   if (small >= 0) {
     for (let i = 0; i < width - 8; i += 1) out[at + i] = 0;
@@ -82,7 +82,7 @@ export function isUnsignedTextAt(tail: string, at: number, text: string): boolea
 }
 
 /** Puts the 32 bytes of a padded standard base64 hash at `at`; false when the text is not exactly that. */
-export function putBase64Hash(out: number[], at: number, text: string): boolean {
+export function putBase64Hash(out: Uint8Array, at: number, text: string): boolean {
   if (text.length !== 44 || text.charCodeAt(43) !== 61) return false;
   let bits = 0;
   let held = 0;
@@ -140,7 +140,7 @@ export function isBase64HashAt(tail: string, at: number, text: string): boolean 
 }
 
 /** Puts the bytes of uppercase hex text (an even number of digits) at `at`; false on any other character. */
-export function putUpperHex(out: number[], at: number, text: string): boolean {
+export function putUpperHex(out: Uint8Array, at: number, text: string): boolean {
   if (text.length % 2 !== 0) return false;
   for (let i = 0; i < text.length; i += 2) {
     const high = HEX.indexOf(text.charAt(i));
@@ -161,7 +161,7 @@ export function hexAt(tail: string, at: number, count: number): string {
   return String.fromCharCode(...codes);
 }
 
-function putWord(out: number[], at: number, n: number): void {
+function putWord(out: Uint8Array, at: number, n: number): void {
   out[at] = n >>> 24;
   out[at + 1] = (n >>> 16) & 255;
   out[at + 2] = (n >>> 8) & 255;

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { packedKind, packedState, plainState, samePacked, stateKind } from '../../src/accounts/packed-state.js';
+import { packedKind, plainState, samePacked, stateKind } from '../../src/accounts/packed-state.js';
+import { packedState } from '../helpers/wallets.js';
 import { isOfKind, sameState } from '../../src/accounts/same-state.js';
 import { createInterning } from '../../src/domain/interning.js';
 import { NO_CURRENCIES, type ServedWalletState } from '../../src/domain/wallet-state.js';

@@ -3,6 +3,8 @@ import type { ServedWalletState } from '../../src/domain/wallet-state.js';
 import type { WalletRecord } from '../../src/accounts/types.js';
 import type { WalletsSnapshot } from '../../src/features/wallets/types.js';
 import { parseAddress } from '../../src/ton/address.js';
+import type { Interning } from '../../src/domain/interning.js';
+import { createStatePacker, type StateKind } from '../../src/accounts/packed-state.js';
 
 export const ADDR = {
   a: '0:29023DEB1272494B112310754AAC7DD0660B68FCC40C3A693C97BD9ACDA5E563',
@@ -40,4 +42,9 @@ export function record(raw: string, state: ServedWalletState | null, fetchedAt =
 
 export function walletsSnapshot(records: WalletRecord[], fetchedAt = 1_000_000): WalletsSnapshot {
   return { fetchedAt, wallets: new Map(records.map((r) => [r.raw, r])) };
+}
+
+/** One state packed as the poll packs it (a packer of its own). */
+export function packedState(state: ServedWalletState, interning: Interning, kind?: StateKind): ServedWalletState {
+  return createStatePacker(interning)(state, kind);
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { entryOfBook, heldBook, isDerivedBook } from '../../src/accounts/address-book.js';
-import { isPackedState, packedParts, packedState, plainState } from '../../src/accounts/packed-state.js';
+import { isPackedState, packedParts, plainState } from '../../src/accounts/packed-state.js';
+import { packedState } from '../helpers/wallets.js';
 import type { WalletRecord } from '../../src/accounts/types.js';
 import { createInterning, type Interning } from '../../src/domain/interning.js';
 import type { AddressBookEntry } from '../../src/domain/wallet-state.js';

@@ -1,5 +1,5 @@
 import type { JettonRecord } from '../../domain/jettons.js';
-import { base64HashAt, hexAt, putBase64Hash, putUnsigned, putUpperHex, unsignedAt, zeroBytes } from '../../domain/packed-bytes.js';
+import { base64HashAt, bytesText, hexAt, putBase64Hash, putUnsigned, putUpperHex, unsignedAt } from '../../domain/packed-bytes.js';
 import { isCanonicalRaw } from '../../ton/address.js';
 
 /**
@@ -83,6 +83,8 @@ export function plainJettonRecord(r: JettonRecord): JettonRecord {
  */
 export function createJettonPacker(): (record: JettonRecord) => JettonRecord {
   const kept = new Map<string, Shared | JettonRecord>();
+  /** Where each record's bytes are put. */
+  const bytes = Buffer.alloc(LENGTH);
   const once = <T extends Shared | JettonRecord>(key: string, value: T): T => {
     const known = kept.get(key) as T | undefined;
     if (known !== undefined) return known;
@@ -95,8 +97,8 @@ export function createJettonPacker(): (record: JettonRecord) => JettonRecord {
     if (wallet === null && record.balance === '0' && lt === null && dataHash === null && codeHash === null) {
       return once(`none\0${fetchedAt}\0${upstream}`, Object.freeze(plainJettonRecord(record)));
     }
-    // A part the record does not have stays zeros.
-    const bytes = zeroBytes(LENGTH);
+    // A part the record does not have is zeros.
+    bytes.fill(0);
     bytes[FLAGS] = (lt === null ? 0 : HAS_LT) | (dataHash === null ? 0 : HAS_DATA_HASH);
     let workchain: string | null = null;
     if (wallet !== null) {
@@ -107,6 +109,6 @@ export function createJettonPacker(): (record: JettonRecord) => JettonRecord {
     if (lt !== null && !putUnsigned(bytes, LT_AT, lt, 8)) return record;
     if (dataHash !== null && !putBase64Hash(bytes, DATA_HASH_AT, dataHash)) return record;
     const shared = once(`${fetchedAt}\0${upstream}\0${codeHash}\0${workchain}`, { fetchedAt, codeHash, upstream, workchain });
-    return new PackedJettonRecord(shared, String.fromCharCode(...bytes));
+    return new PackedJettonRecord(shared, bytesText(bytes, LENGTH));
   };
 }

@@ -4,7 +4,7 @@ import { COLUMN, isBookAsParsed, isNumber, issueText, STATE_KEYS, WALLET_COLUMNS
 import type { WalletRecord } from '../../accounts/types.js';
 import { entryOfBook, friendlyOfBook, heldBookAsRecent, isDerivedBook, type HeldBook } from '../../accounts/address-book.js';
 import { pooled, type StringPool } from './string-pool.js';
-import { packedState, plainState } from '../../accounts/packed-state.js';
+import { plainState } from '../../accounts/packed-state.js';
 import { sharedIfEmpty, type ServedWalletState } from '../../domain/wallet-state.js';
 import { bookOfColumns, DERIVED_BOOK_LENGTH, derivedBookColumns, PACKED_STATE_LENGTHS, packedStateColumns, stateOfColumns } from './file-packed.js';
 
@@ -209,7 +209,7 @@ export function decodeWalletRow(row: unknown, pool: StringPool, packedRows = tru
 
 /** The record with its state and address book entry as held (packed, derived where they can be), in place: the record is this decode's own. */
 function withHeldBook(record: WalletRecord, pool: StringPool): WalletRecord {
-  if (record.state !== null) (record as { state: WalletRecord['state'] }).state = packedState(record.state, pool.interning);
+  if (record.state !== null) (record as { state: WalletRecord['state'] }).state = pool.pack(record.state);
   const book = record.addressBook;
   if (book !== null && !isDerivedBook(book))
     (record as { addressBook: WalletRecord['addressBook'] }).addressBook = heldBookAsRecent(book, record.raw, pool.interning, pool.books);

@@ -1,5 +1,6 @@
 import { createInterning, type Interning } from '../../domain/interning.js';
 import type { DerivedBook } from '../../accounts/address-book.js';
+import { createStatePacker, type StatePacker } from '../../accounts/packed-state.js';
 import { createHeldPartsMemo, type HeldPartsMemo } from './file-packed.js';
 
 /**
@@ -19,10 +20,12 @@ export interface StringPool {
   readonly books: Map<string, DerivedBook>;
   /** Kinds and entries read from version 6 columns, each made once (file-packed.ts). */
   readonly held: HeldPartsMemo;
+  /** Packs the states read as they came (versions before 6, and the wire). */
+  readonly pack: StatePacker;
 }
 
 export function createStringPool(interning: Interning = createInterning(), keyOf: (raw: string) => string | undefined = () => undefined): StringPool {
-  return { interning, keyOf, last: [], books: new Map(), held: createHeldPartsMemo(interning) };
+  return { interning, keyOf, last: [], books: new Map(), held: createHeldPartsMemo(interning), pack: createStatePacker(interning) };
 }
 
 export const pooled = (pool: StringPool, column: number, value: unknown): unknown => {
