@@ -106,7 +106,10 @@ function isOlderLt(next: string | null, held: string | null | undefined): boolea
   return next.length < held.length || (next.length === held.length && next < held);
 }
 
-/** How one answer's states are packed: with the process's interning, by one packer, and the kind of the last state packed (the wallets of an answer share a few). */
+/**
+ * How one answer's states are packed: with the process's interning, by one packer, and
+ * the kind of the last state packed (the wallets of an answer share a few).
+ */
 interface Packing {
   readonly interning: Interning;
   readonly pack: StatePacker;
