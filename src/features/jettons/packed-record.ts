@@ -28,7 +28,8 @@ const LT_AT = 49;
 const DATA_HASH_AT = 57;
 const HAS_LT = 1;
 const HAS_DATA_HASH = 2;
-const LENGTH = 89;
+/** The bytes of a packed record: flags, wallet, balance, logical time, data hash. */
+const LENGTH = DATA_HASH_AT + 32;
 
 class PackedJettonRecord implements JettonRecord {
   /** @internal the shared part */
